@@ -1,0 +1,103 @@
+# perfregs: top-level build.
+#
+#   make            module for every matrix kernel installed, tool, selftests
+#   make module     KVER=VERSION or KDIR=HEADERS to build for one kernel
+#   make check      selftests in a guest for each kernel of the matrix
+#   make demo       a guest decoding a live workload with perfregs-dump
+#   make deps       install the Debian packages (needs root)
+#
+# Everything generated goes under $(BUILD); nothing is written in the tree.
+
+BUILD		?= $(CURDIR)/build
+CC		?= gcc
+CFLAGS		?= -O2 -g
+WARN		:= -Wall -Wextra -Wno-unused-parameter -Wshadow -Wformat=2
+UAPI		:= -I$(CURDIR)/include/uapi
+
+ifneq ($(KDIR),)
+KVERS		:= $(or $(KVER),$(shell make -s -C $(KDIR) kernelrelease 2>/dev/null))
+else ifneq ($(KVER),)
+KVERS		:= $(KVER)
+else
+KVERS		:= $(shell tools/kvers.sh)
+endif
+
+TOOL		:= $(BUILD)/perfregs-dump
+TOOL_SRCS	:= $(wildcard tools/perfregs-dump/*.c)
+TOOL_HDRS	:= $(wildcard tools/perfregs-dump/*.h) include/uapi/linux/perfregs.h
+TOOL_LIBS	:= -lelf -ldw
+
+KSFT_DIR	:= $(BUILD)/kselftest
+KSFT_HARNESS	:= $(KSFT_DIR)/kselftest_harness.h
+LINUX_SRC_TAR	:= /usr/src/linux-source-6.1.tar.xz
+
+ST_DIR		:= $(BUILD)/selftests
+ST_TESTS	:= $(patsubst selftests/%.c,$(ST_DIR)/%,$(wildcard selftests/test_*.c))
+ST_WORKLOADS	:= $(ST_DIR)/magic_64
+ST_HDRS		:= $(wildcard selftests/*.h) include/uapi/linux/perfregs.h
+
+MOD_SRCS	:= $(wildcard module/*.c module/*.h) module/Kbuild include/uapi/linux/perfregs.h
+
+.PHONY: all module tool selftests check demo deps clean checkpatch
+all: module tool selftests
+
+# --- module: one object directory per kernel -----------------------------
+# Kbuild writes objects next to the sources, so each kernel gets a tree of
+# symlinks to them under $(BUILD)/kmod/VERSION.
+module: $(foreach v,$(KVERS),$(BUILD)/kmod/$(v)/module/perfregs.ko)
+	@[ -n "$(KVERS)" ] || { echo "no kernel headers found: run 'make deps' or pass KVER=/KDIR=" >&2; exit 1; }
+
+$(BUILD)/kmod/%/module/perfregs.ko: $(MOD_SRCS)
+	@mkdir -p $(BUILD)/kmod/$*/module
+	@ln -sfn $(CURDIR)/include $(BUILD)/kmod/$*/include
+	@for f in $(CURDIR)/module/*.c $(CURDIR)/module/*.h $(CURDIR)/module/Kbuild; do \
+		ln -sf $$f $(BUILD)/kmod/$*/module/; done
+	$(MAKE) -C $(or $(KDIR),/lib/modules/$*/build) M=$(BUILD)/kmod/$*/module modules
+
+# --- tool -----------------------------------------------------------------
+tool: $(TOOL)
+$(TOOL): $(TOOL_SRCS) $(TOOL_HDRS)
+	@mkdir -p $(BUILD)
+	$(CC) $(CFLAGS) $(WARN) $(UAPI) -o $@ $(TOOL_SRCS) $(TOOL_LIBS)
+
+# --- selftests --------------------------------------------------------------
+selftests: $(ST_TESTS) $(ST_WORKLOADS)
+
+$(KSFT_HARNESS): | $(LINUX_SRC_TAR)
+	@mkdir -p $(KSFT_DIR)
+	tar -xJf $(LINUX_SRC_TAR) -C $(KSFT_DIR) --strip-components=4 --wildcards \
+		'linux-source-6.1/tools/testing/selftests/kselftest*.h'
+	@touch $@
+
+$(LINUX_SRC_TAR):
+	@echo "$@ is missing: run 'make deps' (package linux-source-6.1)" >&2; exit 1
+
+$(ST_DIR)/test_%: selftests/test_%.c selftests/common.c $(ST_HDRS) $(KSFT_HARNESS)
+	@mkdir -p $(ST_DIR)
+	$(CC) $(CFLAGS) $(WARN) $(UAPI) -I$(KSFT_DIR) -o $@ $< selftests/common.c -lpthread
+
+$(ST_DIR)/magic_64: selftests/magic.c
+	@mkdir -p $(ST_DIR)
+	$(CC) -m64 -O1 -static -o $@ $<
+
+# --- running in a guest ------------------------------------------------------
+check: all
+	tools/check.sh $(KVERS)
+
+demo: deps-if-root all
+	tools/demo.sh $(firstword $(KVERS))
+
+deps:
+	tools/deps.sh
+
+.PHONY: deps-if-root
+deps-if-root:
+	@if [ "$$(id -u)" = 0 ]; then tools/deps.sh; fi
+
+checkpatch:
+	$(firstword $(wildcard /lib/modules/*/build/scripts/checkpatch.pl) \
+		/usr/src/linux-headers-$(firstword $(KVERS))/scripts/checkpatch.pl) \
+		--no-tree -f module/*.c module/*.h
+
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* perfregs: definitions shared by the files of the module. */
+#ifndef PERFREGS_INTERNAL_H
+#define PERFREGS_INTERNAL_H
+
+#include <linux/types.h>
+#include <linux/mutex.h>
+#include <linux/wait.h>
+#include <linux/poll.h>
+#include <linux/irq_work.h>
+#include <linux/perf_event.h>
+#include <asm/local.h>
+#include <linux/perfregs.h>
+
+struct prf_session;
+
+/* One CPU's ring buffer: a control page and data pages, both mmapped. */
+struct prf_ring {
+	struct perfregs_ctl *ctl;	/* vmalloc_user(PAGE_SIZE) */
+	void *data;			/* vmalloc_user(size) */
+	unsigned long size;		/* bytes, a power of two */
+	unsigned long mask;		/* size - 1 */
+	bool overwrite;
+	unsigned long watermark;	/* wake readers every this many bytes */
+
+	local_t head;			/* bytes reserved so far */
+	local_t nest;			/* writers active on this CPU */
+	local_t wakeup;			/* head at the last wake-up */
+	local_t produced;		/* samples taken */
+	local_t lost[PERFREGS_LOST_MAX];	/* running totals */
+	local_t lost_pending[PERFREGS_LOST_MAX]; /* not yet reported */
+	local_t lost_any;		/* nonzero when lost_pending is */
+
+	struct irq_work work;		/* wake-up, never from NMI directly */
+	struct prf_session *session;
+};
+
+/* A reservation in a ring: where the writer copies its record. */
+struct prf_handle {
+	struct prf_ring *rb;
+	unsigned long offset;		/* next byte to write */
+	unsigned long end;		/* end of the reservation */
+};
+
+struct prf_session {
+	struct mutex lock;		/* serializes ioctl, mmap setup, release */
+	struct perfregs_config cfg;
+	bool configured;
+	bool running;
+	unsigned int data_pages;
+	struct prf_ring **rings;	/* [nr_cpu_ids], possible CPUs only */
+	struct perf_event **events;	/* [nr_cpu_ids] while running */
+	atomic_t mmaps;			/* live mappings of the rings */
+	wait_queue_head_t wq;
+};
+
+/* ring.c */
+struct prf_ring *prf_ring_alloc(struct prf_session *s, int cpu,
+				unsigned int pages, bool overwrite,
+				unsigned long watermark);
+void prf_ring_free(struct prf_ring *rb);
+int prf_ring_begin(struct prf_ring *rb, struct prf_handle *h, u32 size);
+void prf_ring_write(struct prf_handle *h, const void *src, size_t len);
+void prf_ring_end(struct prf_handle *h);
+void prf_ring_lost(struct prf_ring *rb, enum perfregs_lost_cause cause);
+void prf_ring_produced(struct prf_ring *rb);
+bool prf_ring_readable(struct prf_ring *rb);
+
+/* sample.c */
+void prf_sample(struct prf_session *s, struct pt_regs *regs);
+
+/* source_perf.c */
+int prf_perf_start(struct prf_session *s);
+void prf_perf_stop(struct prf_session *s);
+
+/* session.c */
+struct prf_session *prf_session_new(void);
+void prf_session_free(struct prf_session *s);
+long prf_session_ioctl(struct prf_session *s, unsigned int cmd,
+		       void __user *arg);
+int prf_session_mmap(struct prf_session *s, struct vm_area_struct *vma);
+__poll_t prf_session_poll(struct prf_session *s, struct file *file,
+			  poll_table *wait);
+
+#endif /* PERFREGS_INTERNAL_H */

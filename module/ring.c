@@ -1,0 +1,239 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Per-CPU, lock-free ring buffer, safe against nesting on its CPU.
+ *
+ * Writers run in task, IRQ and NMI context and only ever on the ring of
+ * the CPU they run on, with preemption off, so a writer can be
+ * interrupted by another writer but never runs beside one: local_t
+ * operations suffice.  A writer reserves its bytes by moving head with
+ * local_cmpxchg() and copies its record; only the outermost writer
+ * (nest == 1) publishes head to the control page, so the reader never
+ * sees a head past a record an interrupted writer has not finished.
+ *
+ * The reader protocol and its barriers:
+ *
+ *   kernel (writer)                     user (reader)
+ *   LOAD  ctl->data_tail                LOAD  ctl->data_head
+ *   if room: (A)                        smp_rmb()              (C)
+ *     STORE record                      LOAD  records
+ *     smp_wmb()        (B)              smp_mb()               (D)
+ *     STORE ctl->data_head              STORE ctl->data_tail
+ *
+ * A is a control dependency: the record stores depend on the tail load
+ * that decided there was room, so they cannot be done before it; it
+ * pairs with D, which keeps the reader's loads of old records before
+ * its tail store.  B pairs with C: a reader that sees the new head sees
+ * the records below it.
+ */
+#include <linux/vmalloc.h>
+#include <linux/mm.h>
+#include <linux/timekeeping.h>
+#include <linux/sched.h>
+#include "perfregs.h"
+
+static void prf_ring_wake(struct irq_work *work)
+{
+	struct prf_ring *rb = container_of(work, struct prf_ring, work);
+
+	wake_up_interruptible_poll(&rb->session->wq, EPOLLIN | EPOLLRDNORM);
+}
+
+struct prf_ring *prf_ring_alloc(struct prf_session *s, int cpu,
+				unsigned int pages, bool overwrite,
+				unsigned long watermark)
+{
+	struct prf_ring *rb;
+	int i;
+
+	rb = kzalloc_node(sizeof(*rb), GFP_KERNEL, cpu_to_node(cpu));
+	if (!rb)
+		return NULL;
+	rb->ctl = vmalloc_user(PAGE_SIZE);
+	if (!rb->ctl)
+		goto out_free_rb;
+	rb->size = (unsigned long)pages << PAGE_SHIFT;
+	rb->data = vmalloc_user(rb->size);
+	if (!rb->data)
+		goto out_free_ctl;
+	rb->mask = rb->size - 1;
+	rb->overwrite = overwrite;
+	rb->watermark = clamp_val(watermark, 1UL, rb->size / 2);
+	rb->session = s;
+	local_set(&rb->head, 0);
+	local_set(&rb->nest, 0);
+	local_set(&rb->wakeup, 0);
+	local_set(&rb->produced, 0);
+	local_set(&rb->lost_any, 0);
+	for (i = 0; i < PERFREGS_LOST_MAX; i++) {
+		local_set(&rb->lost[i], 0);
+		local_set(&rb->lost_pending[i], 0);
+	}
+	init_irq_work(&rb->work, prf_ring_wake);
+
+	rb->ctl->version = PERFREGS_ABI_MAJOR;
+	rb->ctl->cpu = cpu;
+	rb->ctl->data_size = rb->size;
+	return rb;
+
+out_free_ctl:
+	vfree(rb->ctl);
+out_free_rb:
+	kfree(rb);
+	return NULL;
+}
+
+void prf_ring_free(struct prf_ring *rb)
+{
+	if (!rb)
+		return;
+	irq_work_sync(&rb->work);
+	vfree(rb->data);
+	vfree(rb->ctl);
+	kfree(rb);
+}
+
+void prf_ring_produced(struct prf_ring *rb)
+{
+	local_inc(&rb->produced);
+	WRITE_ONCE(rb->ctl->produced, local_read(&rb->produced));
+}
+
+/* Count a record that will not be written, for the next LOST record. */
+void prf_ring_lost(struct prf_ring *rb, enum perfregs_lost_cause cause)
+{
+	local_inc(&rb->lost[cause]);
+	WRITE_ONCE(rb->ctl->lost[cause], local_read(&rb->lost[cause]));
+	if (cause == PERFREGS_LOST_ENTRY)
+		return;	/* the sample is still written, without user regs */
+	local_inc(&rb->lost_pending[cause]);
+	local_inc(&rb->lost_any);
+}
+
+/* Publish head if we are the outermost writer, then leave. */
+static void prf_ring_publish(struct prf_ring *rb)
+{
+	unsigned long head;
+
+again:
+	if (local_read(&rb->nest) > 1) {
+		/* We interrupted a writer: it publishes for us on its way out. */
+		local_dec(&rb->nest);
+		return;
+	}
+	head = local_read(&rb->head);
+	smp_wmb(); /* B: records before data_head, pairs with reader's C */
+	WRITE_ONCE(rb->ctl->data_head, head);
+
+	if (head - local_read(&rb->wakeup) >= rb->watermark) {
+		local_set(&rb->wakeup, head);
+		irq_work_queue(&rb->work);
+	}
+
+	/*
+	 * A writer that interrupts us from here on sees nest == 0 and
+	 * publishes itself; one that came before the store above was seen
+	 * by it, unless it reserved after our load of head: check again.
+	 */
+	barrier();
+	local_dec(&rb->nest);
+	barrier();
+	if (unlikely(head != local_read(&rb->head))) {
+		local_inc(&rb->nest);
+		goto again;
+	}
+}
+
+/* Reserve space for one record of @size bytes (a multiple of 8). */
+static int prf_ring_reserve(struct prf_ring *rb, struct prf_handle *h,
+			    u32 size, bool nested)
+{
+	unsigned long tail, offset, head;
+
+	do {
+		tail = READ_ONCE(rb->ctl->data_tail);
+		offset = local_read(&rb->head);
+		/* A: the record stores below depend on this check, see top. */
+		if (!rb->overwrite && unlikely(offset - tail + size > rb->size)) {
+			prf_ring_lost(rb, nested ? PERFREGS_LOST_NESTED :
+						   PERFREGS_LOST_FULL);
+			return -ENOSPC;
+		}
+		head = offset + size;
+	} while (local_cmpxchg(&rb->head, offset, head) != offset);
+
+	h->rb = rb;
+	h->offset = offset;
+	h->end = head;
+	return 0;
+}
+
+void prf_ring_write(struct prf_handle *h, const void *src, size_t len)
+{
+	struct prf_ring *rb = h->rb;
+	unsigned long pos = h->offset & rb->mask;
+	size_t first;
+
+	if (WARN_ON_ONCE(h->offset + len > h->end))
+		return;
+	first = min_t(size_t, len, rb->size - pos);
+	memcpy(rb->data + pos, src, first);
+	if (len > first)
+		memcpy(rb->data, src + first, len - first);
+	h->offset += len;
+}
+
+/* Emit a LOST record for what was dropped since the last one. */
+static void prf_ring_emit_lost(struct prf_ring *rb, bool nested)
+{
+	struct perfregs_rec_lost rec;
+	struct prf_handle h;
+	int i;
+
+	if (prf_ring_reserve(rb, &h, sizeof(rec), nested))
+		return;
+	rec.header.type = PERFREGS_REC_LOST;
+	rec.header.size = sizeof(rec);
+	rec.time = ktime_get_mono_fast_ns();
+	local_set(&rb->lost_any, 0);
+	for (i = 0; i < PERFREGS_LOST_MAX; i++)
+		rec.lost[i] = local_xchg(&rb->lost_pending[i], 0);
+	prf_ring_write(&h, &rec, sizeof(rec));
+}
+
+/*
+ * Start a record.  On success the caller writes exactly @size bytes
+ * with prf_ring_write() and calls prf_ring_end().  On failure the
+ * record is counted as lost and nothing is to be done.
+ */
+int prf_ring_begin(struct prf_ring *rb, struct prf_handle *h, u32 size)
+{
+	bool nested;
+	int ret;
+
+	local_inc(&rb->nest);
+	barrier(); /* the nest count is up before we touch head */
+	nested = local_read(&rb->nest) > 1;
+
+	if (unlikely(local_read(&rb->lost_any)))
+		prf_ring_emit_lost(rb, nested);
+
+	ret = prf_ring_reserve(rb, h, size, nested);
+	if (ret)
+		prf_ring_publish(rb);
+	return ret;
+}
+
+void prf_ring_end(struct prf_handle *h)
+{
+	prf_ring_publish(h->rb);
+}
+
+/* Is there at least a watermark's worth of records to read? */
+bool prf_ring_readable(struct prf_ring *rb)
+{
+	u64 head = READ_ONCE(rb->ctl->data_head);
+	u64 tail = READ_ONCE(rb->ctl->data_tail);
+
+	return head != tail && (head - tail >= rb->watermark ||
+				!READ_ONCE(rb->session->running));
+}

@@ -1,0 +1,187 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * One sample: the interrupt registers the hook was handed, the user
+ * registers of the interrupted task resolved once and cached, the ABI of
+ * the user frame, and the record that carries them to the ring.
+ */
+#include <linux/sched.h>
+#include <linux/sched/task_stack.h>
+#include <linux/hardirq.h>
+#include <linux/timekeeping.h>
+#include <linux/bitops.h>
+#include <asm/ptrace.h>
+#include "perfregs.h"
+#include "compat.h"
+
+/* Flag bits of prf_sample_ctx.have: what has been resolved. */
+#define PRF_HAVE_UREGS	0x1U
+
+struct prf_sample_ctx {
+	struct pt_regs *iregs;
+	struct pt_regs *uregs;	/* valid once PRF_HAVE_UREGS is set */
+	u32 have;
+	u32 flags;		/* PERFREGS_SF_* */
+	u32 abi;		/* enum perfregs_abi */
+};
+
+/* Where each register lives in struct pt_regs; -1: not saved there. */
+static const short prf_reg_offset[PERFREGS_REG_MAX] = {
+	[PERFREGS_REG_AX] = offsetof(struct pt_regs, ax),
+	[PERFREGS_REG_BX] = offsetof(struct pt_regs, bx),
+	[PERFREGS_REG_CX] = offsetof(struct pt_regs, cx),
+	[PERFREGS_REG_DX] = offsetof(struct pt_regs, dx),
+	[PERFREGS_REG_SI] = offsetof(struct pt_regs, si),
+	[PERFREGS_REG_DI] = offsetof(struct pt_regs, di),
+	[PERFREGS_REG_BP] = offsetof(struct pt_regs, bp),
+	[PERFREGS_REG_SP] = offsetof(struct pt_regs, sp),
+	[PERFREGS_REG_IP] = offsetof(struct pt_regs, ip),
+	[PERFREGS_REG_FLAGS] = offsetof(struct pt_regs, flags),
+	[PERFREGS_REG_CS] = offsetof(struct pt_regs, cs),
+	[PERFREGS_REG_SS] = offsetof(struct pt_regs, ss),
+	[PERFREGS_REG_DS] = -1,
+	[PERFREGS_REG_ES] = -1,
+	[PERFREGS_REG_FS] = -1,
+	[PERFREGS_REG_GS] = -1,
+	[PERFREGS_REG_R8] = offsetof(struct pt_regs, r8),
+	[PERFREGS_REG_R9] = offsetof(struct pt_regs, r9),
+	[PERFREGS_REG_R10] = offsetof(struct pt_regs, r10),
+	[PERFREGS_REG_R11] = offsetof(struct pt_regs, r11),
+	[PERFREGS_REG_R12] = offsetof(struct pt_regs, r12),
+	[PERFREGS_REG_R13] = offsetof(struct pt_regs, r13),
+	[PERFREGS_REG_R14] = offsetof(struct pt_regs, r14),
+	[PERFREGS_REG_R15] = offsetof(struct pt_regs, r15),
+};
+
+#define PRF_SEGS_MASK	((1ULL << PERFREGS_REG_DS) | (1ULL << PERFREGS_REG_ES) | \
+			 (1ULL << PERFREGS_REG_FS) | (1ULL << PERFREGS_REG_GS))
+/* Registers an x86-64 pt_regs really holds for a 64-bit frame ... */
+#define PRF_VALID_64	(PERFREGS_MASK_64 & ~PRF_SEGS_MASK)
+/* ... and for a 32-bit frame. */
+#define PRF_VALID_32	(PERFREGS_MASK_32 & ~PRF_SEGS_MASK)
+
+/*
+ * Did an NMI interrupt entry code before it finished building the user
+ * frame at task_pt_regs(current)?  Only NMIs can: IRQs are off there.
+ * The kernel stack pointer then lies inside that frame, or is still the
+ * user one (after SYSCALL, before the switch to the task stack).
+ */
+static bool prf_entry_race(struct pt_regs *regs, struct pt_regs *frame)
+{
+	unsigned long sp = regs->sp;
+
+	if (!in_nmi())
+		return false;
+	if (sp < TASK_SIZE_MAX)
+		return true;
+	return sp > (unsigned long)frame && sp <= (unsigned long)(frame + 1);
+}
+
+/* Resolve the user registers of this sample, once. */
+static struct pt_regs *prf_sample_uregs(struct prf_sample_ctx *ctx)
+{
+	struct pt_regs *regs = ctx->iregs;
+	struct pt_regs *frame;
+
+	if (ctx->have & PRF_HAVE_UREGS)
+		return ctx->uregs;
+	ctx->have |= PRF_HAVE_UREGS;
+	ctx->uregs = NULL;
+	ctx->abi = PERFREGS_ABI_NONE;
+
+	if (user_mode(regs)) {
+		ctx->uregs = regs;
+		ctx->flags |= PERFREGS_SF_UREGS_DIRECT;
+	} else if (!(current->flags & PRF_PF_NO_USER) && current->mm) {
+		frame = task_pt_regs(current);
+		if (prf_entry_race(regs, frame)) {
+			ctx->flags |= PERFREGS_SF_ENTRY_RACE;
+		} else {
+			ctx->uregs = frame;
+			ctx->flags |= PERFREGS_SF_UREGS_ENTRY;
+		}
+	}
+	if (ctx->uregs)
+		ctx->abi = user_64bit_mode(ctx->uregs) ? PERFREGS_ABI_64 :
+							 PERFREGS_ABI_32;
+	return ctx->uregs;
+}
+
+static u32 prf_sample_context(void)
+{
+	if (in_nmi())
+		return PERFREGS_SF_CTX_NMI;
+	if (in_hardirq())
+		return PERFREGS_SF_CTX_IRQ;
+	return PERFREGS_SF_CTX_EXCEPTION;
+}
+
+/*
+ * Values are copied as the CPU left them, all 64 bits; a 32-bit frame's
+ * upper halves are whatever the hardware held (zero for a compat task).
+ */
+static void prf_write_regs(struct prf_handle *h, struct pt_regs *regs,
+			   u64 mask)
+{
+	u64 val;
+	int bit;
+
+	for_each_set_bit(bit, (unsigned long *)&mask, PERFREGS_REG_MAX) {
+		val = *(unsigned long *)((char *)regs + prf_reg_offset[bit]);
+		prf_ring_write(h, &val, sizeof(val));
+	}
+}
+
+void prf_sample(struct prf_session *s, struct pt_regs *regs)
+{
+	struct prf_ring *rb = s->rings[smp_processor_id()];
+	struct perfregs_rec_sample rec;
+	struct prf_sample_ctx ctx = { .iregs = regs };
+	struct pt_regs *uregs;
+	struct prf_handle h;
+	u64 imask, umask;
+	const char *comm = current->comm;
+	int i;
+
+	if (unlikely(!rb))
+		return;
+	prf_ring_produced(rb);
+
+	ctx.flags = prf_sample_context();
+	if (!user_mode(regs))
+		ctx.flags |= PERFREGS_SF_KERNEL;
+	uregs = prf_sample_uregs(&ctx);
+	if (ctx.flags & PERFREGS_SF_ENTRY_RACE)
+		prf_ring_lost(rb, PERFREGS_LOST_ENTRY);
+
+	imask = s->cfg.iregs_mask & PRF_VALID_64;
+	umask = 0;
+	if (ctx.abi == PERFREGS_ABI_64)
+		umask = s->cfg.uregs_mask_64 & PRF_VALID_64;
+	else if (ctx.abi == PERFREGS_ABI_32)
+		umask = s->cfg.uregs_mask_32 & PRF_VALID_32;
+
+	rec.header.type = PERFREGS_REC_SAMPLE;
+	rec.header.size = sizeof(rec) + 8 * (hweight64(imask) + hweight64(umask));
+	if (prf_ring_begin(rb, &h, rec.header.size))
+		return;
+
+	rec.time = ktime_get_mono_fast_ns();
+	rec.cpu = smp_processor_id();
+	rec.pid = task_tgid_nr(current);
+	rec.tid = task_pid_nr(current);
+	rec.flags = ctx.flags;
+	rec.abi = ctx.abi;
+	rec.reserved = 0;
+	rec.iregs_mask = imask;
+	rec.uregs_mask = umask;
+	/* No lock in NMI: copy up to the NUL, pad with zeros. */
+	for (i = 0; i < sizeof(rec.comm) - 1 && comm[i]; i++)
+		rec.comm[i] = comm[i];
+	memset(rec.comm + i, 0, sizeof(rec.comm) - i);
+
+	prf_ring_write(&h, &rec, sizeof(rec));
+	prf_write_regs(&h, regs, imask);
+	if (umask)
+		prf_write_regs(&h, uregs, umask);
+	prf_ring_end(&h);
+}
