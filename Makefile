@@ -23,9 +23,9 @@ KVERS		:= $(shell tools/kvers.sh)
 endif
 
 TOOL		:= $(BUILD)/perfregs-dump
-TOOL_SRCS	:= $(wildcard tools/perfregs-dump/*.c)
-TOOL_HDRS	:= $(wildcard tools/perfregs-dump/*.h) include/uapi/linux/perfregs.h
-TOOL_LIBS	:= -lelf -ldw
+TOOL_SRCS	:= $(wildcard tools/perfregs-dump/*.c) tools/lib/libperfregs.c
+TOOL_HDRS	:= $(wildcard tools/perfregs-dump/*.h) tools/lib/libperfregs.h include/uapi/linux/perfregs.h
+TOOL_LIBS	:= -lelf
 
 KSFT_DIR	:= $(BUILD)/kselftest
 KSFT_HARNESS	:= $(KSFT_DIR)/kselftest_harness.h
@@ -33,8 +33,9 @@ LINUX_SRC_TAR	:= /usr/src/linux-source-6.1.tar.xz
 
 ST_DIR		:= $(BUILD)/selftests
 ST_TESTS	:= $(patsubst selftests/%.c,$(ST_DIR)/%,$(wildcard selftests/test_*.c))
-ST_WORKLOADS	:= $(ST_DIR)/magic_64
-ST_HDRS		:= $(wildcard selftests/*.h) include/uapi/linux/perfregs.h
+ST_HDRS		:= $(wildcard selftests/*.h) tools/lib/libperfregs.h include/uapi/linux/perfregs.h
+# the workloads with magic registers: ST_WORKLOADS and their rules
+-include selftests/workloads.mk
 
 MOD_SRCS	:= $(wildcard module/*.c module/*.h) module/Kbuild include/uapi/linux/perfregs.h
 
@@ -72,13 +73,11 @@ $(KSFT_HARNESS): | $(LINUX_SRC_TAR)
 $(LINUX_SRC_TAR):
 	@echo "$@ is missing: run 'make deps' (package linux-source-6.1)" >&2; exit 1
 
-$(ST_DIR)/test_%: selftests/test_%.c selftests/common.c $(ST_HDRS) $(KSFT_HARNESS)
+ST_COMMON	:= selftests/common.c tools/lib/libperfregs.c
+$(ST_DIR)/test_%: selftests/test_%.c $(ST_COMMON) $(ST_HDRS) $(KSFT_HARNESS)
 	@mkdir -p $(ST_DIR)
-	$(CC) $(CFLAGS) $(WARN) $(UAPI) -I$(KSFT_DIR) -o $@ $< selftests/common.c -lpthread
+	$(CC) $(CFLAGS) $(WARN) -Wno-sign-compare $(UAPI) -I$(KSFT_DIR) -o $@ $< $(ST_COMMON) -lpthread
 
-$(ST_DIR)/magic_64: selftests/magic.c
-	@mkdir -p $(ST_DIR)
-	$(CC) -m64 -O1 -static -o $@ $<
 
 # --- running in a guest ------------------------------------------------------
 check: all

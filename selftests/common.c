@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include "common.h"
+
+int collect_record(void *arg, int cpu, const struct perfregs_rec_header *rec)
+{
+	struct sample_set *set = arg;
+	struct perfregs_rec_sample *copy;
+
+	if (rec->type == PERFREGS_REC_LOST) {
+		set->lost_records++;
+		return 0;
+	}
+	if (rec->type != PERFREGS_REC_SAMPLE)
+		return 0;
+	if (set->n == set->cap) {
+		size_t cap = set->cap ? set->cap * 2 : 1024;
+		void *p = realloc(set->s, cap * sizeof(*set->s));
+
+		if (!p)
+			return -1;
+		set->s = p;
+		set->cap = cap;
+	}
+	copy = malloc(rec->size);
+	if (!copy)
+		return -1;
+	memcpy(copy, rec, rec->size);
+	set->s[set->n++] = copy;
+	return 0;
+}
+
+void sample_set_free(struct sample_set *set)
+{
+	size_t i;
+
+	for (i = 0; i < set->n; i++)
+		free(set->s[i]);
+	free(set->s);
+	memset(set, 0, sizeof(*set));
+}
+
+bool sample_ireg(const struct perfregs_rec_sample *s, int reg, uint64_t *val)
+{
+	int i = prf_reg_index(s->iregs_mask, reg);
+
+	if (i < 0)
+		return false;
+	*val = s->regs[i];
+	return true;
+}
+
+bool sample_ureg(const struct perfregs_rec_sample *s, int reg, uint64_t *val)
+{
+	int i = prf_reg_index(s->uregs_mask, reg);
+
+	if (i < 0)
+		return false;
+	*val = s->regs[__builtin_popcountll(s->iregs_mask) + i];
+	return true;
+}
+
+int workload_start(struct workload *w, char *const argv[], char *why,
+		   size_t whylen)
+{
+	int fds[2];
+	FILE *fp;
+
+	memset(w, 0, sizeof(*w));
+	if (pipe(fds)) {
+		snprintf(why, whylen, "pipe: %s", strerror(errno));
+		return -1;
+	}
+	w->pid = fork();
+	if (w->pid < 0) {
+		snprintf(why, whylen, "fork: %s", strerror(errno));
+		return -1;
+	}
+	if (w->pid == 0) {
+		dup2(fds[1], 1);
+		close(fds[0]);
+		close(fds[1]);
+		execv(argv[0], argv);
+		fprintf(stderr, "cannot run %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	close(fds[1]);
+	fp = fdopen(fds[0], "r");
+	if (!fp || !fgets(w->line, sizeof(w->line), fp)) {
+		snprintf(why, whylen, "%s printed no first line", argv[0]);
+		if (fp)
+			fclose(fp);
+		return -1;
+	}
+	fclose(fp);
+	w->line[strcspn(w->line, "\n")] = 0;
+	if (sscanf(w->line, "magic abi=%15s pid=%*d loop=0x%" SCNx64 "-0x%" SCNx64,
+		   w->abi, &w->loop_start, &w->loop_end) != 3 ||
+	    w->loop_start >= w->loop_end) {
+		snprintf(why, whylen, "cannot parse '%s'", w->line);
+		return -1;
+	}
+	return 0;
+}
+
+int workload_wait(struct workload *w)
+{
+	int status;
+
+	if (waitpid(w->pid, &status, 0) != w->pid)
+		return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+const char *selftest_dir(void)
+{
+	static char dir[PATH_MAX];
+	ssize_t n;
+
+	if (dir[0])
+		return dir;
+	n = readlink("/proc/self/exe", dir, sizeof(dir) - 1);
+	if (n < 0)
+		return ".";
+	dir[n] = 0;
+	return dirname(dir);
+}
+
+bool module_loaded(void)
+{
+	struct stat st;
+
+	return stat(PERFREGS_DEVICE, &st) == 0;
+}

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Helpers shared by the perfregs selftests. */
+#ifndef PERFREGS_SELFTEST_COMMON_H
+#define PERFREGS_SELFTEST_COMMON_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include "../tools/lib/libperfregs.h"
+
+/* A copy of every sample record drained from a session. */
+struct sample_set {
+	size_t n, cap;
+	struct perfregs_rec_sample **s;
+	uint64_t lost_records;	/* LOST records seen */
+};
+
+int collect_record(void *arg, int cpu, const struct perfregs_rec_header *rec);
+void sample_set_free(struct sample_set *set);
+
+/* A user register of a sample, by PERFREGS_REG_*; false if absent. */
+bool sample_ureg(const struct perfregs_rec_sample *s, int reg, uint64_t *val);
+bool sample_ireg(const struct perfregs_rec_sample *s, int reg, uint64_t *val);
+
+/* A workload started with its stdout on a pipe, its first line parsed. */
+struct workload {
+	pid_t pid;
+	char abi[16];
+	uint64_t loop_start, loop_end;
+	char line[256];
+};
+
+/*
+ * Start path with args; it prints "magic abi=X pid=N loop=0xA-0xB" first.
+ * Returns 0, or -1 with a reason in why.
+ */
+int workload_start(struct workload *w, char *const argv[], char *why,
+		   size_t whylen);
+int workload_wait(struct workload *w);	/* its exit status */
+
+/* Directory of the test binary, for finding workloads and the tool. */
+const char *selftest_dir(void);
+
+/* Is the perfregs module loaded (is there a /dev/perfregs)? */
+bool module_loaded(void);
+
+#endif

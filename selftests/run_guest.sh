@@ -1,0 +1,57 @@
+#!/bin/sh
+# Run the perfregs selftests inside a guest (tools/vm/run starts it):
+# load the module built for the running kernel, run every test binary
+# and test script, check the kernel log after each, unload the module.
+#
+# Output is KTAP: each test program prints its own plan and results;
+# the lines this script adds for its own checks are "ok - ..." and
+# "not ok - ...".  usage: selftests/run_guest.sh [BUILD_DIR]
+set -u
+B=${1:-build}
+KVER=$(uname -r)
+export PERFREGS_KO="$B/kmod/$KVER/module/perfregs.ko"
+export PERFREGS_BUILD="$B"
+export PATH="$B:$PATH"
+BAD='WARNING:|BUG:|Oops|general protection|KASAN|UBSAN|kmemleak|Call Trace|circular locking|possible recursive locking|rcu_sched self-detected|blocked for more than'
+
+echo "TAP version 13"
+echo "# perfregs selftests on $KVER"
+if insmod "$PERFREGS_KO"; then
+	echo "ok - insmod $PERFREGS_KO"
+else
+	echo "not ok - insmod $PERFREGS_KO"
+	exit 1
+fi
+
+klog_mark=$(dmesg | wc -l)
+check_klog() {
+	new=$(dmesg | tail -n +"$((klog_mark + 1))")
+	klog_mark=$(dmesg | wc -l)
+	if printf '%s\n' "$new" | grep -qE "$BAD"; then
+		echo "not ok - kernel log clean after $1"
+		printf '%s\n' "$new" | sed 's/^/# dmesg: /' | head -60
+	else
+		echo "ok - kernel log clean after $1"
+	fi
+}
+
+for t in "$B"/selftests/test_*; do
+	[ -x "$t" ] || continue
+	name=$(basename "$t")
+	echo "# ---- $name"
+	"$t"
+	rc=$?
+	# 0 pass, 1 fail, 4 skip: the harness reports those itself.
+	if [ $rc -ne 0 ] && [ $rc -ne 1 ] && [ $rc -ne 4 ]; then
+		echo "not ok - $name ended abnormally (status $rc)"
+	fi
+	check_klog "$name"
+done
+
+lsmod | grep -q '^perfregs ' || insmod "$PERFREGS_KO"
+if rmmod perfregs; then
+	echo "ok - rmmod perfregs at the end"
+else
+	echo "not ok - rmmod perfregs at the end"
+fi
+check_klog "rmmod"

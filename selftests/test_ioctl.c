@@ -1,0 +1,195 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The ioctl and mmap interface of /dev/perfregs: the version query, and
+ * the errno every bad request gets.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include "kselftest_harness.h"
+#include "common.h"
+
+FIXTURE(dev) {
+	int fd;
+	struct perfregs_config cfg;
+};
+
+FIXTURE_SETUP(dev)
+{
+	if (!module_loaded())
+		SKIP(return, "perfregs is not loaded (insmod perfregs.ko)");
+	self->fd = open(PERFREGS_DEVICE, O_RDWR);
+	ASSERT_LE(0, self->fd) TH_LOG("open: %s", strerror(errno));
+	prf_config_default(&self->cfg);
+}
+
+FIXTURE_TEARDOWN(dev)
+{
+	if (self->fd >= 0)
+		close(self->fd);
+}
+
+TEST_F(dev, version)
+{
+	struct perfregs_version v;
+
+	memset(&v, 0xa5, sizeof(v));
+	v.size = sizeof(v);
+	ASSERT_EQ(0, ioctl(self->fd, PERFREGS_IOC_VERSION, &v));
+	EXPECT_EQ(PERFREGS_VERSION_SIZE_VER0, v.size);
+	EXPECT_EQ(PERFREGS_ABI_MAJOR, v.major);
+	EXPECT_EQ(PERFREGS_ABI_MINOR, v.minor);
+	EXPECT_EQ((unsigned int)getpagesize(), v.page_size);
+	EXPECT_LE((unsigned int)sysconf(_SC_NPROCESSORS_CONF), v.nr_cpu_ids);
+	EXPECT_EQ(0, v.reserved);
+}
+
+TEST_F(dev, version_bad)
+{
+	struct perfregs_version v = { .size = 8 };
+
+	EXPECT_EQ(-1, ioctl(self->fd, PERFREGS_IOC_VERSION, &v));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, ioctl(self->fd, PERFREGS_IOC_VERSION, NULL));
+	EXPECT_EQ(EFAULT, errno);
+}
+
+TEST_F(dev, unknown_ioctl)
+{
+	EXPECT_EQ(-1, ioctl(self->fd, _IO(PERFREGS_IOC_MAGIC, 0x7f)));
+	EXPECT_EQ(ENOTTY, errno);
+	EXPECT_EQ(-1, ioctl(self->fd, _IO('T', 1)));
+	EXPECT_EQ(ENOTTY, errno);
+}
+
+static int config_errno(int fd, const struct perfregs_config *cfg)
+{
+	return ioctl(fd, PERFREGS_IOC_CONFIG, cfg) < 0 ? errno : 0;
+}
+
+TEST_F(dev, config_good)
+{
+	EXPECT_EQ(0, config_errno(self->fd, &self->cfg));
+}
+
+TEST_F(dev, config_bad)
+{
+	struct perfregs_config c;
+
+#define BAD(field_change, want) do {					\
+		c = self->cfg;						\
+		field_change;						\
+		EXPECT_EQ(want, config_errno(self->fd, &c))		\
+			TH_LOG("%s", #field_change);			\
+	} while (0)
+
+	BAD(c.size = 0, EINVAL);
+	BAD(c.size = PERFREGS_CONFIG_SIZE_VER0 - 8, EINVAL);
+	BAD(c.size = 1 << 20, EINVAL);
+	BAD(c.flags = 1U << 31, EINVAL);
+	BAD(c.event = PERFREGS_EV_MAX, EINVAL);
+	BAD(c.data_pages = 0, EINVAL);
+	BAD(c.data_pages = 3, EINVAL);
+	BAD(c.data_pages = 1U << 30, EINVAL);
+	BAD(c.period = 0, EINVAL);
+	BAD(c.iregs_mask = 1ULL << PERFREGS_REG_MAX, EINVAL);
+	BAD(c.uregs_mask_64 = ~0ULL, EINVAL);
+	BAD(c.uregs_mask_32 = 1ULL << PERFREGS_REG_R8, EINVAL);
+	BAD(c.pid = -2, EINVAL);
+	BAD(c.wakeup_bytes = c.data_pages * getpagesize() + 1, EINVAL);
+	BAD(c.flags = PERFREGS_CF_NMI_UNKNOWN, EINVAL);
+	BAD(c.reserved[0] = 1, EINVAL);
+	BAD(c.reserved[3] = 1, EINVAL);
+#undef BAD
+	EXPECT_EQ(-1, ioctl(self->fd, PERFREGS_IOC_CONFIG, NULL));
+	EXPECT_EQ(EFAULT, errno);
+}
+
+TEST_F(dev, start_stop)
+{
+	EXPECT_EQ(-1, ioctl(self->fd, PERFREGS_IOC_START));
+	EXPECT_EQ(EINVAL, errno) TH_LOG("start before config");
+	ASSERT_EQ(0, config_errno(self->fd, &self->cfg));
+	ASSERT_EQ(0, ioctl(self->fd, PERFREGS_IOC_START));
+	EXPECT_EQ(-1, ioctl(self->fd, PERFREGS_IOC_START));
+	EXPECT_EQ(EBUSY, errno) TH_LOG("double start");
+	EXPECT_EQ(EBUSY, config_errno(self->fd, &self->cfg))
+		TH_LOG("config while running");
+	EXPECT_EQ(0, ioctl(self->fd, PERFREGS_IOC_STOP));
+	EXPECT_EQ(0, ioctl(self->fd, PERFREGS_IOC_STOP)) TH_LOG("stop is idempotent");
+}
+
+TEST_F(dev, missing_pid)
+{
+	self->cfg.pid = 0x3fffffff;
+	ASSERT_EQ(0, config_errno(self->fd, &self->cfg));
+	EXPECT_EQ(-1, ioctl(self->fd, PERFREGS_IOC_START));
+	EXPECT_EQ(ESRCH, errno);
+}
+
+TEST_F(dev, mmap_rules)
+{
+	size_t ps = getpagesize();
+	size_t dsz = (size_t)self->cfg.data_pages * ps;
+	off_t ctl = PERFREGS_MMAP_CTL(0, self->cfg.data_pages) * ps;
+	off_t data = PERFREGS_MMAP_DATA(0, self->cfg.data_pages) * ps;
+	struct perfregs_ctl *c;
+	void *p;
+
+	p = mmap(NULL, ps, PROT_READ, MAP_SHARED, self->fd, 0);
+	EXPECT_EQ(MAP_FAILED, p) TH_LOG("mmap before config");
+	ASSERT_EQ(0, config_errno(self->fd, &self->cfg));
+
+	c = mmap(NULL, ps, PROT_READ | PROT_WRITE, MAP_SHARED, self->fd, ctl);
+	ASSERT_NE(MAP_FAILED, c);
+	EXPECT_EQ(PERFREGS_ABI_MAJOR, c->version);
+	EXPECT_EQ(0, c->cpu);
+	EXPECT_EQ(dsz, c->data_size);
+	EXPECT_EQ(0, c->data_head);
+
+	p = mmap(NULL, dsz, PROT_READ | PROT_WRITE, MAP_SHARED, self->fd, data);
+	EXPECT_EQ(MAP_FAILED, p) TH_LOG("data pages mapped writable");
+	EXPECT_EQ(EPERM, errno);
+	p = mmap(NULL, dsz, PROT_READ, MAP_SHARED, self->fd, data);
+	ASSERT_NE(MAP_FAILED, p);
+	EXPECT_EQ(-1, mprotect(p, dsz, PROT_READ | PROT_WRITE))
+		TH_LOG("data pages made writable with mprotect");
+	EXPECT_EQ(MAP_FAILED, mmap(NULL, ps, PROT_READ, MAP_PRIVATE, self->fd, ctl));
+	EXPECT_EQ(MAP_FAILED, mmap(NULL, 2 * ps, PROT_READ, MAP_SHARED, self->fd, ctl))
+		TH_LOG("control mapping larger than a page");
+	EXPECT_EQ(MAP_FAILED, mmap(NULL, dsz + ps, PROT_READ, MAP_SHARED, self->fd, data))
+		TH_LOG("data mapping larger than the buffer");
+	EXPECT_EQ(MAP_FAILED, mmap(NULL, ps, PROT_READ, MAP_SHARED, self->fd,
+				   PERFREGS_MMAP_CTL(100000, self->cfg.data_pages) * ps))
+		TH_LOG("a CPU that does not exist");
+	EXPECT_EQ(EBUSY, config_errno(self->fd, &self->cfg)) TH_LOG("config while mapped");
+	munmap(p, dsz);
+	munmap(c, ps);
+	EXPECT_EQ(0, config_errno(self->fd, &self->cfg)) TH_LOG("config once unmapped");
+}
+
+TEST(needs_privilege)
+{
+	int fd;
+
+	if (!module_loaded())
+		SKIP(return, "perfregs is not loaded");
+	if (geteuid() != 0)
+		SKIP(return, "must start as root to drop privileges");
+	if (fork() == 0) {
+		if (setgid(65534) || setuid(65534))
+			_exit(2);
+		fd = open(PERFREGS_DEVICE, O_RDWR);
+		_exit(fd < 0 && (errno == EACCES || errno == EPERM) ? 0 : 1);
+	} else {
+		int status;
+
+		wait(&status);
+		EXPECT_EQ(0, WEXITSTATUS(status)) TH_LOG("unprivileged open was not refused");
+	}
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,29 @@
+#!/bin/bash
+# make check: run the selftests in a guest for each kernel given, print
+# their KTAP, and end with "N passed, N failed, N skipped".
+# usage: tools/check.sh KVER...
+set -u
+cd "$(dirname "$0")/.."
+BUILD=${BUILD:-$PWD/build}
+[ $# -gt 0 ] || { echo "check: no kernel given: run 'make deps'" >&2; exit 1; }
+pass=0 fail=0 skip=0
+for k in "$@"; do
+	log="$BUILD/check-$k.log"
+	echo "==== selftests on $k"
+	start=$(date +%s)
+	tools/vm/run --kernel "$k" --smp 2 --timeout 900 \
+		-- selftests/run_guest.sh "$BUILD" 2>&1 | tee "$log"
+	rc=${PIPESTATUS[0]}
+	p=$(grep -cE '^ok ' "$log" | head -1)
+	s=$(grep -E '^ok ' "$log" | grep -c '# SKIP')
+	f=$(grep -cE '^not ok ' "$log")
+	if [ "$rc" -ne 0 ]; then
+		echo "not ok - guest run on $k ended with status $rc"
+		f=$((f + 1))
+	fi
+	p=$((p - s))
+	echo "==== $k: $p passed, $f failed, $s skipped in $(( $(date +%s) - start )) s"
+	pass=$((pass + p)) fail=$((fail + f)) skip=$((skip + s))
+done
+echo "$pass passed, $fail failed, $skip skipped"
+[ "$fail" -eq 0 ]

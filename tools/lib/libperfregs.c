@@ -1,0 +1,244 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include "libperfregs.h"
+
+/* Reader side of the ring protocol; see include/uapi/linux/perfregs.h. */
+#define prf_load_acquire(p)	__atomic_load_n((p), __ATOMIC_ACQUIRE)
+#define prf_store_release(p, v)	__atomic_store_n((p), (v), __ATOMIC_RELEASE)
+
+static int prf_fail(int err)
+{
+	errno = err;
+	return -err;
+}
+
+void prf_config_default(struct perfregs_config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->size = sizeof(*cfg);
+	cfg->event = PERFREGS_EV_CPU_CLOCK;
+	cfg->data_pages = 64;
+	cfg->period = 1000000;		/* 1 ms of cpu-clock */
+	cfg->iregs_mask = PERFREGS_MASK_64;
+	cfg->uregs_mask_32 = PERFREGS_MASK_32;
+	cfg->uregs_mask_64 = PERFREGS_MASK_64;
+	cfg->pid = -1;
+}
+
+int prf_open(struct prf_reader *r, const char *path)
+{
+	memset(r, 0, sizeof(*r));
+	r->fd = open(path ? path : PERFREGS_DEVICE, O_RDWR | O_CLOEXEC);
+	if (r->fd < 0)
+		return -errno;
+	r->version.size = sizeof(r->version);
+	if (ioctl(r->fd, PERFREGS_IOC_VERSION, &r->version) < 0) {
+		int err = errno;
+
+		close(r->fd);
+		r->fd = -1;
+		return prf_fail(err);
+	}
+	if (r->version.major != PERFREGS_ABI_MAJOR) {
+		close(r->fd);
+		r->fd = -1;
+		return prf_fail(EPROTO);
+	}
+	return 0;
+}
+
+static void prf_unmap(struct prf_reader *r)
+{
+	unsigned int i;
+
+	for (i = 0; i < r->nr_rings; i++) {
+		munmap(r->rings[i].ctl, r->version.page_size);
+		munmap((void *)r->rings[i].data, r->rings[i].size);
+		free(r->rings[i].scratch);
+	}
+	free(r->rings);
+	r->rings = NULL;
+	r->nr_rings = 0;
+}
+
+int prf_config(struct prf_reader *r, const struct perfregs_config *cfg)
+{
+	size_t ps = r->version.page_size;
+	unsigned int cpu;
+
+	prf_unmap(r);
+	if (ioctl(r->fd, PERFREGS_IOC_CONFIG, cfg) < 0)
+		return -errno;
+	r->cfg = *cfg;
+	r->rings = calloc(r->version.nr_cpu_ids, sizeof(*r->rings));
+	if (!r->rings)
+		return prf_fail(ENOMEM);
+	for (cpu = 0; cpu < r->version.nr_cpu_ids; cpu++) {
+		struct prf_cpu_ring *ring = &r->rings[r->nr_rings];
+		off_t off = PERFREGS_MMAP_CTL(cpu, cfg->data_pages) * ps;
+		void *ctl, *data;
+
+		ctl = mmap(NULL, ps, PROT_READ | PROT_WRITE, MAP_SHARED, r->fd, off);
+		if (ctl == MAP_FAILED) {
+			if (errno == EINVAL)
+				continue;	/* not a possible CPU */
+			goto out_unmap;
+		}
+		off = PERFREGS_MMAP_DATA(cpu, cfg->data_pages) * ps;
+		data = mmap(NULL, (size_t)cfg->data_pages * ps, PROT_READ,
+			    MAP_SHARED, r->fd, off);
+		if (data == MAP_FAILED) {
+			munmap(ctl, ps);
+			goto out_unmap;
+		}
+		ring->cpu = cpu;
+		ring->ctl = ctl;
+		ring->data = data;
+		ring->size = (uint64_t)cfg->data_pages * ps;
+		ring->scratch = malloc(ring->size);
+		r->nr_rings++;
+		if (!ring->scratch)
+			goto out_unmap;
+	}
+	return 0;
+
+out_unmap: {
+		int err = errno ? errno : ENOMEM;
+
+		prf_unmap(r);
+		return prf_fail(err);
+	}
+}
+
+int prf_start(struct prf_reader *r)
+{
+	return ioctl(r->fd, PERFREGS_IOC_START) < 0 ? -errno : 0;
+}
+
+int prf_stop(struct prf_reader *r)
+{
+	return ioctl(r->fd, PERFREGS_IOC_STOP) < 0 ? -errno : 0;
+}
+
+void prf_close(struct prf_reader *r)
+{
+	prf_unmap(r);
+	if (r->fd >= 0)
+		close(r->fd);
+	r->fd = -1;
+}
+
+static long prf_drain_ring(struct prf_reader *r, struct prf_cpu_ring *ring,
+			   prf_record_fn fn, void *arg, int *stop)
+{
+	uint64_t head, tail, mask = ring->size - 1;
+	long n = 0;
+	int ret = 0;
+
+	/* C: the load of data_head is an acquire, pairs with the kernel's B. */
+	head = prf_load_acquire(&ring->ctl->data_head);
+	tail = ring->ctl->data_tail;
+	while (tail < head) {
+		struct perfregs_rec_header hdr;
+		const struct perfregs_rec_header *rec;
+		uint64_t pos = tail & mask;
+		uint64_t first;
+
+		if (head - tail < sizeof(hdr)) {
+			ret = -EBADMSG;
+			break;
+		}
+		first = ring->size - pos;
+		if (first >= sizeof(hdr)) {
+			memcpy(&hdr, ring->data + pos, sizeof(hdr));
+		} else {
+			memcpy(&hdr, ring->data + pos, first);
+			memcpy((char *)&hdr + first, ring->data, sizeof(hdr) - first);
+		}
+		if (hdr.size < sizeof(hdr) || hdr.size % 8 || hdr.size > head - tail) {
+			ret = -EBADMSG;
+			tail = head;	/* skip what we cannot parse */
+			break;
+		}
+		if (hdr.size <= first) {
+			rec = (const void *)(ring->data + pos);
+		} else {
+			memcpy(ring->scratch, ring->data + pos, first);
+			memcpy(ring->scratch + first, ring->data, hdr.size - first);
+			rec = (const void *)ring->scratch;
+		}
+		if (rec->type == PERFREGS_REC_SAMPLE) {
+			r->samples++;
+		} else if (rec->type == PERFREGS_REC_LOST &&
+			   hdr.size >= sizeof(struct perfregs_rec_lost)) {
+			const struct perfregs_rec_lost *l = (const void *)rec;
+			int i;
+
+			for (i = 0; i < PERFREGS_LOST_MAX; i++)
+				r->lost[i] += l->lost[i];
+		}
+		r->records++;
+		n++;
+		tail += hdr.size;
+		if (fn && fn(arg, ring->cpu, rec)) {
+			*stop = 1;
+			break;
+		}
+	}
+	/* D: the release orders our loads of the records before the tail store. */
+	prf_store_release(&ring->ctl->data_tail, tail);
+	return ret ? ret : n;
+}
+
+long prf_drain(struct prf_reader *r, prf_record_fn fn, void *arg)
+{
+	long total = 0, n;
+	unsigned int i;
+	int stop = 0, bad = 0;
+
+	for (i = 0; i < r->nr_rings && !stop; i++) {
+		n = prf_drain_ring(r, &r->rings[i], fn, arg, &stop);
+		if (n < 0)
+			bad = (int)n;
+		else
+			total += n;
+	}
+	return bad ? prf_fail(-bad) : total;
+}
+
+int prf_wait(struct prf_reader *r, int timeout_ms)
+{
+	struct pollfd pfd = { .fd = r->fd, .events = POLLIN };
+	int ret = poll(&pfd, 1, timeout_ms);
+
+	if (ret < 0)
+		return -errno;
+	return ret ? pfd.revents : 0;
+}
+
+uint64_t prf_produced(const struct prf_reader *r)
+{
+	uint64_t sum = 0;
+	unsigned int i;
+
+	for (i = 0; i < r->nr_rings; i++)
+		sum += __atomic_load_n(&r->rings[i].ctl->produced, __ATOMIC_RELAXED);
+	return sum;
+}
+
+uint64_t prf_lost_total(const struct prf_reader *r, int cause)
+{
+	uint64_t sum = 0;
+	unsigned int i;
+
+	for (i = 0; i < r->nr_rings; i++)
+		sum += __atomic_load_n(&r->rings[i].ctl->lost[cause], __ATOMIC_RELAXED);
+	return sum;
+}

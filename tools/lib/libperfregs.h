@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * libperfregs: the userspace side of /dev/perfregs, shared by
+ * perfregs-dump and the selftests: open, configure, mmap every CPU's
+ * ring, start, stop, and drain records in order per CPU.
+ */
+#ifndef LIBPERFREGS_H
+#define LIBPERFREGS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/perfregs.h>
+
+struct prf_cpu_ring {
+	int cpu;
+	struct perfregs_ctl *ctl;	/* read-write control page */
+	const uint8_t *data;		/* read-only data pages */
+	uint64_t size;
+	uint8_t *scratch;		/* a record that wraps is copied here */
+};
+
+struct prf_reader {
+	int fd;
+	struct perfregs_version version;
+	struct perfregs_config cfg;
+	unsigned int nr_rings;
+	struct prf_cpu_ring *rings;
+	uint64_t records;		/* records handed out */
+	uint64_t samples;		/* of which samples */
+	uint64_t lost[PERFREGS_LOST_MAX]; /* from LOST records */
+};
+
+/* Called for every record; a nonzero return stops the drain with it. */
+typedef int (*prf_record_fn)(void *arg, int cpu,
+			     const struct perfregs_rec_header *rec);
+
+/* All return 0 or a negative errno; errno is set too. */
+int prf_open(struct prf_reader *r, const char *path);
+int prf_config(struct prf_reader *r, const struct perfregs_config *cfg);
+int prf_start(struct prf_reader *r);
+int prf_stop(struct prf_reader *r);
+void prf_close(struct prf_reader *r);
+
+/*
+ * Hand every record published so far to fn, CPU by CPU, and release the
+ * space.  Returns the number of records, or a negative errno: -EBADMSG
+ * when a ring holds a malformed record header (the ring is skipped).
+ */
+long prf_drain(struct prf_reader *r, prf_record_fn fn, void *arg);
+
+/* Wait until a ring reaches its watermark or the session ends. */
+int prf_wait(struct prf_reader *r, int timeout_ms);
+
+/* Sum of the per-CPU control page counters. */
+uint64_t prf_produced(const struct prf_reader *r);
+uint64_t prf_lost_total(const struct prf_reader *r, int cause);
+
+/* Default config: cpu-clock, all CPUs, every register, 64 pages. */
+void prf_config_default(struct perfregs_config *cfg);
+
+/* Index of register reg inside a record's value array, or -1. */
+static inline int prf_reg_index(uint64_t mask, int reg)
+{
+	if (!(mask & (1ULL << reg)))
+		return -1;
+	return __builtin_popcountll(mask & ((1ULL << reg) - 1));
+}
+
+#endif
