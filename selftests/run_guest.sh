@@ -35,7 +35,7 @@ check_klog() {
 	fi
 }
 
-for t in "$B"/selftests/test_*; do
+for t in "$B"/selftests/test_* selftests/test_*.py; do
 	[ -x "$t" ] || continue
 	name=$(basename "$t")
 	echo "# ---- $name"

@@ -1,0 +1,165 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""perfregs-dump end to end, in the guest, against known values.
+
+Each magic workload (64-bit, i386, x32, mixed mode) runs under
+`perfregs-dump -f json`; every sample whose user IP lies in the
+workload's spin loop must carry the right ABI and the exact magic
+register values.  The JSON is checked against docs/json-schema.md's
+rules.  Output is KTAP.  Needs the module loaded and PERFREGS_BUILD.
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+BUILD = os.environ.get("PERFREGS_BUILD", "build")
+TOOL = os.path.join(BUILD, "perfregs-dump")
+ST = os.path.join(BUILD, "selftests")
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def magic_values():
+    vals = {}
+    with open(os.path.join(HERE, "magic.h")) as f:
+        for m in re.finditer(r"#define\s+MAGIC(64|32)_(\w+)\s+(0x[0-9a-fA-F]+)", f.read()):
+            vals[(m.group(1), m.group(2).lower())] = int(m.group(3), 16)
+    return vals
+
+
+MAGIC = magic_values()
+M64 = {r: MAGIC[("64", r)] for r in ("rbx", "rbp", "r12", "r13", "r14", "r15")}
+M32 = {r: MAGIC[("32", r)] for r in ("ebx", "esi", "edi", "ebp")}
+
+# workload, abi in JSON, mixed flag, ip register, magic registers
+CASES = [
+    ("magic_64", "x86_64", False, "rip", M64),
+    ("magic_32", "i386", False, "eip", M32),
+    ("magic_x32", "x32", False, "rip", M64),
+    ("mixed_64", "i386", True, "eip", M32),
+]
+
+SAMPLE_KEYS = {"type": str, "time": int, "cpu": int, "pid": int, "tid": int,
+               "comm": str, "context": str, "abi": str, "kernel_abi": str,
+               "mixed": bool, "uregs_source": str, "iregs": dict, "uregs": dict}
+HEX = re.compile(r"^0x[0-9a-f]+$")
+
+results = []
+
+
+def report(ok, name, detail=""):
+    results.append(ok)
+    line = f"{'ok' if ok else 'not ok'} {len(results)} {name}"
+    print(line + (f" # {detail}" if detail and not ok else ""))
+    if detail and ok:
+        print(f"# {name}: {detail}")
+    sys.stdout.flush()
+
+
+def skip(name, why):
+    results.append(True)
+    print(f"ok {len(results)} {name} # SKIP {why}")
+
+
+def schema_errors(rec):
+    errs = []
+    for k, t in SAMPLE_KEYS.items():
+        if k not in rec:
+            errs.append(f"missing {k}")
+        elif not isinstance(rec[k], t):
+            errs.append(f"{k} is {type(rec[k]).__name__}")
+    if rec.get("context") not in ("nmi", "irq", "exception"):
+        errs.append(f"context {rec.get('context')}")
+    if rec.get("abi") not in ("x86_64", "i386", "x32", "none"):
+        errs.append(f"abi {rec.get('abi')}")
+    if rec.get("kernel_abi") not in ("64", "32", "none"):
+        errs.append(f"kernel_abi {rec.get('kernel_abi')}")
+    for regs in ("iregs", "uregs"):
+        for name, v in rec.get(regs, {}).items():
+            if not isinstance(v, str) or not HEX.match(v) or name != name.lower():
+                errs.append(f"{regs}.{name} = {v!r}")
+    if "ip" in rec and not HEX.match(rec["ip"]):
+        errs.append(f"ip {rec['ip']}")
+    return errs
+
+
+def run_case(work, abi, mixed, ipreg, magic):
+    path = os.path.join(ST, work)
+    name = f"dump_{work}"
+    if not os.access(path, os.X_OK):
+        skip(name, f"{work} was not built (compiler lacks the target?)")
+        return
+    with tempfile.NamedTemporaryFile(suffix=".jsonl") as out:
+        p = subprocess.run([TOOL, "-q", "-f", "json", "-m", "256", "-o", out.name,
+                            "--", path, "2"], capture_output=True, text=True)
+        first = p.stdout.splitlines()[0] if p.stdout else ""
+        if work == "magic_x32" and p.returncode == 3 or "Exec format" in p.stderr:
+            skip(name, "x32 binaries do not run here (boot with syscall.x32=y)")
+            return
+        if p.returncode != 0:
+            report(False, name, f"perfregs-dump exit {p.returncode}: {p.stderr.strip()}")
+            return
+        m = re.match(r"magic abi=\S+ pid=(\d+) loop=0x([0-9a-f]+)-0x([0-9a-f]+)", first)
+        if not m:
+            report(False, name, f"workload printed {first!r}")
+            return
+        pid, lo, hi = int(m.group(1)), int(m.group(2), 16), int(m.group(3), 16)
+        lines = open(out.name).read().splitlines()
+    recs = [json.loads(line) for line in lines]
+    samples = [r for r in recs if r["type"] == "sample"]
+    errs = []
+    for r in samples:
+        errs += schema_errors(r)
+    summ = recs[-1] if recs else {}
+    if summ.get("type") != "summary":
+        errs.append("last line is not the summary")
+    elif summ.get("samples") != len(samples):
+        errs.append(f"summary says {summ.get('samples')} samples, {len(samples)} printed")
+    report(not errs, f"{name}_schema", "; ".join(errs[:5]) or f"{len(samples)} samples")
+
+    inloop = bad = 0
+    why = []
+    for r in samples:
+        if r["pid"] != pid or ipreg not in r["uregs"]:
+            continue
+        ip = int(r["uregs"][ipreg], 16)
+        if not lo <= ip < hi:
+            continue
+        inloop += 1
+        wrong = []
+        if r["abi"] != abi or r["mixed"] != mixed:
+            wrong.append(f"abi {r['abi']} mixed {r['mixed']}")
+        for reg, want in magic.items():
+            got = r["uregs"].get(reg)
+            if got is None or int(got, 16) != want:
+                wrong.append(f"{reg}={got} want {want:#x}")
+        if wrong:
+            bad += 1
+            if len(why) < 3:
+                why.append(f"ip {ip:#x}: " + ", ".join(wrong))
+    ok = bad == 0 and inloop >= 50
+    detail = f"{inloop} samples in the loop, {bad} wrong" + (": " + " | ".join(why) if why else "")
+    if inloop < 50:
+        detail += " (too few to judge)"
+    report(ok, f"{name}_magic", detail)
+
+
+def main():
+    if not os.path.exists("/dev/perfregs"):
+        print("1..0 # SKIP perfregs is not loaded")
+        return 4
+    print("TAP version 13")
+    print(f"1..{2 * len(CASES)}")
+    for c in CASES:
+        before = len(results)
+        run_case(*c)
+        while len(results) < before + 2:
+            skip(f"dump_{c[0]}_magic", "see above")
+    print(f"# Totals: pass:{sum(results)} fail:{len(results) - sum(results)}")
+    return 0 if all(results) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
