@@ -14,8 +14,7 @@ static int prf_open(struct inode *inode, struct file *file)
 {
 	struct prf_session *s;
 
-	if (!perfmon_capable())
-		return -EACCES;
+	/* Anyone may open; what a session may sample is checked at CONFIG. */
 	s = prf_session_new();
 	if (!s)
 		return -ENOMEM;
@@ -58,17 +57,37 @@ static struct miscdevice prf_misc = {
 	.minor = MISC_DYNAMIC_MINOR,
 	.name = "perfregs",
 	.fops = &prf_fops,
-	.mode = 0600,
+	.mode = 0666,
 };
 
 static int __init prf_init(void)
 {
-	return misc_register(&prf_misc);
+	int ret;
+
+	/* The user ABI has no implicit padding and fixed sizes. */
+	BUILD_BUG_ON(sizeof(struct perfregs_config) != PERFREGS_CONFIG_SIZE_VER0);
+	BUILD_BUG_ON(sizeof(struct perfregs_version) != PERFREGS_VERSION_SIZE_VER0);
+	BUILD_BUG_ON(sizeof(struct perfregs_ctl) != 512);
+	BUILD_BUG_ON(sizeof(struct perfregs_rec_sample) % 8);
+	BUILD_BUG_ON(sizeof(struct perfregs_rec_lost) % 8);
+
+	ret = prf_perf_init();
+	if (ret)
+		return ret;
+	ret = misc_register(&prf_misc);
+	if (ret)
+		goto out_perf_exit;
+	return 0;
+
+out_perf_exit:
+	prf_perf_exit();
+	return ret;
 }
 
 static void __exit prf_exit(void)
 {
 	misc_deregister(&prf_misc);
+	prf_perf_exit();
 }
 
 module_init(prf_init);

@@ -9,6 +9,9 @@
 #include <linux/poll.h>
 #include <linux/irq_work.h>
 #include <linux/perf_event.h>
+#include <linux/cpumask.h>
+#include <linux/list.h>
+#include <linux/pid.h>
 #include <asm/local.h>
 #include <linux/perfregs.h>
 
@@ -47,11 +50,22 @@ struct prf_session {
 	struct perfregs_config cfg;
 	bool configured;
 	bool running;
+	bool privileged;		/* CAP_PERFMON or CAP_SYS_ADMIN at open */
 	unsigned int data_pages;
+	cpumask_var_t cpus;		/* CPUs to sample (pid == -1) */
+	struct pid *target;		/* the process (pid >= 0) */
 	struct prf_ring **rings;	/* [nr_cpu_ids], possible CPUs only */
-	struct perf_event **events;	/* [nr_cpu_ids] while running */
 	atomic_t mmaps;			/* live mappings of the rings */
 	wait_queue_head_t wq;
+
+	/* perf counters: per CPU, or events[0] for a process target */
+	struct mutex ev_lock;		/* events[]; after the hotplug lock */
+	struct perf_event **events;	/* [nr_cpu_ids] while running */
+	struct hlist_node cpuhp_node;	/* CPU hotplug instance */
+	bool cpuhp_added;
+
+	/* raw NMI hook */
+	struct list_head nmi_node;	/* on the RCU list of NMI sessions */
 };
 
 /* ring.c */
@@ -65,13 +79,23 @@ void prf_ring_end(struct prf_handle *h);
 void prf_ring_lost(struct prf_ring *rb, enum perfregs_lost_cause cause);
 void prf_ring_produced(struct prf_ring *rb);
 bool prf_ring_readable(struct prf_ring *rb);
+void prf_ring_reset(struct prf_ring *rb);
+void prf_ring_flush_lost(struct prf_ring *rb);
+void prf_ring_write_user(struct prf_handle *h, const void __user *src,
+			 size_t len, size_t *copied);
 
 /* sample.c */
-void prf_sample(struct prf_session *s, struct pt_regs *regs);
+void prf_sample(struct prf_session *s, struct pt_regs *regs, bool throttled);
 
 /* source_perf.c */
+int prf_perf_init(void);
+void prf_perf_exit(void);
 int prf_perf_start(struct prf_session *s);
 void prf_perf_stop(struct prf_session *s);
+
+/* source_nmi.c */
+int prf_nmi_start(struct prf_session *s);
+void prf_nmi_stop(struct prf_session *s);
 
 /* session.c */
 struct prf_session *prf_session_new(void);

@@ -29,6 +29,7 @@
 #include <linux/mm.h>
 #include <linux/timekeeping.h>
 #include <linux/sched.h>
+#include <linux/uaccess.h>
 #include "perfregs.h"
 
 static void prf_ring_wake(struct irq_work *work)
@@ -143,24 +144,71 @@ again:
 	}
 }
 
-/* Reserve space for one record of @size bytes (a multiple of 8). */
+/*
+ * Overwrite mode: the kernel owns data_tail, the oldest whole record.
+ * Before a writer copies into [offset, head) it moves data_tail past
+ * every record those bytes overlay, reading their headers while they
+ * are still intact.  Nested writers only ever move data_tail forward
+ * with cmpxchg, and reserve after us, so they never read bytes we
+ * overwrite.  A header that makes no sense (userspace may store
+ * anything in data_tail) resynchronizes data_tail on our own record.
+ */
+static void prf_ring_make_room(struct prf_ring *rb, unsigned long offset,
+			       unsigned long head)
+{
+	u64 tail, next;
+	u32 hsize;
+
+	for (;;) {
+		tail = READ_ONCE(rb->ctl->data_tail);
+		if (head - tail <= rb->size && tail <= offset)
+			return;
+		if (tail > offset || offset - tail >= rb->size) {
+			next = offset;
+		} else {
+			/* a header never wraps: records are 8-aligned */
+			hsize = ((struct perfregs_rec_header *)
+				 (rb->data + (tail & rb->mask)))->size;
+			if (hsize < sizeof(struct perfregs_rec_header) ||
+			    hsize % 8 || tail + hsize > offset)
+				next = offset;
+			else
+				next = tail + hsize;
+		}
+		cmpxchg(&rb->ctl->data_tail, tail, next);
+	}
+}
+
+/*
+ * Reserve space for one record of @size bytes (a multiple of 8).  A
+ * sample that finds no room is counted lost; a LOST record (@count
+ * false) that finds none is simply written later.
+ */
 static int prf_ring_reserve(struct prf_ring *rb, struct prf_handle *h,
-			    u32 size, bool nested)
+			    u32 size, bool nested, bool count)
 {
 	unsigned long tail, offset, head;
 
+	if (unlikely(size > rb->size / 2)) {
+		if (count)
+			prf_ring_lost(rb, PERFREGS_LOST_FULL);
+		return -E2BIG;
+	}
 	do {
 		tail = READ_ONCE(rb->ctl->data_tail);
 		offset = local_read(&rb->head);
 		/* A: the record stores below depend on this check, see top. */
 		if (!rb->overwrite && unlikely(offset - tail + size > rb->size)) {
-			prf_ring_lost(rb, nested ? PERFREGS_LOST_NESTED :
-						   PERFREGS_LOST_FULL);
+			if (count)
+				prf_ring_lost(rb, nested ? PERFREGS_LOST_NESTED :
+							   PERFREGS_LOST_FULL);
 			return -ENOSPC;
 		}
 		head = offset + size;
 	} while (local_cmpxchg(&rb->head, offset, head) != offset);
 
+	if (rb->overwrite)
+		prf_ring_make_room(rb, offset, head);
 	h->rb = rb;
 	h->offset = offset;
 	h->end = head;
@@ -182,6 +230,40 @@ void prf_ring_write(struct prf_handle *h, const void *src, size_t len)
 	h->offset += len;
 }
 
+/*
+ * Copy @len bytes of user memory, from any context (NMI included: no
+ * fault is taken, a missing page just ends the copy).  What could not be
+ * copied is zeroed: no stale byte of the ring reaches the reader.
+ */
+void prf_ring_write_user(struct prf_handle *h, const void __user *src,
+			 size_t len, size_t *copied)
+{
+	struct prf_ring *rb = h->rb;
+	unsigned long pos = h->offset & rb->mask;
+	size_t first, done, left;
+
+	*copied = 0;
+	if (WARN_ON_ONCE(h->offset + len > h->end))
+		return;
+	first = min_t(size_t, len, rb->size - pos);
+	left = copy_from_user_nmi(rb->data + pos, src, first);
+	done = first - left;
+	if (!left && len > first) {
+		left = copy_from_user_nmi(rb->data, src + first, len - first);
+		done += len - first - left;
+	}
+	*copied = done;
+	/* zero [done, len) */
+	if (done < first) {
+		memset(rb->data + pos + done, 0, first - done);
+		if (len > first)
+			memset(rb->data, 0, len - first);
+	} else if (done < len) {
+		memset(rb->data + (done - first), 0, len - done);
+	}
+	h->offset += len;
+}
+
 /* Emit a LOST record for what was dropped since the last one. */
 static void prf_ring_emit_lost(struct prf_ring *rb, bool nested)
 {
@@ -189,7 +271,7 @@ static void prf_ring_emit_lost(struct prf_ring *rb, bool nested)
 	struct prf_handle h;
 	int i;
 
-	if (prf_ring_reserve(rb, &h, sizeof(rec), nested))
+	if (prf_ring_reserve(rb, &h, sizeof(rec), nested, false))
 		return;
 	rec.header.type = PERFREGS_REC_LOST;
 	rec.header.size = sizeof(rec);
@@ -217,7 +299,7 @@ int prf_ring_begin(struct prf_ring *rb, struct prf_handle *h, u32 size)
 	if (unlikely(local_read(&rb->lost_any)))
 		prf_ring_emit_lost(rb, nested);
 
-	ret = prf_ring_reserve(rb, h, size, nested);
+	ret = prf_ring_reserve(rb, h, size, nested, true);
 	if (ret)
 		prf_ring_publish(rb);
 	return ret;
@@ -228,12 +310,47 @@ void prf_ring_end(struct prf_handle *h)
 	prf_ring_publish(h->rb);
 }
 
+/*
+ * Report what is still pending in a LOST record: called once the
+ * session's sources are stopped, so no writer can run beside us.
+ */
+void prf_ring_flush_lost(struct prf_ring *rb)
+{
+	if (!local_read(&rb->lost_any))
+		return;
+	local_inc(&rb->nest);	/* prf_ring_publish() drops it */
+	prf_ring_emit_lost(rb, false);
+	prf_ring_publish(rb);
+}
+
+/* Empty the ring and zero its counters: only with no writer about. */
+void prf_ring_reset(struct prf_ring *rb)
+{
+	int i;
+
+	irq_work_sync(&rb->work);
+	local_set(&rb->head, 0);
+	local_set(&rb->wakeup, 0);
+	local_set(&rb->produced, 0);
+	local_set(&rb->lost_any, 0);
+	for (i = 0; i < PERFREGS_LOST_MAX; i++) {
+		local_set(&rb->lost[i], 0);
+		local_set(&rb->lost_pending[i], 0);
+		WRITE_ONCE(rb->ctl->lost[i], 0);
+	}
+	WRITE_ONCE(rb->ctl->produced, 0);
+	WRITE_ONCE(rb->ctl->data_tail, 0);
+	WRITE_ONCE(rb->ctl->data_head, 0);
+}
+
 /* Is there at least a watermark's worth of records to read? */
 bool prf_ring_readable(struct prf_ring *rb)
 {
 	u64 head = READ_ONCE(rb->ctl->data_head);
 	u64 tail = READ_ONCE(rb->ctl->data_tail);
 
+	if (rb->overwrite)	/* read once stopped: see prf_ring_make_room() */
+		return head != tail && !READ_ONCE(rb->session->running);
 	return head != tail && (head - tail >= rb->watermark ||
 				!READ_ONCE(rb->session->running));
 }

@@ -131,20 +131,24 @@ static void prf_write_regs(struct prf_handle *h, struct pt_regs *regs,
 	}
 }
 
-void prf_sample(struct prf_session *s, struct pt_regs *regs)
+void prf_sample(struct prf_session *s, struct pt_regs *regs, bool throttled)
 {
 	struct prf_ring *rb = s->rings[smp_processor_id()];
 	struct perfregs_rec_sample rec;
 	struct prf_sample_ctx ctx = { .iregs = regs };
 	struct pt_regs *uregs;
 	struct prf_handle h;
-	u64 imask, umask;
+	u64 imask, umask, stack_size = 0;
 	const char *comm = current->comm;
+	size_t copied;
+	u32 size;
 	int i;
 
 	if (unlikely(!rb))
 		return;
 	prf_ring_produced(rb);
+	if (throttled)
+		prf_ring_lost(rb, PERFREGS_LOST_THROTTLED);
 
 	ctx.flags = prf_sample_context();
 	if (!user_mode(regs))
@@ -160,9 +164,17 @@ void prf_sample(struct prf_session *s, struct pt_regs *regs)
 	else if (ctx.abi == PERFREGS_ABI_32)
 		umask = s->cfg.uregs_mask_32 & PRF_VALID_32;
 
+	if (s->cfg.stack_bytes && uregs) {
+		ctx.flags |= PERFREGS_SF_STACK;
+		stack_size = s->cfg.stack_bytes;
+	}
+
+	size = sizeof(rec) + 8 * (hweight64(imask) + hweight64(umask));
+	if (stack_size)
+		size += 16 + stack_size;
 	rec.header.type = PERFREGS_REC_SAMPLE;
-	rec.header.size = sizeof(rec) + 8 * (hweight64(imask) + hweight64(umask));
-	if (prf_ring_begin(rb, &h, rec.header.size))
+	rec.header.size = size;
+	if (prf_ring_begin(rb, &h, size))
 		return;
 
 	rec.time = ktime_get_mono_fast_ns();
@@ -183,5 +195,14 @@ void prf_sample(struct prf_session *s, struct pt_regs *regs)
 	prf_write_regs(&h, regs, imask);
 	if (umask)
 		prf_write_regs(&h, uregs, umask);
+	if (stack_size) {
+		u64 n;
+
+		prf_ring_write(&h, &stack_size, sizeof(stack_size));
+		prf_ring_write_user(&h, (const void __user *)uregs->sp,
+				    stack_size, &copied);
+		n = copied;
+		prf_ring_write(&h, &n, sizeof(n));
+	}
 	prf_ring_end(&h);
 }

@@ -10,11 +10,18 @@
 #include <linux/poll.h>
 #include <linux/log2.h>
 #include <linux/cpumask.h>
+#include <linux/capability.h>
+#include <linux/cred.h>
+#include <linux/fs.h>
+#include <linux/sched/coredump.h>
+#include <linux/sched/task.h>
+#include <linux/sched/signal.h>
 #include "perfregs.h"
 #include "compat.h"
 
-/* The largest per-CPU buffer: 16 MiB with 4 KiB pages. */
-#define PRF_MAX_DATA_PAGES	4096U
+/* The largest sample record without its stack snapshot. */
+#define PRF_MAX_REGS_RECORD	(sizeof(struct perfregs_rec_sample) + \
+				 16 * PERFREGS_REG_MAX + 16)
 
 struct prf_session *prf_session_new(void)
 {
@@ -23,7 +30,14 @@ struct prf_session *prf_session_new(void)
 	s = kzalloc(sizeof(*s), GFP_KERNEL);
 	if (!s)
 		return NULL;
+	if (!zalloc_cpumask_var(&s->cpus, GFP_KERNEL)) {
+		kfree(s);
+		return NULL;
+	}
+	s->privileged = perfmon_capable();
 	mutex_init(&s->lock);
+	mutex_init(&s->ev_lock);
+	INIT_LIST_HEAD(&s->nmi_node);
 	init_waitqueue_head(&s->wq);
 	atomic_set(&s->mmaps, 0);
 	return s;
@@ -67,9 +81,20 @@ out_free_rings:
 
 static void prf_session_stop(struct prf_session *s)
 {
+	int cpu;
+
 	if (!s->running)
 		return;
-	prf_perf_stop(s);
+	if (s->cfg.event == PERFREGS_EV_NMI)
+		prf_nmi_stop(s);
+	else
+		prf_perf_stop(s);
+	/* No writer runs any more: report the losses still pending. */
+	preempt_disable();
+	for_each_possible_cpu(cpu)
+		if (s->rings[cpu])
+			prf_ring_flush_lost(s->rings[cpu]);
+	preempt_enable();
 	WRITE_ONCE(s->running, false);
 	/* Let readers drain what is left below the watermark. */
 	wake_up_interruptible_poll(&s->wq, EPOLLIN | EPOLLRDNORM);
@@ -81,11 +106,14 @@ void prf_session_free(struct prf_session *s)
 	prf_session_stop(s);
 	prf_session_free_rings(s);
 	mutex_unlock(&s->lock);
+	put_pid(s->target);
+	free_cpumask_var(s->cpus);
 	kfree(s);
 }
 
 static int prf_check_config(const struct perfregs_config *c)
 {
+	u64 data_size = (u64)c->data_pages << PAGE_SHIFT;
 	int i;
 
 	if (c->flags & ~PERFREGS_CF_ALL)
@@ -93,9 +121,10 @@ static int prf_check_config(const struct perfregs_config *c)
 	if (c->event >= PERFREGS_EV_MAX)
 		return -EINVAL;
 	if (!c->data_pages || !is_power_of_2(c->data_pages) ||
-	    c->data_pages > PRF_MAX_DATA_PAGES)
+	    c->data_pages > PERFREGS_MAX_DATA_PAGES)
 		return -EINVAL;
-	if (!c->period)
+	if (!c->period && c->event != PERFREGS_EV_NMI &&
+	    c->event != PERFREGS_EV_BREAKPOINT)
 		return -EINVAL;
 	if ((c->iregs_mask & ~PERFREGS_MASK_64) ||
 	    (c->uregs_mask_64 & ~PERFREGS_MASK_64) ||
@@ -103,19 +132,132 @@ static int prf_check_config(const struct perfregs_config *c)
 		return -EINVAL;
 	if (c->pid < -1)
 		return -EINVAL;
-	if (c->wakeup_bytes > ((u64)c->data_pages << PAGE_SHIFT))
+	if (c->wakeup_bytes > data_size)
 		return -EINVAL;
 	if ((c->flags & PERFREGS_CF_NMI_UNKNOWN) && c->event != PERFREGS_EV_NMI)
 		return -EINVAL;
+	if (c->stack_bytes % 8 || c->stack_bytes > PERFREGS_MAX_STACK_BYTES)
+		return -EINVAL;
+	/* a record must fit in half the buffer */
+	if (PRF_MAX_REGS_RECORD + c->stack_bytes > data_size / 2)
+		return -EINVAL;
+	if (c->cpus_ptr ? (c->pid >= 0 || !c->cpus_bytes || c->cpus_bytes % 8 ||
+			   c->cpus_bytes > PERFREGS_MAX_CPU_BYTES) : c->cpus_bytes)
+		return -EINVAL;
+	if (c->event == PERFREGS_EV_BREAKPOINT) {
+		if (!c->bp_type || c->bp_type & ~(PERFREGS_BP_R | PERFREGS_BP_W |
+						  PERFREGS_BP_X))
+			return -EINVAL;
+		if ((c->bp_type & PERFREGS_BP_X) ?
+		    c->bp_type != PERFREGS_BP_X || c->bp_len != sizeof(long) :
+		    c->bp_len != 1 && c->bp_len != 2 && c->bp_len != 4 &&
+		    c->bp_len != 8)
+			return -EINVAL;
+	} else if (c->bp_addr || c->bp_type || c->bp_len) {
+		return -EINVAL;
+	}
 	for (i = 0; i < ARRAY_SIZE(c->reserved); i++)
 		if (c->reserved[i])
 			return -EINVAL;
 	return 0;
 }
 
+/* The CPU bitmap of the configuration, checked against possible CPUs. */
+static int prf_config_cpus(struct prf_session *s, const struct perfregs_config *c)
+{
+	unsigned long *bits;
+	unsigned int nbits = c->cpus_bytes * 8;
+	int ret = 0;
+
+	if (!c->cpus_ptr) {
+		cpumask_copy(s->cpus, cpu_possible_mask);
+		return 0;
+	}
+	bits = bitmap_zalloc(nbits, GFP_KERNEL);
+	if (!bits)
+		return -ENOMEM;
+	if (copy_from_user(bits, u64_to_user_ptr(c->cpus_ptr), c->cpus_bytes)) {
+		ret = -EFAULT;
+		goto out_free_bits;
+	}
+	/* No CPU, or a CPU that can never exist, is a mistake. */
+	if (bitmap_empty(bits, nbits) ||
+	    find_next_bit(bits, nbits, nr_cpu_ids) < nbits) {
+		ret = -EINVAL;
+		goto out_free_bits;
+	}
+	cpumask_clear(s->cpus);
+	bitmap_copy(cpumask_bits(s->cpus), bits, min(nbits, nr_cpu_ids));
+	cpumask_and(s->cpus, s->cpus, cpu_possible_mask);
+	if (cpumask_empty(s->cpus))
+		ret = -EINVAL;
+out_free_bits:
+	bitmap_free(bits);
+	return ret;
+}
+
+/* kernel.perf_event_paranoid, which no module may read directly. */
+static int prf_paranoid(void)
+{
+	char buf[16] = "";
+	struct file *f;
+	loff_t pos = 0;
+	int val;
+
+	f = filp_open("/proc/sys/kernel/perf_event_paranoid", O_RDONLY, 0);
+	if (IS_ERR(f))
+		return INT_MAX;
+	kernel_read(f, buf, sizeof(buf) - 1, &pos);
+	filp_close(f, NULL);
+	return kstrtoint(strim(buf), 10, &val) ? INT_MAX : val;
+}
+
+/*
+ * May an unprivileged caller watch this task?  The ptrace rule for
+ * PTRACE_MODE_READ_REALCREDS without capabilities: same real uid and
+ * gid as every uid and gid of the target, and a dumpable target.
+ */
+static bool prf_may_watch(struct task_struct *task)
+{
+	const struct cred *me = current_cred(), *tc;
+	bool ok;
+
+	rcu_read_lock();
+	tc = __task_cred(task);
+	ok = uid_eq(me->uid, tc->euid) && uid_eq(me->uid, tc->suid) &&
+	     uid_eq(me->uid, tc->uid) && gid_eq(me->gid, tc->egid) &&
+	     gid_eq(me->gid, tc->sgid) && gid_eq(me->gid, tc->gid);
+	rcu_read_unlock();
+	task_lock(task);
+	ok = ok && task->mm && get_dumpable(task->mm) == SUID_DUMP_USER;
+	task_unlock(task);
+	return ok;
+}
+
+static int prf_check_privilege(struct prf_session *s,
+			       const struct perfregs_config *c,
+			       struct pid *target)
+{
+	struct task_struct *task;
+	bool ok;
+
+	if (s->privileged)
+		return 0;
+	if (c->pid < 0 || c->event == PERFREGS_EV_NMI ||
+	    !(c->flags & PERFREGS_CF_EXCLUDE_KERNEL) || prf_paranoid() > 2)
+		return -EACCES;
+	task = get_pid_task(target, PIDTYPE_TGID);
+	if (!task)
+		return -ESRCH;
+	ok = prf_may_watch(task);
+	put_task_struct(task);
+	return ok ? 0 : -EACCES;
+}
+
 static int prf_ioc_config(struct prf_session *s, void __user *arg)
 {
 	struct perfregs_config cfg;
+	struct pid *target = NULL;
 	u32 usize;
 	int ret;
 
@@ -131,15 +273,46 @@ static int prf_ioc_config(struct prf_session *s, void __user *arg)
 		return ret;
 	if (s->running || atomic_read(&s->mmaps))
 		return -EBUSY;
+	if (cfg.pid >= 0) {
+		target = find_get_pid(cfg.pid);
+		if (!target)
+			return -ESRCH;
+	}
+	ret = prf_check_privilege(s, &cfg, target);
+	if (ret)
+		goto out_put_pid;
+	ret = prf_config_cpus(s, &cfg);
+	if (ret)
+		goto out_put_pid;
 
 	prf_session_free_rings(s);
 	s->configured = false;
 	s->cfg = cfg;
+	put_pid(s->target);
+	s->target = target;
+	target = NULL;
 	ret = prf_session_alloc_rings(s);
 	if (ret)
-		return ret;
+		goto out_put_pid;
 	s->data_pages = cfg.data_pages;
 	s->configured = true;
+
+out_put_pid:
+	put_pid(target);
+	return ret;
+}
+
+static int prf_ioc_reset(struct prf_session *s)
+{
+	int cpu;
+
+	if (!s->configured)
+		return -EINVAL;
+	if (s->running)
+		return -EBUSY;
+	for_each_possible_cpu(cpu)
+		if (s->rings[cpu])
+			prf_ring_reset(s->rings[cpu]);
 	return 0;
 }
 
@@ -151,8 +324,13 @@ static int prf_ioc_start(struct prf_session *s)
 		return -EINVAL;
 	if (s->running)
 		return -EBUSY;
+	if (s->target && !pid_has_task(s->target, PIDTYPE_TGID))
+		return -ESRCH;
 	WRITE_ONCE(s->running, true);
-	ret = prf_perf_start(s);
+	if (s->cfg.event == PERFREGS_EV_NMI)
+		ret = prf_nmi_start(s);
+	else
+		ret = prf_perf_start(s);
 	if (ret)
 		WRITE_ONCE(s->running, false);
 	return ret;
@@ -195,6 +373,9 @@ long prf_session_ioctl(struct prf_session *s, unsigned int cmd,
 	case PERFREGS_IOC_STOP:
 		prf_session_stop(s);
 		ret = 0;
+		break;
+	case PERFREGS_IOC_RESET:
+		ret = prf_ioc_reset(s);
 		break;
 	default:
 		ret = -ENOTTY;
@@ -282,16 +463,22 @@ __poll_t prf_session_poll(struct prf_session *s, struct file *file,
 	int cpu;
 
 	poll_wait(file, &s->wq, wait);
-	/* The rings only change under the lock, and only while unmapped. */
-	if (!READ_ONCE(s->configured) || !s->rings)
-		return EPOLLERR;
+	/* The lock keeps config from swapping the rings under us. */
+	mutex_lock(&s->lock);
+	if (!s->configured) {
+		mask = EPOLLERR;
+		goto out_unlock;
+	}
 	for_each_possible_cpu(cpu) {
 		if (s->rings[cpu] && prf_ring_readable(s->rings[cpu])) {
 			mask = EPOLLIN | EPOLLRDNORM;
 			break;
 		}
 	}
-	if (!mask && !READ_ONCE(s->running))
-		mask = EPOLLHUP;
+	/* Nothing more will come: stopped, or the target process is gone. */
+	if (!s->running || (s->target && !pid_has_task(s->target, PIDTYPE_TGID)))
+		mask |= EPOLLHUP;
+out_unlock:
+	mutex_unlock(&s->lock);
 	return mask;
 }

@@ -6,13 +6,14 @@
 # Output is KTAP: each test program prints its own plan and results;
 # the lines this script adds for its own checks are "ok - ..." and
 # "not ok - ...".  usage: selftests/run_guest.sh [BUILD_DIR]
+# ("Call Trace" alone is no failure: sysrq-l backtraces print them.)
 set -u
 B=${1:-build}
 KVER=$(uname -r)
 export PERFREGS_KO="$B/kmod/$KVER/module/perfregs.ko"
 export PERFREGS_BUILD="$B"
 export PATH="$B:$PATH"
-BAD='WARNING:|BUG:|Oops|general protection|KASAN|UBSAN|kmemleak|Call Trace|circular locking|possible recursive locking|rcu_sched self-detected|blocked for more than'
+BAD='WARNING:|BUG:|Oops|general protection|KASAN|UBSAN|kmemleak|circular locking|possible recursive locking|rcu_sched self-detected|blocked for more than'
 
 echo "TAP version 13"
 echo "# perfregs selftests on $KVER"

@@ -8,7 +8,9 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
+#include <signal.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include "kselftest_harness.h"
 #include "common.h"
 
@@ -77,6 +79,7 @@ TEST_F(dev, config_good)
 
 TEST_F(dev, config_bad)
 {
+	uint64_t cpus[16] = { 1 };
 	struct perfregs_config c;
 
 #define BAD(field_change, want) do {					\
@@ -101,9 +104,38 @@ TEST_F(dev, config_bad)
 	BAD(c.pid = -2, EINVAL);
 	BAD(c.wakeup_bytes = c.data_pages * getpagesize() + 1, EINVAL);
 	BAD(c.flags = PERFREGS_CF_NMI_UNKNOWN, EINVAL);
+	BAD(c.data_pages = PERFREGS_MAX_DATA_PAGES * 2, EINVAL);
+	BAD(c.stack_bytes = 12, EINVAL);
+	BAD(c.stack_bytes = PERFREGS_MAX_STACK_BYTES + 8, EINVAL);
+	BAD((c.data_pages = 1, c.stack_bytes = 4096), EINVAL);
+	BAD(c.cpus_bytes = 8, EINVAL);
+	BAD((c.cpus_ptr = (uintptr_t)&cpus, c.cpus_bytes = 0), EINVAL);
+	BAD((c.cpus_ptr = (uintptr_t)&cpus, c.cpus_bytes = 4), EINVAL);
+	BAD((c.cpus_ptr = (uintptr_t)&cpus, c.cpus_bytes = 2048), EINVAL);
+	BAD((c.cpus_ptr = (uintptr_t)&cpus, c.cpus_bytes = 8, c.pid = getpid()), EINVAL);
+	BAD((cpus[0] = 0, c.cpus_ptr = (uintptr_t)&cpus, c.cpus_bytes = 8), EINVAL);
+	BAD((cpus[0] = 0, cpus[15] = 1, c.cpus_ptr = (uintptr_t)&cpus, c.cpus_bytes = 128),
+	    EINVAL);
+	BAD((c.cpus_ptr = 16, c.cpus_bytes = 8), EFAULT);
+	BAD(c.bp_addr = 0x1000, EINVAL);
+	BAD(c.bp_len = 8, EINVAL);
+	BAD((c.event = PERFREGS_EV_BREAKPOINT, c.bp_type = 0, c.bp_len = 8), EINVAL);
+	BAD((c.event = PERFREGS_EV_BREAKPOINT, c.bp_type = 8, c.bp_len = 8), EINVAL);
+	BAD((c.event = PERFREGS_EV_BREAKPOINT, c.bp_type = PERFREGS_BP_W, c.bp_len = 3),
+	    EINVAL);
+	BAD((c.event = PERFREGS_EV_BREAKPOINT, c.bp_type = PERFREGS_BP_X, c.bp_len = 4),
+	    EINVAL);
+	BAD((c.event = PERFREGS_EV_BREAKPOINT, c.bp_type = PERFREGS_BP_X | PERFREGS_BP_W,
+	     c.bp_len = 8), EINVAL);
+	BAD(c.pid = 0x3fffffff, ESRCH);
 	BAD(c.reserved[0] = 1, EINVAL);
 	BAD(c.reserved[3] = 1, EINVAL);
 #undef BAD
+	cpus[0] = 1;
+	c = self->cfg;
+	c.cpus_ptr = (uintptr_t)&cpus;
+	c.cpus_bytes = 8;
+	EXPECT_EQ(0, config_errno(self->fd, &c)) TH_LOG("CPU 0 only");
 	EXPECT_EQ(-1, ioctl(self->fd, PERFREGS_IOC_CONFIG, NULL));
 	EXPECT_EQ(EFAULT, errno);
 }
@@ -122,10 +154,18 @@ TEST_F(dev, start_stop)
 	EXPECT_EQ(0, ioctl(self->fd, PERFREGS_IOC_STOP)) TH_LOG("stop is idempotent");
 }
 
-TEST_F(dev, missing_pid)
+TEST_F(dev, target_gone_before_start)
 {
-	self->cfg.pid = 0x3fffffff;
+	pid_t child = fork();
+
+	if (child == 0) {
+		pause();
+		_exit(0);
+	}
+	self->cfg.pid = child;
 	ASSERT_EQ(0, config_errno(self->fd, &self->cfg));
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
 	EXPECT_EQ(-1, ioctl(self->fd, PERFREGS_IOC_START));
 	EXPECT_EQ(ESRCH, errno);
 }
@@ -182,8 +222,14 @@ TEST(needs_privilege)
 	if (fork() == 0) {
 		if (setgid(65534) || setuid(65534))
 			_exit(2);
+		struct perfregs_config c;
+
+		/* anyone may open; sampling every task is refused */
 		fd = open(PERFREGS_DEVICE, O_RDWR);
-		_exit(fd < 0 && (errno == EACCES || errno == EPERM) ? 0 : 1);
+		if (fd < 0)
+			_exit(2);
+		prf_config_default(&c);
+		_exit(ioctl(fd, PERFREGS_IOC_CONFIG, &c) < 0 && errno == EACCES ? 0 : 1);
 	} else {
 		int status;
 

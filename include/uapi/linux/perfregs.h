@@ -96,19 +96,42 @@ enum perfregs_event {
 
 /* perfregs_config.flags */
 #define PERFREGS_CF_FREQ		(1U << 0) /* period is a frequency in Hz */
-#define PERFREGS_CF_EXCLUDE_USER	(1U << 1)
-#define PERFREGS_CF_EXCLUDE_KERNEL	(1U << 2)
+#define PERFREGS_CF_EXCLUDE_USER	(1U << 1) /* no samples in user mode */
+#define PERFREGS_CF_EXCLUDE_KERNEL	(1U << 2) /* no samples in kernel mode */
 #define PERFREGS_CF_OVERWRITE		(1U << 3) /* keep the newest records */
 #define PERFREGS_CF_NMI_UNKNOWN		(1U << 4) /* EV_NMI: claim unknown NMIs */
 #define PERFREGS_CF_ALL			((1U << 5) - 1)
 
+/* perfregs_config.bp_type: what a hardware breakpoint fires on. */
+#define PERFREGS_BP_R			1U	/* data read */
+#define PERFREGS_BP_W			2U	/* data write */
+#define PERFREGS_BP_X			4U	/* instruction fetch */
+
+#define PERFREGS_MAX_DATA_PAGES		4096U	/* per CPU */
+#define PERFREGS_MAX_STACK_BYTES	65528U	/* per sample */
+#define PERFREGS_MAX_CPU_BYTES		1024U	/* CPU bitmap: 8192 CPUs */
+
 /*
- * PERFREGS_IOC_CONFIG: configure the session (only while stopped).
+ * PERFREGS_IOC_CONFIG: configure the session (only while stopped and
+ * unmapped).  Every field is checked; nonzero reserved fields, unknown
+ * flags and values out of range give -EINVAL.
+ *
+ * Target: pid == -1 samples every task, on every online CPU or on the
+ * CPUs of the bitmap at cpus_ptr (cpus_bytes bytes, a multiple of 8;
+ * bit n of 64-bit word n / 64 is CPU n).  pid >= 0 samples that process
+ * and every thread it has or creates, on any CPU (cpus_ptr must be 0).
  *
  * Registers outside PERFREGS_MASK_64 (iregs, uregs_64) or
  * PERFREGS_MASK_32 (uregs_32) are rejected.  The kernel picks
  * uregs_mask_32 or uregs_mask_64 per sample, from the ABI of the user
  * frame, so one session sampling 32- and 64-bit tasks needs no help.
+ *
+ * stack_bytes > 0 (a multiple of 8) copies that much user stack from the
+ * user SP into every sample that has user registers.
+ *
+ * Privilege: a caller without CAP_PERFMON or CAP_SYS_ADMIN may only
+ * target a process it may ptrace, with EXCLUDE_KERNEL set, and only if
+ * kernel.perf_event_paranoid is 2 or less; otherwise -EACCES.
  */
 struct perfregs_config {
 	__u32 size;		/* PERFREGS_CONFIG_SIZE_VER0 */
@@ -120,16 +143,24 @@ struct perfregs_config {
 	__u64 uregs_mask_32;	/* user registers of 32-bit frames */
 	__u64 uregs_mask_64;	/* user registers of 64-bit frames */
 	__s32 pid;		/* -1: every task; else this process */
-	__u32 wakeup_bytes;	/* poll wakes when this much is ready */
+	__u32 wakeup_bytes;	/* poll wakes when this much is ready; 0: 1/4 */
+	__u64 cpus_ptr;		/* pid == -1: CPU bitmap, 0 for all online */
+	__u32 cpus_bytes;	/* size of that bitmap */
+	__u32 stack_bytes;	/* user stack bytes per sample, 0 for none */
+	__u64 bp_addr;		/* EV_BREAKPOINT: the address */
+	__u32 bp_type;		/* EV_BREAKPOINT: PERFREGS_BP_* */
+	__u32 bp_len;		/* EV_BREAKPOINT: 1, 2, 4 or 8 (X: 8) */
 	__u64 reserved[4];	/* must be zero */
 };
-#define PERFREGS_CONFIG_SIZE_VER0	88
+#define PERFREGS_CONFIG_SIZE_VER0	120
 
 #define PERFREGS_IOC_MAGIC	0xb8
 #define PERFREGS_IOC_VERSION	_IOWR(PERFREGS_IOC_MAGIC, 0, struct perfregs_version)
 #define PERFREGS_IOC_CONFIG	_IOW(PERFREGS_IOC_MAGIC, 1, struct perfregs_config)
 #define PERFREGS_IOC_START	_IO(PERFREGS_IOC_MAGIC, 2)
 #define PERFREGS_IOC_STOP	_IO(PERFREGS_IOC_MAGIC, 3)
+/* Empty every ring and zero its counters; only while stopped. */
+#define PERFREGS_IOC_RESET	_IO(PERFREGS_IOC_MAGIC, 4)
 
 /* --- mmap -------------------------------------------------------------- */
 
@@ -161,7 +192,7 @@ struct perfregs_config {
 enum perfregs_lost_cause {
 	PERFREGS_LOST_FULL,	/* the buffer had no room */
 	PERFREGS_LOST_NESTED,	/* a nested writer found no room */
-	PERFREGS_LOST_THROTTLED,/* the kernel throttled the event */
+	PERFREGS_LOST_THROTTLED,/* times the kernel throttled the event */
 	PERFREGS_LOST_ENTRY,	/* NMI in entry code: user regs unknown */
 	PERFREGS_LOST_MAX,
 };
@@ -203,6 +234,7 @@ enum perfregs_rec_type {
 #define PERFREGS_SF_UREGS_ENTRY		0x8U	/* task_pt_regs(current) */
 #define PERFREGS_SF_ENTRY_RACE		0x10U	/* an NMI hit entry code */
 #define PERFREGS_SF_KERNEL		0x20U	/* the interrupt hit kernel mode */
+#define PERFREGS_SF_STACK		0x40U	/* a user stack snapshot follows */
 
 /* perfregs_rec_sample.abi: the ABI of the user frame, from its CS. */
 enum perfregs_abi {
@@ -228,6 +260,10 @@ enum perfregs_abi {
  *	char  comm[16];
  *	__u64 iregs[hweight64(iregs_mask)];	ascending register number
  *	__u64 uregs[hweight64(uregs_mask)];
+ *	{ __u64 stack_size;			if PERFREGS_SF_STACK
+ *	  char  stack[stack_size];		from the user SP up
+ *	  __u64 stack_copied; }			bytes really copied; the rest
+ *						of stack[] is zero
  * };
  *
  * A register is present when it was asked for and its value is known:

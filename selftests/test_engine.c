@@ -1,0 +1,764 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The sampling engine: every event source, per-ABI register masks, NMI
+ * samples, loss accounting in discard mode, overwrite mode, wake-ups at
+ * the watermark, concurrent sessions, CPU hotplug, stack snapshots,
+ * reset and the privilege rules.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <poll.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include "kselftest_harness.h"
+#include "common.h"
+
+#define VALID64 (PERFREGS_MASK_64 & ~((1ULL << PERFREGS_REG_DS) | \
+		 (1ULL << PERFREGS_REG_ES) | (1ULL << PERFREGS_REG_FS) | \
+		 (1ULL << PERFREGS_REG_GS)))
+#define VALID32 (VALID64 & PERFREGS_MASK_32)
+#define R(x) (1ULL << PERFREGS_REG_##x)
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/* Children that make each software event happen. */
+static volatile uint64_t bp_target;
+
+static void spin_child(int seconds)
+{
+	uint64_t end = now_ns() + seconds * 1000000000ULL;
+
+	while (now_ns() < end)
+		;
+	_exit(0);
+}
+
+static void fault_child(int seconds)
+{
+	uint64_t end = now_ns() + seconds * 1000000000ULL;
+
+	while (now_ns() < end) {
+		char *p = mmap(NULL, 64 << 12, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		int i;
+
+		if (p == MAP_FAILED)
+			_exit(1);
+		for (i = 0; i < 64; i++)
+			p[i << 12] = 1;
+		munmap(p, 64 << 12);
+	}
+	_exit(0);
+}
+
+static void switch_child(int seconds)
+{
+	uint64_t end = now_ns() + seconds * 1000000000ULL;
+
+	while (now_ns() < end)
+		usleep(100);
+	_exit(0);
+}
+
+static void write_child(int seconds)
+{
+	uint64_t end = now_ns() + seconds * 1000000000ULL;
+
+	while (now_ns() < end) {
+		bp_target++;
+		usleep(100);
+	}
+	_exit(0);
+}
+
+static pid_t start_child(void (*fn)(int), int seconds)
+{
+	pid_t pid = fork();
+
+	if (pid == 0)
+		fn(seconds);
+	return pid;
+}
+
+static int child_status(pid_t pid)
+{
+	int status;
+
+	if (waitpid(pid, &status, 0) != pid)
+		return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/*
+ * Sample until the child exits (or ms pass when child <= 0); returns the
+ * child's exit status, 0 without a child.
+ */
+static int run_session(struct prf_reader *r, struct sample_set *set,
+		       pid_t child, int ms)
+{
+	uint64_t end = now_ns() + (uint64_t)ms * 1000000;
+	int status = 0;
+
+	for (;;) {
+		prf_wait(r, 20);
+		prf_drain(r, collect_record, set);
+		if (child > 0 && waitpid(child, &status, WNOHANG) == child) {
+			status = WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+			break;
+		}
+		if (child <= 0 && now_ns() >= end)
+			break;
+	}
+	prf_stop(r);
+	prf_drain(r, collect_record, set);
+	return status;
+}
+
+static bool no_pmu(int err)
+{
+	return err == -ENOENT || err == -EOPNOTSUPP || err == -ENODEV;
+}
+
+FIXTURE(engine) {
+	struct prf_reader r;
+	struct perfregs_config cfg;
+	struct sample_set set;
+};
+
+FIXTURE_SETUP(engine)
+{
+	if (!module_loaded())
+		SKIP(return, "perfregs is not loaded");
+	ASSERT_EQ(0, prf_open(&self->r, NULL));
+	prf_config_default(&self->cfg);
+	self->cfg.data_pages = 128;
+	memset(&self->set, 0, sizeof(self->set));
+}
+
+FIXTURE_TEARDOWN(engine)
+{
+	prf_close(&self->r);
+	sample_set_free(&self->set);
+}
+
+/* One source: its samples carry exactly the masks asked for. */
+FIXTURE_VARIANT(engine) {
+	uint32_t event;
+	void (*child)(int);
+	uint64_t period;
+	uint32_t want_ctx;	/* 0: any */
+	bool hw;
+};
+
+FIXTURE_VARIANT_ADD(engine, cpu_clock) {
+	.event = PERFREGS_EV_CPU_CLOCK, .child = spin_child, .period = 1000000,
+	.want_ctx = PERFREGS_SF_CTX_IRQ,
+};
+FIXTURE_VARIANT_ADD(engine, task_clock) {
+	.event = PERFREGS_EV_TASK_CLOCK, .child = spin_child, .period = 1000000,
+	.want_ctx = PERFREGS_SF_CTX_IRQ,
+};
+FIXTURE_VARIANT_ADD(engine, page_faults) {
+	.event = PERFREGS_EV_PAGE_FAULTS, .child = fault_child, .period = 16,
+	.want_ctx = PERFREGS_SF_CTX_EXCEPTION,
+};
+FIXTURE_VARIANT_ADD(engine, context_switches) {
+	.event = PERFREGS_EV_CONTEXT_SWITCHES, .child = switch_child, .period = 4,
+	.want_ctx = PERFREGS_SF_CTX_EXCEPTION,
+};
+FIXTURE_VARIANT_ADD(engine, breakpoint) {
+	.event = PERFREGS_EV_BREAKPOINT, .child = write_child, .period = 1,
+	.want_ctx = PERFREGS_SF_CTX_EXCEPTION,
+};
+FIXTURE_VARIANT_ADD(engine, cycles) {
+	.event = PERFREGS_EV_CYCLES, .child = spin_child, .period = 1000000,
+	.want_ctx = PERFREGS_SF_CTX_NMI, .hw = true,
+};
+FIXTURE_VARIANT_ADD(engine, instructions) {
+	.event = PERFREGS_EV_INSTRUCTIONS, .child = spin_child, .period = 1000000,
+	.want_ctx = PERFREGS_SF_CTX_NMI, .hw = true,
+};
+
+TEST_F(engine, source_masks)
+{
+	uint64_t imask = R(IP) | R(SP) | R(FLAGS) | R(CS) | R(DS) | R(R9);
+	uint64_t umask = R(IP) | R(SP) | R(BX) | R(R15) | R(GS);
+	size_t i, mine = 0, ctx_ok = 0;
+	pid_t child;
+	int ret;
+
+	child = start_child(variant->child, 1);
+	ASSERT_LT(0, child);
+	self->cfg.event = variant->event;
+	self->cfg.period = variant->period;
+	self->cfg.pid = child;
+	self->cfg.iregs_mask = imask;
+	self->cfg.uregs_mask_64 = umask;
+	self->cfg.uregs_mask_32 = umask & PERFREGS_MASK_32;
+	if (variant->event == PERFREGS_EV_BREAKPOINT) {
+		self->cfg.bp_addr = (uintptr_t)&bp_target;
+		self->cfg.bp_type = PERFREGS_BP_W;
+		self->cfg.bp_len = 8;
+	}
+	ret = prf_config(&self->r, &self->cfg);
+	ASSERT_EQ(0, ret);
+	ret = prf_start(&self->r);
+	if (variant->hw && no_pmu(ret)) {
+		kill(child, SIGKILL);
+		child_status(child);
+		SKIP(return, "no hardware PMU here (%s)", strerror(-ret));
+	}
+	ASSERT_EQ(0, ret) TH_LOG("start: %s", strerror(-ret));
+	EXPECT_EQ(0, run_session(&self->r, &self->set, child, 0));
+
+	for (i = 0; i < self->set.n; i++) {
+		const struct perfregs_rec_sample *s = self->set.s[i];
+
+		EXPECT_EQ(child, (pid_t)s->pid);
+		EXPECT_EQ(imask & VALID64, s->iregs_mask);
+		if (s->abi == PERFREGS_ABI_64) {
+			EXPECT_EQ(umask & VALID64, s->uregs_mask);
+		} else {
+			EXPECT_EQ(0, s->uregs_mask) TH_LOG("abi %u", s->abi);
+		}
+		EXPECT_EQ(0, s->reserved);
+		if (s->pid == (uint32_t)child)
+			mine++;
+		if (!variant->want_ctx ||
+		    (s->flags & PERFREGS_SF_CTX_MASK) == variant->want_ctx)
+			ctx_ok++;
+	}
+	TH_LOG("%zu samples, %zu of the child, %zu in the expected context",
+	       self->set.n, mine, ctx_ok);
+	EXPECT_LE(10, mine) TH_LOG("too few samples");
+	EXPECT_EQ(self->set.n, ctx_ok);
+	EXPECT_EQ(prf_produced(&self->r), self->set.n);
+}
+
+
+/* ---- one session, no variants ------------------------------------------ */
+
+FIXTURE(sess) {
+	struct prf_reader r;
+	struct perfregs_config cfg;
+	struct sample_set set;
+};
+
+FIXTURE_SETUP(sess)
+{
+	if (!module_loaded())
+		SKIP(return, "perfregs is not loaded");
+	ASSERT_EQ(0, prf_open(&self->r, NULL));
+	prf_config_default(&self->cfg);
+	memset(&self->set, 0, sizeof(self->set));
+}
+
+FIXTURE_TEARDOWN(sess)
+{
+	prf_close(&self->r);
+	sample_set_free(&self->set);
+}
+
+static int start_workload(struct workload *w, const char *name,
+			  const char *seconds, char *why, size_t len)
+{
+	static char path[512];
+	char *argv[] = { path, (char *)seconds, NULL };
+
+	snprintf(path, sizeof(path), "%s/%s", selftest_dir(), name);
+	if (access(path, X_OK)) {
+		snprintf(why, len, "%s was not built", name);
+		return -2;
+	}
+	return workload_start(w, argv, why, len);
+}
+
+/* One all-CPU session, a 32-bit and a 64-bit task: each gets its mask. */
+TEST_F(sess, split_masks_32_64)
+{
+	uint64_t m32 = R(BX) | R(SI) | R(DI) | R(BP) | R(IP) | R(SP);
+	uint64_t m64 = R(BX) | R(BP) | R(R12) | R(R13) | R(R14) | R(R15) | R(IP);
+	struct workload w32, w64;
+	char why[256];
+	size_t i, n32 = 0, n64 = 0;
+	int ret;
+
+	ret = start_workload(&w32, "magic_32", "1", why, sizeof(why));
+	if (ret == -2)
+		SKIP(return, "%s", why);
+	ASSERT_EQ(0, ret) TH_LOG("%s", why);
+	ASSERT_EQ(0, start_workload(&w64, "magic_64", "1", why, sizeof(why)))
+		TH_LOG("%s", why);
+	self->cfg.data_pages = 256;
+	self->cfg.uregs_mask_32 = m32;
+	self->cfg.uregs_mask_64 = m64;
+	self->cfg.iregs_mask = R(IP);
+	ASSERT_EQ(0, prf_config(&self->r, &self->cfg));
+	ASSERT_EQ(0, prf_start(&self->r));
+	run_session(&self->r, &self->set, 0, 1200);
+	EXPECT_EQ(0, workload_wait(&w32));
+	EXPECT_EQ(0, workload_wait(&w64));
+	for (i = 0; i < self->set.n; i++) {
+		const struct perfregs_rec_sample *s = self->set.s[i];
+
+		if (s->pid == (uint32_t)w32.pid && s->uregs_mask) {
+			n32++;
+			EXPECT_EQ(PERFREGS_ABI_32, s->abi);
+			EXPECT_EQ(m32, s->uregs_mask);
+		} else if (s->pid == (uint32_t)w64.pid && s->uregs_mask) {
+			n64++;
+			EXPECT_EQ(PERFREGS_ABI_64, s->abi);
+			EXPECT_EQ(m64, s->uregs_mask);
+		}
+	}
+	TH_LOG("%zu samples of the 32-bit task, %zu of the 64-bit one", n32, n64);
+	EXPECT_LE(20, n32);
+	EXPECT_LE(20, n64);
+}
+
+/* Count NMI samples while something sends NMIs. */
+static size_t nmi_samples(struct sample_set *set)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < set->n; i++)
+		if ((set->s[i]->flags & PERFREGS_SF_CTX_MASK) == PERFREGS_SF_CTX_NMI)
+			n++;
+	return n;
+}
+
+TEST_F(sess, nmi_sysrq_backtrace)
+{
+	int fd, i;
+
+	fd = open("/proc/sysrq-trigger", O_WRONLY);
+	if (fd < 0)
+		SKIP(return, "no /proc/sysrq-trigger");
+	self->cfg.event = PERFREGS_EV_NMI;
+	self->cfg.period = 0;
+	ASSERT_EQ(0, prf_config(&self->r, &self->cfg));
+	ASSERT_EQ(0, prf_start(&self->r));
+	for (i = 0; i < 3; i++) {
+		ASSERT_EQ(1, write(fd, "l", 1));
+		usleep(100000);
+	}
+	close(fd);
+	run_session(&self->r, &self->set, 0, 200);
+	TH_LOG("%zu samples, %zu in NMI context", self->set.n, nmi_samples(&self->set));
+	EXPECT_LE(3, nmi_samples(&self->set)) TH_LOG("sysrq-l sent backtrace NMIs");
+	EXPECT_EQ(self->set.n, nmi_samples(&self->set));
+	EXPECT_EQ(prf_produced(&self->r), self->set.n);
+}
+
+TEST_F(sess, nmi_injected_by_host)
+{
+	const char *hz = getenv("PERFREGS_VM_NMI_HZ");
+
+	if (!hz || atof(hz) <= 0)
+		SKIP(return, "the guest runner injects no NMIs (tools/vm/run --nmi-hz)");
+	self->cfg.event = PERFREGS_EV_NMI;
+	self->cfg.period = 0;
+	self->cfg.flags |= PERFREGS_CF_NMI_UNKNOWN;
+	ASSERT_EQ(0, prf_config(&self->r, &self->cfg));
+	ASSERT_EQ(0, prf_start(&self->r));
+	run_session(&self->r, &self->set, 0, 3000 + (int)(3000 / atof(hz)));
+	TH_LOG("%zu NMI samples at %s Hz injected", nmi_samples(&self->set), hz);
+	EXPECT_LE(2, nmi_samples(&self->set));
+}
+
+/* Discard mode, a reader that stalls: received + lost == produced. */
+TEST_F(sess, discard_accounting)
+{
+	uint64_t lost_ctl;
+	pid_t child;
+	int i;
+
+	child = start_child(spin_child, 2);
+	self->cfg.data_pages = 1;
+	self->cfg.period = 100000;	/* 10 kHz: fills a page in a few ms */
+	self->cfg.pid = child;
+	ASSERT_EQ(0, prf_config(&self->r, &self->cfg));
+	ASSERT_EQ(0, prf_start(&self->r));
+	for (i = 0; i < 4; i++) {
+		usleep(300000);		/* stall */
+		prf_drain(&self->r, collect_record, &self->set);
+	}
+	EXPECT_EQ(0, run_session(&self->r, &self->set, child, 0));
+	lost_ctl = prf_lost_total(&self->r, PERFREGS_LOST_FULL) +
+		   prf_lost_total(&self->r, PERFREGS_LOST_NESTED);
+	TH_LOG("produced %llu, received %zu, lost %llu (in-band %llu)",
+	       (unsigned long long)prf_produced(&self->r), self->set.n,
+	       (unsigned long long)lost_ctl,
+	       (unsigned long long)(self->r.lost[PERFREGS_LOST_FULL] +
+				    self->r.lost[PERFREGS_LOST_NESTED]));
+	EXPECT_LT(0, lost_ctl) TH_LOG("the stalled reader lost nothing?");
+	EXPECT_EQ(prf_produced(&self->r), self->set.n + lost_ctl);
+	EXPECT_EQ(lost_ctl, self->r.lost[PERFREGS_LOST_FULL] +
+			    self->r.lost[PERFREGS_LOST_NESTED])
+		TH_LOG("LOST records disagree with the control page");
+}
+
+/* Overwrite mode keeps the newest records. */
+TEST_F(sess, overwrite_keeps_newest)
+{
+	uint64_t stop_ns, last = 0, prev = 0;
+	size_t i, bytes = 0;
+	pid_t child;
+
+	child = start_child(spin_child, 1);
+	self->cfg.data_pages = 2;
+	self->cfg.period = 200000;
+	self->cfg.pid = child;
+	self->cfg.flags |= PERFREGS_CF_OVERWRITE;
+	ASSERT_EQ(0, prf_config(&self->r, &self->cfg));
+	ASSERT_EQ(0, prf_start(&self->r));
+	EXPECT_EQ(0, child_status(child));
+	stop_ns = now_ns();
+	ASSERT_EQ(0, prf_stop(&self->r));
+	ASSERT_LE(0, prf_drain(&self->r, collect_record, &self->set));
+	for (i = 0; i < self->set.n; i++) {
+		const struct perfregs_rec_sample *s = self->set.s[i];
+
+		bytes += s->header.size;
+		if (s->cpu == self->set.s[0]->cpu) {
+			EXPECT_LT(prev, s->time) TH_LOG("records out of order");
+			prev = s->time;
+		}
+		if (s->time > last)
+			last = s->time;
+	}
+	TH_LOG("produced %llu, kept %zu (%zu bytes), newest %.1f ms before stop",
+	       (unsigned long long)prf_produced(&self->r), self->set.n, bytes,
+	       (stop_ns - last) / 1e6);
+	EXPECT_LT(self->set.n, prf_produced(&self->r)) TH_LOG("nothing overwritten");
+	EXPECT_LE(2 * 4096 / 2, bytes) TH_LOG("less than half the buffer kept");
+	EXPECT_GT(100000000ULL, stop_ns - last) TH_LOG("the newest records are gone");
+	EXPECT_EQ(0, self->r.lost[PERFREGS_LOST_FULL]);
+}
+
+/* poll() wakes when a ring holds wakeup_bytes, not before. */
+TEST_F(sess, poll_watermark)
+{
+	struct pollfd pfd;
+	uint64_t fill = 0;
+	unsigned int i;
+	pid_t child;
+	int ret;
+
+	child = start_child(spin_child, 2);
+	self->cfg.data_pages = 16;
+	self->cfg.wakeup_bytes = 16384;
+	self->cfg.pid = child;
+	ASSERT_EQ(0, prf_config(&self->r, &self->cfg));
+	ASSERT_EQ(0, prf_start(&self->r));
+	pfd.fd = self->r.fd;
+	pfd.events = POLLIN;
+	EXPECT_EQ(0, poll(&pfd, 1, 0)) TH_LOG("readable right after start");
+	ret = poll(&pfd, 1, 5000);
+	EXPECT_EQ(1, ret);
+	EXPECT_TRUE(pfd.revents & POLLIN);
+	for (i = 0; i < self->r.nr_rings; i++) {
+		struct perfregs_ctl *c = self->r.rings[i].ctl;
+		uint64_t f = c->data_head - c->data_tail;
+
+		if (f > fill)
+			fill = f;
+	}
+	TH_LOG("woken with %llu bytes in the fullest ring", (unsigned long long)fill);
+	EXPECT_LE(16384, fill);
+	kill(child, SIGKILL);
+	child_status(child);
+	ret = poll(&pfd, 1, 2000);
+	EXPECT_TRUE(pfd.revents & POLLHUP) TH_LOG("no hang-up once the target is gone");
+}
+
+/* Two sessions at once, at different periods, both complete. */
+TEST_F(sess, two_sessions)
+{
+	struct perfregs_config c2 = self->cfg;
+	struct sample_set set2 = { 0 };
+	struct prf_reader r2;
+	pid_t child;
+	int status;
+
+	child = start_child(spin_child, 1);
+	self->cfg.pid = child;
+	self->cfg.period = 1000000;
+	c2.pid = child;
+	c2.period = 2000000;
+	c2.uregs_mask_64 = R(IP);
+	ASSERT_EQ(0, prf_open(&r2, NULL));
+	ASSERT_EQ(0, prf_config(&self->r, &self->cfg));
+	ASSERT_EQ(0, prf_config(&r2, &c2));
+	ASSERT_EQ(0, prf_start(&self->r));
+	ASSERT_EQ(0, prf_start(&r2));
+	while (waitpid(child, &status, WNOHANG) != child) {
+		prf_wait(&self->r, 20);
+		prf_drain(&self->r, collect_record, &self->set);
+		prf_drain(&r2, collect_record, &set2);
+	}
+	prf_stop(&self->r);
+	prf_stop(&r2);
+	prf_drain(&self->r, collect_record, &self->set);
+	prf_drain(&r2, collect_record, &set2);
+	TH_LOG("1 ms session: %zu samples, 2 ms session: %zu", self->set.n, set2.n);
+	EXPECT_EQ(prf_produced(&self->r), self->set.n);
+	EXPECT_EQ(prf_produced(&r2), set2.n);
+	EXPECT_LT(set2.n * 3 / 2, self->set.n) TH_LOG("periods not independent");
+	EXPECT_GT(set2.n * 3, self->set.n);
+	if (set2.n)
+		EXPECT_EQ(R(IP), set2.s[0]->uregs_mask);
+	sample_set_free(&set2);
+	prf_close(&r2);
+}
+
+static int cpu_online_set(int cpu, int on)
+{
+	char path[128];
+	int fd, ok;
+
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online", cpu);
+	fd = open(path, O_WRONLY);
+	if (fd < 0)
+		return -errno;
+	ok = write(fd, on ? "1" : "0", 1) == 1;
+	close(fd);
+	return ok ? 0 : -errno;
+}
+
+/* A CPU goes offline and comes back while an all-CPU session samples. */
+TEST_F(sess, cpu_hotplug)
+{
+	uint64_t t_on = 0, before = 0, after = 0;
+	pid_t child;
+	size_t i;
+	cpu_set_t set;
+
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		SKIP(return, "needs two CPUs");
+	if (access("/sys/devices/system/cpu/cpu1/online", W_OK))
+		SKIP(return, "CPU 1 cannot be taken offline here");
+	child = fork();
+	if (child == 0) {	/* keep CPU 1 busy whenever it is up */
+		CPU_ZERO(&set);
+		CPU_SET(1, &set);
+		for (;;) {
+			sched_setaffinity(0, sizeof(set), &set);
+			usleep(1000);
+			spin_child(0);
+		}
+	}
+	ASSERT_EQ(0, prf_config(&self->r, &self->cfg));
+	ASSERT_EQ(0, prf_start(&self->r));
+	usleep(300000);
+	ASSERT_EQ(0, cpu_online_set(1, 0));
+	prf_drain(&self->r, collect_record, &self->set);
+	usleep(300000);
+	ASSERT_EQ(0, cpu_online_set(1, 1));
+	t_on = now_ns();
+	usleep(500000);
+	kill(child, SIGKILL);
+	child_status(child);
+	run_session(&self->r, &self->set, 0, 0);
+	for (i = 0; i < self->set.n; i++) {
+		if (self->set.s[i]->cpu != 1)
+			continue;
+		if (self->set.s[i]->time < t_on)
+			before++;
+		else
+			after++;
+	}
+	TH_LOG("CPU 1: %llu samples before it went offline, %llu after it came back",
+	       (unsigned long long)before, (unsigned long long)after);
+	EXPECT_LT(0, before);
+	EXPECT_LT(10, after) TH_LOG("sampling did not resume on CPU 1");
+	EXPECT_EQ(prf_produced(&self->r), self->set.n);
+}
+
+/* The stack snapshot is the user stack from SP, byte for byte. */
+TEST_F(sess, user_stack_snapshot)
+{
+	struct workload w;
+	char why[256], path[64];
+	size_t i, checked = 0, bad = 0;
+	int memfd;
+
+	ASSERT_EQ(0, start_workload(&w, "magic_64", "2", why, sizeof(why)))
+		TH_LOG("%s", why);
+	self->cfg.pid = w.pid;
+	self->cfg.stack_bytes = 512;
+	self->cfg.data_pages = 256;
+	ASSERT_EQ(0, prf_config(&self->r, &self->cfg));
+	ASSERT_EQ(0, prf_start(&self->r));
+	usleep(500000);
+	prf_stop(&self->r);
+	prf_drain(&self->r, collect_record, &self->set);
+	snprintf(path, sizeof(path), "/proc/%d/mem", w.pid);
+	memfd = open(path, O_RDONLY);
+	ASSERT_LE(0, memfd);
+	/* In the spin loop nothing above SP changes: compare with now. */
+	for (i = 0; i < self->set.n; i++) {
+		const struct perfregs_rec_sample *s = self->set.s[i];
+		unsigned int nregs = __builtin_popcountll(s->iregs_mask) +
+				     __builtin_popcountll(s->uregs_mask);
+		const uint64_t *p = (const uint64_t *)s->regs + nregs;
+		uint64_t ip, sp, size, copied;
+		char live[512];
+
+		if (!(s->flags & PERFREGS_SF_STACK))
+			continue;
+		size = p[0];
+		copied = *(const uint64_t *)((const char *)(p + 1) + size);
+		EXPECT_EQ(512, size);
+		EXPECT_EQ(s->header.size, (char *)(p + 2) + size - (char *)s);
+		if (!sample_ureg(s, PERFREGS_REG_IP, &ip) ||
+		    !sample_ureg(s, PERFREGS_REG_SP, &sp) ||
+		    ip < w.loop_start || ip >= w.loop_end)
+			continue;
+		EXPECT_EQ(512, copied);
+		if (pread(memfd, live, sizeof(live), sp) != sizeof(live))
+			continue;
+		checked++;
+		if (memcmp(live, p + 1, copied)) {
+			unsigned int off = 0;
+
+			while (off < copied && live[off] == ((char *)(p + 1))[off])
+				off++;
+			if (bad++ < 3)
+				TH_LOG("sample %zu (time %llu): differs from byte %u",
+				       i, (unsigned long long)s->time, off);
+		}
+	}
+	close(memfd);
+	workload_wait(&w);
+	TH_LOG("%zu in-loop snapshots compared with /proc/PID/mem, %zu differ",
+	       checked, bad);
+	EXPECT_LE(10, checked);
+	EXPECT_EQ(0, bad);
+}
+
+TEST_F(sess, reset)
+{
+	pid_t child = start_child(spin_child, 1);
+
+	self->cfg.pid = child;
+	ASSERT_EQ(0, prf_config(&self->r, &self->cfg));
+	EXPECT_EQ(0, ioctl(self->r.fd, PERFREGS_IOC_RESET));
+	ASSERT_EQ(0, prf_start(&self->r));
+	usleep(200000);
+	EXPECT_EQ(-1, ioctl(self->r.fd, PERFREGS_IOC_RESET));
+	EXPECT_EQ(EBUSY, errno);
+	prf_stop(&self->r);
+	EXPECT_LT(0, prf_produced(&self->r));
+	EXPECT_EQ(0, ioctl(self->r.fd, PERFREGS_IOC_RESET));
+	EXPECT_EQ(0, prf_produced(&self->r));
+	EXPECT_EQ(0, self->r.rings[0].ctl->data_head);
+	EXPECT_EQ(0, self->r.rings[0].ctl->data_tail);
+	kill(child, SIGKILL);
+	child_status(child);
+}
+
+/* Run fn as nobody; returns its exit status. */
+static int as_nobody(int (*fn)(void *), void *arg)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		if (setgid(65534) || setuid(65534))
+			_exit(99);
+		_exit(fn(arg));
+	}
+	return child_status(pid);
+}
+
+struct priv_case {
+	pid_t target;
+	uint32_t flags;
+	int32_t pid;
+};
+
+static int priv_config(void *arg)
+{
+	struct priv_case *c = arg;
+	struct perfregs_config cfg;
+	int fd = open(PERFREGS_DEVICE, O_RDWR);
+
+	if (fd < 0)
+		return 100 + errno;
+	prf_config_default(&cfg);
+	cfg.pid = c->pid;
+	cfg.flags = c->flags;
+	return ioctl(fd, PERFREGS_IOC_CONFIG, &cfg) ? errno : 0;
+}
+
+static int write_file(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY), ok;
+
+	if (fd < 0)
+		return -1;
+	ok = write(fd, val, strlen(val)) == (ssize_t)strlen(val);
+	close(fd);
+	return ok ? 0 : -1;
+}
+
+TEST(privilege_rules)
+{
+	char old[16] = "";
+	struct priv_case c = { 0 };
+	pid_t mine, roots;
+	int fd;
+
+	if (!module_loaded())
+		SKIP(return, "perfregs is not loaded");
+	if (geteuid())
+		SKIP(return, "must start as root");
+	fd = open("/proc/sys/kernel/perf_event_paranoid", O_RDONLY);
+	ASSERT_LE(0, fd);
+	ASSERT_LT(0, read(fd, old, sizeof(old) - 1));
+	close(fd);
+	roots = start_child(switch_child, 3);
+	mine = fork();
+	if (mine == 0) {	/* a process of nobody's, dumpable again by exec */
+		if (setgid(65534) || setuid(65534))
+			_exit(99);
+		execl("/bin/sleep", "sleep", "3", NULL);
+		_exit(98);
+	}
+	usleep(100000);
+
+	ASSERT_EQ(0, write_file("/proc/sys/kernel/perf_event_paranoid", "2"));
+	c = (struct priv_case){ .pid = mine, .flags = PERFREGS_CF_EXCLUDE_KERNEL };
+	EXPECT_EQ(0, as_nobody(priv_config, &c)) TH_LOG("own process, user only");
+	c = (struct priv_case){ .pid = mine, .flags = 0 };
+	EXPECT_EQ(EACCES, as_nobody(priv_config, &c)) TH_LOG("kernel samples");
+	c = (struct priv_case){ .pid = roots, .flags = PERFREGS_CF_EXCLUDE_KERNEL };
+	EXPECT_EQ(EACCES, as_nobody(priv_config, &c)) TH_LOG("root's process");
+	c = (struct priv_case){ .pid = -1, .flags = PERFREGS_CF_EXCLUDE_KERNEL };
+	EXPECT_EQ(EACCES, as_nobody(priv_config, &c)) TH_LOG("every task");
+	ASSERT_EQ(0, write_file("/proc/sys/kernel/perf_event_paranoid", "3"));
+	c = (struct priv_case){ .pid = mine, .flags = PERFREGS_CF_EXCLUDE_KERNEL };
+	EXPECT_EQ(EACCES, as_nobody(priv_config, &c)) TH_LOG("paranoid 3");
+	write_file("/proc/sys/kernel/perf_event_paranoid", old);
+	kill(mine, SIGKILL);
+	kill(roots, SIGKILL);
+	child_status(mine);
+	child_status(roots);
+}
+
+TEST_HARNESS_MAIN
