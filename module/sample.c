@@ -9,6 +9,9 @@
 #include <linux/hardirq.h>
 #include <linux/timekeeping.h>
 #include <linux/bitops.h>
+#include <linux/fs.h>
+#include <linux/kdev_t.h>
+#include <linux/rcupdate.h>
 #include <asm/ptrace.h>
 #include "perfregs.h"
 #include "compat.h"
@@ -131,6 +134,30 @@ static void prf_write_regs(struct prf_handle *h, struct pt_regs *regs,
 	}
 }
 
+/*
+ * The executable of the task, from any context: mm->exe_file is RCU
+ * protected and a struct file outlives an RCU grace period.
+ */
+static void prf_sample_image(struct perfregs_rec_sample *rec)
+{
+	struct mm_struct *mm = current->mm;
+	struct file *exe;
+	struct inode *inode;
+
+	rec->image_ino = 0;
+	rec->image_dev = 0;
+	if (!mm || (current->flags & PF_KTHREAD))
+		return;
+	rcu_read_lock();
+	exe = rcu_dereference(mm->exe_file);
+	if (exe) {
+		inode = file_inode(exe);
+		rec->image_ino = inode->i_ino;
+		rec->image_dev = new_encode_dev(inode->i_sb->s_dev);
+	}
+	rcu_read_unlock();
+}
+
 void prf_sample(struct prf_session *s, struct pt_regs *regs, bool throttled)
 {
 	struct prf_ring *rb = s->rings[smp_processor_id()];
@@ -190,6 +217,8 @@ void prf_sample(struct prf_session *s, struct pt_regs *regs, bool throttled)
 	for (i = 0; i < sizeof(rec.comm) - 1 && comm[i]; i++)
 		rec.comm[i] = comm[i];
 	memset(rec.comm + i, 0, sizeof(rec.comm) - i);
+	prf_sample_image(&rec);
+	rec.reserved2 = 0;
 
 	prf_ring_write(&h, &rec, sizeof(rec));
 	prf_write_regs(&h, regs, imask);

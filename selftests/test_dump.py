@@ -91,11 +91,14 @@ def run_case(work, abi, mixed, ipreg, magic):
     if not os.access(path, os.X_OK):
         skip(name, f"{work} was not built (compiler lacks the target?)")
         return
-    with tempfile.NamedTemporaryFile(suffix=".jsonl") as out:
-        p = subprocess.run([TOOL, "-q", "-f", "json", "-m", "256", "-o", out.name,
-                            "--", path, "2"], capture_output=True, text=True)
-        first = p.stdout.splitlines()[0] if p.stdout else ""
-        if work == "magic_x32" and p.returncode == 3 or "Exec format" in p.stderr:
+    with tempfile.TemporaryDirectory() as tmp:
+        wl_out = os.path.join(tmp, "workload.txt")
+        # the workload's own line goes to a file, the tool's JSON to stdout
+        p = subprocess.run([TOOL, "-q", "-f", "json", "-m", "256", "--", "/bin/sh", "-c",
+                            f'exec "$0" 2 > "{wl_out}"', path],
+                           capture_output=True, text=True)
+        first = open(wl_out).readline().strip() if os.path.exists(wl_out) else ""
+        if work == "magic_x32" and not first:
             skip(name, "x32 binaries do not run here (boot with syscall.x32=y)")
             return
         if p.returncode != 0:
@@ -106,7 +109,7 @@ def run_case(work, abi, mixed, ipreg, magic):
             report(False, name, f"workload printed {first!r}")
             return
         pid, lo, hi = int(m.group(1)), int(m.group(2), 16), int(m.group(3), 16)
-        lines = open(out.name).read().splitlines()
+        lines = p.stdout.splitlines()
     recs = [json.loads(line) for line in lines]
     samples = [r for r in recs if r["type"] == "sample"]
     errs = []
@@ -120,6 +123,7 @@ def run_case(work, abi, mixed, ipreg, magic):
     report(not errs, f"{name}_schema", "; ".join(errs[:5]) or f"{len(samples)} samples")
 
     inloop = bad = 0
+    symbolized = kernel_hit = 0
     why = []
     for r in samples:
         if r["pid"] != pid or ipreg not in r["uregs"]:
@@ -128,6 +132,10 @@ def run_case(work, abi, mixed, ipreg, magic):
         if not lo <= ip < hi:
             continue
         inloop += 1
+        if r.get("ip") != r["uregs"][ipreg]:
+            kernel_hit += 1       # the interrupt hit the kernel: sym names kernel code
+        elif r.get("sym", "").startswith(("magic_spin+", "magic_loop_start+", "mixed_code32+", "mixed_loop_start+")):
+            symbolized += 1
         wrong = []
         if r["abi"] != abi or r["mixed"] != mixed:
             wrong.append(f"abi {r['abi']} mixed {r['mixed']}")
@@ -144,6 +152,76 @@ def run_case(work, abi, mixed, ipreg, magic):
     if inloop < 50:
         detail += " (too few to judge)"
     report(ok, f"{name}_magic", detail)
+    report(inloop > 0 and symbolized == inloop - kernel_hit, f"{name}_symbols",
+           f"{symbolized} of {inloop - kernel_hit} in-loop user-mode samples named "
+           "after the loop or its function")
+
+
+def run_text():
+    """The text output shows the magic values under their names."""
+    path = os.path.join(ST, "magic_64")
+    p = subprocess.run([TOOL, "-q", "--", "/bin/sh", "-c", 'exec "$0" 1 > /dev/null', path],
+                       capture_output=True, text=True)
+    lines = p.stdout.splitlines()
+    heads = [l for l in lines if " magic_64 " in l and " abi x86_64 " in l]
+    rbx = [l for l in lines if "rbx    0x4d726278c0de0003" in l]
+    report(p.returncode == 0 and len(heads) >= 50 and len(rbx) >= 50, "dump_text_output",
+           f"exit {p.returncode}, {len(heads)} sample lines, {len(rbx)} with the rbx magic")
+
+
+def run_roundtrip(work):
+    """A recording decodes exactly as the live run printed it."""
+    path = os.path.join(ST, work)
+    if not os.access(path, os.X_OK):
+        skip(f"recording_roundtrip_{work}", f"{work} was not built")
+        return None
+    d = tempfile.mkdtemp()
+    rec = os.path.join(d, "rec.prf")
+    live = subprocess.run([TOOL, "-q", "-f", "json", "-o", rec, "--", "/bin/sh", "-c",
+                           'exec "$0" 1 > /dev/null', path], capture_output=True, text=True)
+    offline = subprocess.run([TOOL, "-q", "-f", "json", "-i", rec],
+                             capture_output=True, text=True)
+    same = live.stdout == offline.stdout
+    n = live.stdout.count('"type":"sample"')
+    detail = f"live exit {live.returncode}, offline exit {offline.returncode}, {n} samples"
+    if not same:
+        a, b = live.stdout.splitlines(), offline.stdout.splitlines()
+        diff = next((i for i in range(min(len(a), len(b))) if a[i] != b[i]), min(len(a), len(b)))
+        detail += f", first difference at line {diff + 1}"
+    report(live.returncode == 0 and offline.returncode == 0 and same and n >= 50,
+           f"recording_roundtrip_{work}", detail)
+    return rec
+
+
+def run_corrupt(rec):
+    """Cut and damaged recordings: a clear error with an offset, no crash."""
+    data = open(rec, "rb").read()
+    bad = os.path.join(os.path.dirname(rec), "bad.prf")
+    problems = []
+    cuts = sorted({0, 7, 200, 208, 216, len(data) // 3, len(data) // 2, len(data) - 8,
+                   len(data) - 1})
+    for cut in cuts:
+        open(bad, "wb").write(data[:cut])
+        p = subprocess.run([TOOL, "-q", "-f", "json", "-i", bad], capture_output=True, text=True)
+        if p.returncode != 4 or "offset" not in p.stderr:
+            problems.append(f"cut at {cut}: exit {p.returncode} {p.stderr.strip()[:80]}")
+    report(not problems, "recording_truncated_rejected",
+           "; ".join(problems[:3]) or f"{len(cuts)} cuts, each exit 4 with an offset")
+    import random
+    rnd = random.Random(1)
+    crashes = []
+    tries = 150
+    for _ in range(tries):
+        b = bytearray(data)
+        for _ in range(rnd.randint(1, 8)):
+            b[rnd.randrange(len(b))] = rnd.randrange(256)
+        open(bad, "wb").write(bytes(b))
+        p = subprocess.run([TOOL, "-q", "-f", "json", "-i", bad], capture_output=True)
+        if p.returncode not in (0, 4):
+            crashes.append(p.returncode)
+    report(not crashes, "recording_damaged_no_crash",
+           f"{tries} damaged copies, bad exits: {crashes[:5]}" if crashes else
+           f"{tries} damaged copies decoded or rejected cleanly")
 
 
 def main():
@@ -151,12 +229,20 @@ def main():
         print("1..0 # SKIP perfregs is not loaded")
         return 4
     print("TAP version 13")
-    print(f"1..{2 * len(CASES)}")
+    print(f"1..{3 * len(CASES) + 5}")
     for c in CASES:
         before = len(results)
         run_case(*c)
-        while len(results) < before + 2:
+        while len(results) < before + 3:
             skip(f"dump_{c[0]}_magic", "see above")
+    run_text()
+    rec = run_roundtrip("magic_64")
+    run_roundtrip("mixed_64")
+    if rec:
+        run_corrupt(rec)
+    else:
+        skip("recording_truncated_rejected", "no recording")
+        skip("recording_damaged_no_crash", "no recording")
     print(f"# Totals: pass:{sum(results)} fail:{len(results) - sum(results)}")
     return 0 if all(results) else 1
 

@@ -10,19 +10,19 @@ set -e
 B=build
 insmod $B/kmod/$(uname -r)/module/perfregs.ko
 echo "== perfregs loaded on $(uname -r); sampling magic_64 for 2 s at 1 kHz (cpu-clock)"
-$B/perfregs-dump -q -o /tmp/demo.txt -- $B/selftests/magic_64 2 > /tmp/work.txt
+$B/perfregs-dump -q -- sh -c "exec $B/selftests/magic_64 2 > /tmp/work.txt" > /tmp/demo.txt
 cat /tmp/work.txt
 lo=$(sed -n "s/.*loop=\(0x[0-9a-f]*\)-.*/\1/p" /tmp/work.txt)
 hi=$(sed -n "s/.*loop=0x[0-9a-f]*-\(0x[0-9a-f]*\).*/\1/p" /tmp/work.txt)
-echo "== three decoded samples of magic_64 (rbx rbp r12-r15 hold Mrbx.. / c0de00NN):"
-grep -A6 -E "^ +magic_64 .* user abi x86_64" /tmp/demo.txt | head -21
+echo "== three decoded samples inside its spin loop (rbx rbp r12-r15 hold Mrbx.. / c0de00NN):"
+grep -A8 -E "^ +magic_64 .*magic_loop_start.* user abi x86_64" /tmp/demo.txt | head -27
 echo "== checking every sample inside the loop [$lo, $hi):"
-$B/perfregs-dump -q -f json -o /tmp/demo.json -- $B/selftests/magic_64 2 > /tmp/work.txt
-python3 - /tmp/demo.json /tmp/work.txt <<PY
+$B/perfregs-dump -q -f json -- sh -c "exec $B/selftests/magic_64 2 > /tmp/work.txt" > /tmp/demo.json
+python3 - /tmp/demo.json /tmp/work.txt selftests/magic.h <<PY
 import json, re, sys
 lo, hi = (int(x, 16) for x in re.search(r"loop=(0x[0-9a-f]+)-(0x[0-9a-f]+)", open(sys.argv[2]).read()).groups())
-want = {"rbx": 0x4d726278c0de0003, "rbp": 0x4d726270c0de0006, "r12": 0x4d723132c0de000c,
-        "r13": 0x4d723133c0de000d, "r14": 0x4d723134c0de000e, "r15": 0x4d723135c0de000f}
+want = {m.group(1).lower(): int(m.group(2), 16) for m in
+        re.finditer(r"MAGIC64_(\w+)\s+(0x[0-9a-f]+)", open(sys.argv[3]).read())}
 n = good = 0
 for line in open(sys.argv[1]):
     r = json.loads(line)

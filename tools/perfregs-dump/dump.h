@@ -15,7 +15,8 @@ enum {
 	EXIT_USAGE = 1,		/* bad command line */
 	EXIT_SETUP = 2,		/* device, module or configuration refused */
 	EXIT_COMMAND = 3,	/* COMMAND could not be started */
-	EXIT_DATA = 4,		/* malformed records were met (decoded the rest) */
+	EXIT_DATA = 4,		/* malformed records or recording (decoded the rest) */
+	EXIT_IO = 5,		/* an output or input file could not be used */
 };
 
 /* Register layouts a sample can be decoded with. */
@@ -26,11 +27,42 @@ enum layout {
 	LAYOUT_X32,
 };
 
-/* What the ELF header of a task's image says. */
+/* What the ELF header of an executable says. */
 struct elf_facts {
 	bool known;
-	unsigned char elfclass;	/* ELFCLASS32 / ELFCLASS64 */
+	uint8_t elfclass;	/* ELFCLASS32 / ELFCLASS64 */
 	uint16_t machine;	/* EM_386 / EM_X86_64 */
+};
+
+/* An executable, keyed by the (dev, ino) the kernel reports per sample. */
+struct image {
+	uint32_t dev;
+	uint64_t ino;
+	struct elf_facts facts;
+	char *path;		/* may be NULL */
+	struct image *next;
+};
+
+/* An executable mapping of a task, for symbols. */
+struct mapping {
+	uint64_t start, end, pgoff;
+	char *path;
+};
+
+/* The mappings of one task image, keyed by (pid, image ino). */
+struct task_maps {
+	uint32_t pid;
+	uint64_t ino;
+	unsigned int n;
+	struct mapping *m;
+	struct task_maps *next;
+};
+
+/* A kernel symbol: [start, end) named name. */
+struct ksym {
+	uint64_t start, end;
+	char *name;
+	bool recorded;		/* already written to the recording */
 };
 
 struct decoded {
@@ -46,25 +78,76 @@ struct opts {
 	bool quiet;
 	int verbose;
 	bool summary;
+	bool symbols;
 	const char *event_name;
 };
 
-/* elfabi.c */
+/* What a decoder knows: images, task maps, kernel symbols. */
+struct decoder {
+	struct opts o;
+	FILE *out;
+	bool live;			/* may look at /proc */
+	struct image *images[256];
+	struct task_maps *maps[256];
+	struct ksym *ksyms;		/* sorted by start */
+	size_t nksyms, ksyms_cap;
+	bool ksyms_loaded;
+	uint64_t samples;
+	uint64_t lost[PERFREGS_LOST_MAX];
+	uint64_t bad_records;
+	/* set by the live side when a new image/maps/ksym was learnt */
+	void (*learnt_image)(void *arg, const struct image *im);
+	void (*learnt_maps)(void *arg, const struct task_maps *tm);
+	void (*learnt_ksym)(void *arg, const struct ksym *k);
+	void *learnt_arg;
+};
+
+/* images.c */
 int elf_facts_of_file(const char *path, struct elf_facts *f);
-const struct elf_facts *elf_facts_of_task(pid_t pid, const char *comm);
+struct image *image_find(struct decoder *d, uint32_t dev, uint64_t ino);
+struct image *image_add(struct decoder *d, uint32_t dev, uint64_t ino,
+			const struct elf_facts *f, const char *path);
+const struct image *image_learn(struct decoder *d,
+				const struct perfregs_rec_sample *s);
 struct decoded decide_layout(uint32_t kernel_abi, const struct elf_facts *f);
+
+/* symbols.c */
+struct task_maps *maps_find(struct decoder *d, uint32_t pid, uint64_t ino);
+struct task_maps *maps_add(struct decoder *d, uint32_t pid, uint64_t ino,
+			   struct mapping *m, unsigned int n);
+void maps_learn(struct decoder *d, const struct perfregs_rec_sample *s);
+int user_symbol(struct decoder *d, const struct perfregs_rec_sample *s,
+		uint64_t ip, char *buf, size_t len);
+int kernel_symbol(struct decoder *d, uint64_t ip, char *buf, size_t len);
+void ksym_add(struct decoder *d, uint64_t start, uint64_t end, const char *name);
+void ksym_learn(struct decoder *d, uint64_t ip);
+void ksyms_load(struct decoder *d);
+const struct ksym *ksym_find(struct decoder *d, uint64_t ip);
+void decoder_free(struct decoder *d);
 
 /* regs_x86.c */
 const char *reg_name(enum layout layout, int reg);
 bool reg_in_layout(enum layout layout, int reg);
 
 /* output.c */
-void out_sample(FILE *fp, const struct opts *o,
-		const struct perfregs_rec_sample *s);
-void out_lost(FILE *fp, const struct opts *o,
-	      const struct perfregs_rec_lost *l, int cpu);
-void out_summary(FILE *fp, const struct opts *o, uint64_t samples,
-		 const uint64_t *lost, uint64_t produced);
+void decode_record(struct decoder *d, int cpu,
+		   const struct perfregs_rec_header *rec, size_t avail);
+void out_summary(struct decoder *d, FILE *fp, enum out_format fmt,
+		 uint64_t produced);
 const char *lost_cause_name(int cause);
+
+/* recording.c: the self-describing file of -o / -i */
+struct recorder;
+struct recorder *rec_create(const char *path, const struct perfregs_config *cfg,
+			    const char *event_name);
+int rec_sample(struct recorder *r, int cpu, const struct perfregs_rec_header *h);
+void rec_image(void *arg, const struct image *im);
+void rec_maps(void *arg, const struct task_maps *tm);
+void rec_ksym(void *arg, const struct ksym *k);
+int rec_close(struct recorder *r, uint64_t produced, const uint64_t *lost);
+int rec_decode(const char *path, struct decoder *d, uint64_t *produced,
+	       char *err, size_t errlen);
+int rec_decode_buf(const unsigned char *buf, size_t size, struct decoder *d,
+		   uint64_t *produced, char *err, size_t errlen);
 
 #endif

@@ -1,15 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * perfregs-dump: sample registers through /dev/perfregs and decode them.
+ * perfregs-dump: sample registers through /dev/perfregs and decode them,
+ * live or from a recording.
  *
  *   perfregs-dump [OPTIONS] [-- COMMAND [ARGS]]
+ *   perfregs-dump -i FILE [-f text|json]
  *
- * See docs/perfregs-dump.1.
+ * See docs/perfregs-dump.1 for options and exit codes.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
-#include <inttypes.h>
 #include <poll.h>
+#include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,7 +22,7 @@
 #include <sys/wait.h>
 #include "dump.h"
 
-#define VERSION "0.1"
+#define VERSION "1.0"
 
 static volatile sig_atomic_t interrupted;
 
@@ -41,35 +44,47 @@ static const struct event_name events[] = {
 	{ "context-switches", PERFREGS_EV_CONTEXT_SWITCHES, 1 },
 	{ "cycles", PERFREGS_EV_CYCLES, 1000000 },
 	{ "instructions", PERFREGS_EV_INSTRUCTIONS, 1000000 },
+	{ "nmi", PERFREGS_EV_NMI, 0 },
 };
 
 static void usage(FILE *fp)
 {
 	fprintf(fp,
 "usage: perfregs-dump [OPTIONS] [-- COMMAND [ARGS]]\n"
+"       perfregs-dump -i FILE [-f text|json]\n"
 "Sample interrupt and user registers through /dev/perfregs and decode them.\n"
 "\n"
-"  -e, --event NAME      cpu-clock (default), task-clock, page-faults,\n"
-"                        context-switches, cycles, instructions\n"
+"  -e, --event EVENT     cpu-clock (default), task-clock, page-faults,\n"
+"                        context-switches, cycles, instructions, nmi,\n"
+"                        mem:ADDR[:rwx] (hardware breakpoint, default w)\n"
 "  -c, --period N        events per sample (cpu-clock: ns; default 1000000)\n"
 "  -F, --freq HZ         samples per second instead of a period\n"
 "  -a, --all-cpus        sample every task on every CPU\n"
+"  -C, --cpu LIST        only these CPUs (e.g. 0,2-3); implies -a\n"
 "  -p, --pid PID         sample this process and its threads\n"
-"      --iregs[=MASK]    interrupt registers (default all; 0 for none)\n"
-"      --uregs[=MASK]    user registers, 64-bit mask (default all)\n"
-"  -m, --mmap-pages N    data pages per CPU, a power of two (default 64)\n"
+"  -t, --tid TID         sample this thread only\n"
+"      --iregs[=REGS]    interrupt registers: names (ip,sp,bx,r12..) or a\n"
+"                        mask; default all, 'none' for none\n"
+"      --uregs[=REGS]    user registers, same syntax; default all\n"
+"      --user-stack SIZE copy SIZE bytes of user stack per sample\n"
+"      --nmi-unknown     with -e nmi: also claim NMIs nobody else claims\n"
+"  -m, --mmap-pages N    data pages per CPU, a power of two (default 128)\n"
+"      --overwrite       keep only the newest records (read at the end)\n"
 "  -d, --duration SEC    stop after SEC seconds\n"
-"  -o, --output FILE     write the decoded output to FILE\n"
+"  -o, --output FILE     record to FILE instead of decoding (with -f:\n"
+"                        record and decode)\n"
+"  -i, --input FILE      decode the recording FILE\n"
 "  -f, --format FMT      text (default) or json (JSON Lines)\n"
+"      --no-symbols      do not look up symbols\n"
 "      --summary         print only the summary\n"
 "  -q, --quiet           no progress or summary on stderr\n"
 "  -v, --verbose         more detail on stderr\n"
 "  -h, --help            this text\n"
 "  -V, --version         version of the tool and of the module ABI\n"
 "\n"
-"With COMMAND and neither -a nor -p, only COMMAND and its threads are\n"
+"With COMMAND and neither -a nor -p/-t, only COMMAND and its threads are\n"
 "sampled.  Exit status: 0 ok, 1 usage, 2 device or configuration refused,\n"
-"3 COMMAND could not start, 4 malformed records met.\n");
+"3 COMMAND could not start, 4 malformed records or recording, 5 file error.\n");
 }
 
 static int parse_u64(const char *s, uint64_t *v)
@@ -81,30 +96,157 @@ static int parse_u64(const char *s, uint64_t *v)
 	return errno || !*s || *end || *s == '-' ? -1 : 0;
 }
 
-struct dump_state {
-	struct opts o;
-	FILE *out;
-	uint64_t samples;
-	bool only_summary;
+/* "ip,sp,bx,r12" / "rip,esp" / "AX,R8" / "0x1ff" / "none" / "all" */
+static int parse_regs(const char *arg, uint64_t *mask)
+{
+	static const char *const n64[PERFREGS_REG_MAX] = {
+		"ax", "bx", "cx", "dx", "si", "di", "bp", "sp", "ip", "flags",
+		"cs", "ss", "ds", "es", "fs", "gs", "r8", "r9", "r10", "r11",
+		"r12", "r13", "r14", "r15",
+	};
+	char *copy, *tok, *save = NULL;
+	int reg, ret = 0;
+
+	if (!arg || !strcmp(arg, "all")) {
+		*mask = PERFREGS_MASK_64;
+		return 0;
+	}
+	if (!strcmp(arg, "none")) {
+		*mask = 0;
+		return 0;
+	}
+	if (isdigit((unsigned char)arg[0]))
+		return parse_u64(arg, mask) || (*mask & ~PERFREGS_MASK_64) ? -1 : 0;
+	*mask = 0;
+	copy = strdup(arg);
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char *t = tok;
+
+		for (; *t; t++)
+			*t = tolower((unsigned char)*t);
+		t = tok;
+		/* rax/eax -> ax, rflags/eflags -> flags, but not r8.. */
+		if ((t[0] == 'r' || t[0] == 'e') && t[1] && !isdigit((unsigned char)t[1]))
+			t++;
+		for (reg = 0; reg < PERFREGS_REG_MAX; reg++)
+			if (!strcmp(t, n64[reg]))
+				break;
+		if (reg == PERFREGS_REG_MAX) {
+			fprintf(stderr, "perfregs-dump: unknown register '%s'\n", tok);
+			ret = -1;
+			break;
+		}
+		*mask |= 1ULL << reg;
+	}
+	free(copy);
+	return ret;
+}
+
+/* "0,2-3" into a bitmap of 64-bit words */
+static int parse_cpus(const char *arg, uint64_t *bits, unsigned int nwords)
+{
+	const char *p = arg;
+
+	memset(bits, 0, nwords * 8);
+	while (*p) {
+		char *end;
+		unsigned long a, b;
+
+		a = strtoul(p, &end, 10);
+		if (end == p)
+			return -1;
+		b = a;
+		if (*end == '-') {
+			p = end + 1;
+			b = strtoul(p, &end, 10);
+			if (end == p || b < a)
+				return -1;
+		}
+		if (b >= nwords * 64UL)
+			return -1;
+		for (; a <= b; a++)
+			bits[a / 64] |= 1ULL << (a % 64);
+		p = end;
+		if (*p == ',')
+			p++;
+		else if (*p)
+			return -1;
+	}
+	return 0;
+}
+
+static int parse_mem_event(const char *arg, struct perfregs_config *cfg)
+{
+	char *end;
+	uint64_t addr;
+
+	errno = 0;
+	addr = strtoull(arg, &end, 0);
+	if (errno || end == arg)
+		return -1;
+	cfg->event = PERFREGS_EV_BREAKPOINT;
+	cfg->bp_addr = addr;
+	cfg->bp_type = PERFREGS_BP_W;
+	cfg->bp_len = 8;
+	cfg->period = 1;
+	if (*end == ':') {
+		cfg->bp_type = 0;
+		for (end++; *end; end++) {
+			if (*end == 'r')
+				cfg->bp_type |= PERFREGS_BP_R;
+			else if (*end == 'w')
+				cfg->bp_type |= PERFREGS_BP_W;
+			else if (*end == 'x')
+				cfg->bp_type |= PERFREGS_BP_X;
+			else
+				return -1;
+		}
+	} else if (*end) {
+		return -1;
+	}
+	/* the hardware has no read-only breakpoints: r means rw */
+	if (cfg->bp_type == PERFREGS_BP_R)
+		cfg->bp_type |= PERFREGS_BP_W;
+	return cfg->bp_type ? 0 : -1;
+}
+
+struct live {
+	struct decoder d;
+	struct recorder *rec;
+	int filter_tid;
+	int rec_error;
+	bool tee;		/* -o with -f: record and print */
 };
 
 static int on_record(void *arg, int cpu, const struct perfregs_rec_header *rec)
 {
-	struct dump_state *st = arg;
+	struct live *lv = arg;
+	struct decoder *d = &lv->d;
 
-	if (rec->type == PERFREGS_REC_SAMPLE) {
+	if (rec->type == PERFREGS_REC_SAMPLE && rec->size >= sizeof(struct perfregs_rec_sample)) {
 		const struct perfregs_rec_sample *s = (const void *)rec;
-		size_t nregs = __builtin_popcountll(s->iregs_mask) +
-			       __builtin_popcountll(s->uregs_mask);
+		int ip_idx = prf_reg_index(s->iregs_mask, PERFREGS_REG_IP);
 
-		if (rec->size < sizeof(*s) + 8 * nregs)
-			return 0;	/* counted as data error by the caller */
-		st->samples++;
-		if (!st->only_summary)
-			out_sample(st->out, &st->o, s);
-	} else if (rec->type == PERFREGS_REC_LOST) {
-		if (!st->only_summary)
-			out_lost(st->out, &st->o, (const void *)rec, cpu);
+		if (lv->filter_tid > 0 && s->tid != (uint32_t)lv->filter_tid)
+			return 0;
+		image_learn(d, s);
+		if (d->o.symbols) {
+			maps_learn(d, s);
+			if (lv->rec && ip_idx >= 0 && (s->flags & PERFREGS_SF_KERNEL))
+				ksym_learn(d, s->regs[ip_idx]);
+		}
+	}
+	if (lv->rec) {
+		bool summary = d->o.summary;
+
+		if (rec_sample(lv->rec, cpu, rec))
+			lv->rec_error = 1;
+		if (!lv->tee)
+			d->o.summary = true;	/* count and check, print nothing */
+		decode_record(d, cpu, rec, rec->size);
+		d->o.summary = summary;
+	} else {
+		decode_record(d, cpu, rec, rec->size);
 	}
 	return 0;
 }
@@ -119,7 +261,7 @@ static const char *open_hint(int err)
 		       "(or modprobe perfregs)";
 	case EACCES:
 	case EPERM:
-		return "opening it needs CAP_PERFMON or CAP_SYS_ADMIN: run as root";
+		return "check the mode of /dev/perfregs (the udev rule makes it 0666)";
 	case EPROTO:
 		return "the module speaks another ABI major version: rebuild the "
 		       "tool and the module from the same tree";
@@ -131,58 +273,128 @@ static const char *config_hint(int err)
 {
 	switch (err) {
 	case EINVAL:
-		return "a value is out of range: --mmap-pages must be a power of "
-		       "two up to 4096, the period nonzero";
+		return "a value is out of range (see dmesg-free rules in "
+		       "perfregs-dump(1)): --mmap-pages a power of two up to 4096, "
+		       "a nonzero period, --user-stack a multiple of 8 that fits "
+		       "in half the buffer, CPUs that exist";
+	case EACCES:
+	case EPERM:
+		return "without CAP_PERFMON you may only sample your own process, "
+		       "user mode only (--uregs, no kernel samples), and only "
+		       "with kernel.perf_event_paranoid <= 2; or run as root";
 	case ESRCH:
 		return "no such process";
 	case ENOENT:
 	case EOPNOTSUPP:
-		return "this event is not available here (no hardware PMU?)";
+	case ENODEV:
+		return "this event is not available here (no hardware PMU, or "
+		       "none of the CPUs asked for is online?)";
 	case ENOMEM:
 		return "not enough memory for the buffers: lower --mmap-pages";
+	case EBUSY:
+		return "the hardware breakpoint slots are taken";
 	}
 	return "check dmesg";
 }
 
+static double elapsed_since(const struct timespec *t0)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (now.tv_sec - t0->tv_sec) + (now.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+static int decode_file(const char *path, struct decoder *d)
+{
+	uint64_t produced;
+	char err[512];
+	int ret;
+
+	ret = rec_decode(path, d, &produced, err, sizeof(err));
+	if (d->o.summary || d->o.format == FMT_JSON)
+		out_summary(d, d->out, d->o.format, produced);
+	if (!d->o.quiet && !(d->o.summary && d->out == stdout))
+		out_summary(d, stderr, FMT_TEXT, produced);
+	if (fflush(d->out)) {
+		fprintf(stderr, "perfregs-dump: writing the output: %s\n", strerror(errno));
+		return EXIT_IO;
+	}
+	if (ret == -EIO) {
+		fprintf(stderr, "perfregs-dump: %s\n", err);
+		return EXIT_IO;
+	}
+	if (ret) {
+		fprintf(stderr, "perfregs-dump: %s; the records before it were decoded\n",
+			err);
+		return EXIT_DATA;
+	}
+	return EXIT_OK;
+}
+
 int main(int argc, char **argv)
 {
+	enum { OPT_IREGS = 256, OPT_UREGS, OPT_STACK, OPT_OVERWRITE, OPT_SUMMARY,
+	       OPT_NMI_UNKNOWN, OPT_NO_SYMBOLS };
 	static const struct option longopts[] = {
 		{ "event", required_argument, NULL, 'e' },
 		{ "period", required_argument, NULL, 'c' },
 		{ "freq", required_argument, NULL, 'F' },
 		{ "all-cpus", no_argument, NULL, 'a' },
+		{ "cpu", required_argument, NULL, 'C' },
 		{ "pid", required_argument, NULL, 'p' },
-		{ "iregs", optional_argument, NULL, 'I' },
-		{ "uregs", optional_argument, NULL, 'U' },
+		{ "tid", required_argument, NULL, 't' },
+		{ "iregs", optional_argument, NULL, OPT_IREGS },
+		{ "uregs", optional_argument, NULL, OPT_UREGS },
+		{ "user-stack", required_argument, NULL, OPT_STACK },
+		{ "nmi-unknown", no_argument, NULL, OPT_NMI_UNKNOWN },
 		{ "mmap-pages", required_argument, NULL, 'm' },
+		{ "overwrite", no_argument, NULL, OPT_OVERWRITE },
 		{ "duration", required_argument, NULL, 'd' },
 		{ "output", required_argument, NULL, 'o' },
+		{ "input", required_argument, NULL, 'i' },
 		{ "format", required_argument, NULL, 'f' },
-		{ "summary", no_argument, NULL, 'S' },
+		{ "no-symbols", no_argument, NULL, OPT_NO_SYMBOLS },
+		{ "summary", no_argument, NULL, OPT_SUMMARY },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct dump_state st = { .o = { .format = FMT_TEXT, .event_name = "cpu-clock" } };
+	static struct live lv;
+	struct decoder *d = &lv.d;
 	struct perfregs_config cfg;
 	struct prf_reader r;
-	const char *output = NULL;
-	double duration = 0;
+	const char *output = NULL, *input = NULL, *cpu_list = NULL;
+	double duration = 0, last_progress = 0;
 	bool all_cpus = false, period_set = false;
-	int pid = -1, c, ret, status = 0, exit_code = EXIT_OK;
+	int pid = -1, tid = -1, c, ret, status = 0, exit_code = EXIT_OK;
 	int go_pipe[2] = { -1, -1 };
+	uint64_t cpus[PERFREGS_MAX_CPU_BYTES / 8], v;
 	pid_t child = -1;
-	struct timespec t0, now;
-	uint64_t v;
+	struct timespec t0;
 	size_t i;
 
+	d->o.format = FMT_TEXT;
+	d->o.event_name = "cpu-clock";
+	d->o.symbols = true;
+	d->out = stdout;
 	prf_config_default(&cfg);
-	while ((c = getopt_long(argc, argv, "+e:c:F:ap:m:d:o:f:qvhV", longopts,
+	cfg.data_pages = 128;
+	while ((c = getopt_long(argc, argv, "+e:c:F:aC:p:t:m:d:o:i:f:qvhV", longopts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'e':
+			if (!strncmp(optarg, "mem:", 4)) {
+				if (parse_mem_event(optarg + 4, &cfg)) {
+					fprintf(stderr, "perfregs-dump: bad breakpoint '%s': "
+						"use mem:ADDR[:rwx], e.g. mem:0x601040:w\n", optarg);
+					return EXIT_USAGE;
+				}
+				d->o.event_name = "mem";
+				break;
+			}
 			for (i = 0; i < sizeof(events) / sizeof(events[0]); i++)
 				if (!strcmp(optarg, events[i].name))
 					break;
@@ -192,7 +404,7 @@ int main(int argc, char **argv)
 				return EXIT_USAGE;
 			}
 			cfg.event = events[i].id;
-			st.o.event_name = events[i].name;
+			d->o.event_name = events[i].name;
 			if (!period_set)
 				cfg.period = events[i].default_period;
 			break;
@@ -213,35 +425,61 @@ int main(int argc, char **argv)
 		case 'a':
 			all_cpus = true;
 			break;
-		case 'p':
-			if (parse_u64(optarg, &v) || !v || v > INT32_MAX) {
-				fprintf(stderr, "perfregs-dump: bad pid '%s'\n", optarg);
-				return EXIT_USAGE;
-			}
-			pid = (int)v;
+		case 'C':
+			cpu_list = optarg;
+			all_cpus = true;
 			break;
-		case 'I':
-		case 'U':
-			v = PERFREGS_MASK_64;
-			if (optarg && parse_u64(optarg, &v)) {
-				fprintf(stderr, "perfregs-dump: --%s wants a register "
-					"mask such as 0x1ff\n", c == 'I' ? "iregs" : "uregs");
+		case 'p':
+		case 't':
+			if (parse_u64(optarg, &v) || !v || v > INT32_MAX) {
+				fprintf(stderr, "perfregs-dump: bad %s '%s'\n",
+					c == 'p' ? "pid" : "tid", optarg);
 				return EXIT_USAGE;
 			}
-			if (c == 'I') {
+			if (c == 'p')
+				pid = (int)v;
+			else
+				tid = (int)v;
+			break;
+		case OPT_IREGS:
+		case OPT_UREGS:
+			if (parse_regs(optarg, &v)) {
+				fprintf(stderr, "perfregs-dump: --%s wants register names "
+					"such as ip,sp,bx,r12 or a mask such as 0x1ff\n",
+					c == OPT_IREGS ? "iregs" : "uregs");
+				return EXIT_USAGE;
+			}
+			if (c == OPT_IREGS) {
 				cfg.iregs_mask = v;
 			} else {
 				cfg.uregs_mask_64 = v;
 				cfg.uregs_mask_32 = v & PERFREGS_MASK_32;
 			}
 			break;
+		case OPT_STACK:
+			if (parse_u64(optarg, &v) || v % 8 || v > PERFREGS_MAX_STACK_BYTES) {
+				fprintf(stderr, "perfregs-dump: --user-stack wants a multiple "
+					"of 8 up to %u, not '%s'\n", PERFREGS_MAX_STACK_BYTES,
+					optarg);
+				return EXIT_USAGE;
+			}
+			cfg.stack_bytes = (uint32_t)v;
+			break;
+		case OPT_NMI_UNKNOWN:
+			cfg.flags |= PERFREGS_CF_NMI_UNKNOWN;
+			break;
 		case 'm':
-			if (parse_u64(optarg, &v) || !v || (v & (v - 1)) || v > 4096) {
+			if (parse_u64(optarg, &v) || !v || (v & (v - 1)) ||
+			    v > PERFREGS_MAX_DATA_PAGES) {
 				fprintf(stderr, "perfregs-dump: --mmap-pages wants a "
-					"power of two from 1 to 4096, not '%s'\n", optarg);
+					"power of two from 1 to %u, not '%s'\n",
+					PERFREGS_MAX_DATA_PAGES, optarg);
 				return EXIT_USAGE;
 			}
 			cfg.data_pages = (uint32_t)v;
+			break;
+		case OPT_OVERWRITE:
+			cfg.flags |= PERFREGS_CF_OVERWRITE;
 			break;
 		case 'd': {
 			char *end;
@@ -257,25 +495,32 @@ int main(int argc, char **argv)
 		case 'o':
 			output = optarg;
 			break;
+		case 'i':
+			input = optarg;
+			break;
 		case 'f':
+			lv.tee = true;
 			if (!strcmp(optarg, "text")) {
-				st.o.format = FMT_TEXT;
+				d->o.format = FMT_TEXT;
 			} else if (!strcmp(optarg, "json")) {
-				st.o.format = FMT_JSON;
+				d->o.format = FMT_JSON;
 			} else {
 				fprintf(stderr, "perfregs-dump: --format is text or "
 					"json, not '%s'\n", optarg);
 				return EXIT_USAGE;
 			}
 			break;
-		case 'S':
-			st.only_summary = true;
+		case OPT_NO_SYMBOLS:
+			d->o.symbols = false;
+			break;
+		case OPT_SUMMARY:
+			d->o.summary = true;
 			break;
 		case 'q':
-			st.o.quiet = true;
+			d->o.quiet = true;
 			break;
 		case 'v':
-			st.o.verbose++;
+			d->o.verbose++;
 			break;
 		case 'h':
 			usage(stdout);
@@ -289,22 +534,70 @@ int main(int argc, char **argv)
 			return EXIT_USAGE;
 		}
 	}
-	if (optind == argc && !all_cpus && pid < 0 && duration <= 0) {
-		fprintf(stderr, "perfregs-dump: nothing to sample: give a COMMAND, "
-			"-p PID, or -a with -d SECONDS\n");
-		return EXIT_USAGE;
-	}
-	if (all_cpus && pid >= 0) {
-		fprintf(stderr, "perfregs-dump: -a and -p exclude each other\n");
-		return EXIT_USAGE;
-	}
 
-	st.out = stdout;
-	if (output && !(st.out = fopen(output, "w"))) {
-		fprintf(stderr, "perfregs-dump: cannot write %s: %s\n", output,
-			strerror(errno));
+	if (input) {
+		if (optind < argc || output || all_cpus || pid > 0 || tid > 0) {
+			fprintf(stderr, "perfregs-dump: -i decodes a recording: it takes "
+				"no COMMAND, -o, -a, -p or -t\n");
+			return EXIT_USAGE;
+		}
+		ret = decode_file(input, d);
+		decoder_free(d);
+		return ret;
+	}
+	if (optind == argc && !all_cpus && pid < 0 && tid < 0) {
+		fprintf(stderr, "perfregs-dump: nothing to sample: give a COMMAND, "
+			"-p PID, -t TID, or -a (with -d SECONDS)\n");
 		return EXIT_USAGE;
 	}
+	if ((all_cpus && (pid > 0 || tid > 0)) || (pid > 0 && tid > 0)) {
+		fprintf(stderr, "perfregs-dump: -a/-C, -p and -t exclude each other\n");
+		return EXIT_USAGE;
+	}
+	if ((cfg.flags & PERFREGS_CF_NMI_UNKNOWN) && cfg.event != PERFREGS_EV_NMI) {
+		fprintf(stderr, "perfregs-dump: --nmi-unknown goes with -e nmi\n");
+		return EXIT_USAGE;
+	}
+	if (cpu_list) {
+		if (parse_cpus(cpu_list, cpus, sizeof(cpus) / 8)) {
+			fprintf(stderr, "perfregs-dump: bad CPU list '%s': use e.g. "
+				"0,2-3\n", cpu_list);
+			return EXIT_USAGE;
+		}
+		cfg.cpus_ptr = (uintptr_t)cpus;
+		cfg.cpus_bytes = sizeof(cpus);
+	}
+	if (tid > 0) {
+		/* the module targets processes: take the thread's, filter here */
+		char path[64], line[256];
+		FILE *fp;
+
+		snprintf(path, sizeof(path), "/proc/%d/status", tid);
+		fp = fopen(path, "r");
+		while (fp && fgets(line, sizeof(line), fp))
+			if (sscanf(line, "Tgid: %d", &pid) == 1)
+				break;
+		if (fp)
+			fclose(fp);
+		if (pid <= 0) {
+			fprintf(stderr, "perfregs-dump: no thread %d\n", tid);
+			return EXIT_SETUP;
+		}
+		lv.filter_tid = tid;
+	}
+	if (output) {
+		lv.rec = rec_create(output, &cfg, d->o.event_name);
+		if (!lv.rec) {
+			fprintf(stderr, "perfregs-dump: cannot write %s: %s\n", output,
+				strerror(errno));
+			return EXIT_IO;
+		}
+		d->learnt_image = rec_image;
+		d->learnt_maps = rec_maps;
+		d->learnt_ksym = rec_ksym;
+		d->learnt_arg = lv.rec;
+	}
+	d->live = true;
 
 	ret = prf_open(&r, NULL);
 	if (ret) {
@@ -349,6 +642,9 @@ int main(int argc, char **argv)
 		exit_code = EXIT_SETUP;
 		goto out_kill;
 	}
+	/* Slow (kallsyms has >100k lines): before the rings start filling. */
+	if (d->o.symbols && (!lv.rec || lv.tee))
+		ksyms_load(d);
 	ret = prf_start(&r);
 	if (ret) {
 		fprintf(stderr, "perfregs-dump: cannot start sampling: %s; %s\n",
@@ -367,15 +663,16 @@ int main(int argc, char **argv)
 			exit_code = EXIT_COMMAND;
 		}
 		close(go_pipe[1]);
+		go_pipe[1] = -1;
 	}
 
 	for (;;) {
-		long n;
-		double elapsed;
+		double t;
+		int ev;
 
-		prf_wait(&r, 100);
-		n = prf_drain(&r, on_record, &st);
-		if (n == -EBADMSG)
+		ev = prf_wait(&r, 100);
+		if (!(cfg.flags & PERFREGS_CF_OVERWRITE) &&
+		    prf_drain(&r, on_record, &lv) == -EBADMSG)
 			exit_code = EXIT_DATA;
 		if (interrupted)
 			break;
@@ -383,39 +680,65 @@ int main(int argc, char **argv)
 			child = -1;
 			break;
 		}
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		elapsed = (now.tv_sec - t0.tv_sec) + (now.tv_nsec - t0.tv_nsec) / 1e9;
-		if (duration > 0 && elapsed >= duration)
+		t = elapsed_since(&t0);
+		if (duration > 0 && t >= duration)
 			break;
-		if (child < 0 && pid > 0 && kill(pid, 0) && errno == ESRCH)
-			break;
+		if (child < 0 && pid > 0 && ev > 0 && (ev & POLLHUP))
+			break;	/* the target process is gone */
+		if (!d->o.quiet && t - last_progress >= 2 && t >= 3) {
+			uint64_t lost = 0;
+
+			for (i = 0; i < PERFREGS_LOST_MAX; i++)
+				if (i != PERFREGS_LOST_ENTRY)
+					lost += prf_lost_total(&r, i);
+			fprintf(stderr, "perfregs-dump: %.0f s, %" PRIu64 " samples "
+				"(%.0f/s), %" PRIu64 " lost\n", t, d->samples,
+				d->samples / t, lost);
+			last_progress = t;
+		}
 	}
 	prf_stop(&r);
-	if (prf_drain(&r, on_record, &st) == -EBADMSG)
+	if (prf_drain(&r, on_record, &lv) == -EBADMSG)
 		exit_code = EXIT_DATA;
 
-	if (st.only_summary || st.o.format == FMT_JSON)
-		out_summary(st.out, &st.o, st.samples, r.lost, prf_produced(&r));
-	if (!st.o.quiet && !(st.only_summary && st.out == stdout))
-		out_summary(stderr, &(struct opts){ .format = FMT_TEXT },
-			    st.samples, r.lost, prf_produced(&r));
-	if (exit_code == EXIT_DATA)
+	if (lv.rec) {
+		uint64_t lost[PERFREGS_LOST_MAX];
+
+		for (i = 0; i < PERFREGS_LOST_MAX; i++)
+			lost[i] = prf_lost_total(&r, i);
+		if (rec_close(lv.rec, prf_produced(&r), lost) || lv.rec_error) {
+			fprintf(stderr, "perfregs-dump: writing %s failed: %s\n",
+				output, strerror(errno ? errno : EIO));
+			exit_code = EXIT_IO;
+		}
+	}
+	if ((!lv.rec || lv.tee) && (d->o.summary || d->o.format == FMT_JSON))
+		out_summary(d, d->out, d->o.format, prf_produced(&r));
+	if (!d->o.quiet && !(d->o.summary && !lv.rec))
+		out_summary(d, stderr, FMT_TEXT, prf_produced(&r));
+	if (interrupted && !d->o.quiet)
+		fprintf(stderr, "perfregs-dump: interrupted, stopped cleanly\n");
+	if (exit_code == EXIT_DATA || d->bad_records)
 		fprintf(stderr, "perfregs-dump: malformed records were skipped; "
 			"this is a bug in the module or a memory corruption\n");
+	if (d->bad_records && exit_code == EXIT_OK)
+		exit_code = EXIT_DATA;
+	if (fflush(stdout) && exit_code == EXIT_OK) {
+		fprintf(stderr, "perfregs-dump: writing the output: %s\n",
+			strerror(errno));
+		exit_code = EXIT_IO;
+	}
 
 out_kill:
 	if (child > 0) {
-		if (exit_code != EXIT_OK)
+		if (exit_code != EXIT_OK && exit_code != EXIT_DATA)
 			kill(child, SIGKILL);
-		close(go_pipe[1]);
+		if (go_pipe[1] >= 0)
+			close(go_pipe[1]);
 		waitpid(child, &status, 0);
 	}
 	prf_close(&r);
-	if (st.out != stdout && fclose(st.out)) {
-		fprintf(stderr, "perfregs-dump: writing %s: %s\n", output,
-			strerror(errno));
-		return EXIT_DATA;
-	}
+	decoder_free(d);
 	if (exit_code == EXIT_OK && WIFEXITED(status) && WEXITSTATUS(status) == 127)
 		exit_code = EXIT_COMMAND;
 	return exit_code;

@@ -2,6 +2,7 @@
 /* Text and JSON Lines output of decoded records. */
 #include <inttypes.h>
 #include <string.h>
+#include <stdlib.h>
 #include "dump.h"
 
 static const char *const lost_names[PERFREGS_LOST_MAX] = {
@@ -69,13 +70,13 @@ static void json_string(FILE *fp, const char *s, size_t max)
 	fputc('"', fp);
 }
 
-/* Print one register set; returns the number of values consumed. */
-static int out_regs(FILE *fp, const struct opts *o, enum layout layout,
-		    uint64_t mask, const uint64_t *vals, const char *label)
+/* Print one register set. */
+static void out_regs(FILE *fp, enum out_format fmt, enum layout layout,
+		     uint64_t mask, const uint64_t *vals, const char *label)
 {
 	int reg, n = 0, shown = 0;
 
-	if (o->format == FMT_JSON)
+	if (fmt == FMT_JSON)
 		fprintf(fp, ",\"%s\":{", label);
 	else
 		fprintf(fp, "\n    %s:", label);
@@ -90,7 +91,7 @@ static int out_regs(FILE *fp, const struct opts *o, enum layout layout,
 		if (!name)
 			continue;
 		v = reg_value(layout, v);
-		if (o->format == FMT_JSON) {
+		if (fmt == FMT_JSON) {
 			fprintf(fp, "%s\"%s\":\"0x%" PRIx64 "\"", shown ? "," : "",
 				name, v);
 		} else {
@@ -101,75 +102,131 @@ static int out_regs(FILE *fp, const struct opts *o, enum layout layout,
 		}
 		shown++;
 	}
-	if (o->format == FMT_JSON)
+	if (fmt == FMT_JSON)
 		fputc('}', fp);
-	return n;
 }
 
-void out_sample(FILE *fp, const struct opts *o,
-		const struct perfregs_rec_sample *s)
+/* The size a sample record must have, or 0 if its header is inconsistent. */
+static size_t sample_size(const struct perfregs_rec_sample *s, size_t avail,
+			  uint64_t *stack_size, uint64_t *stack_copied)
 {
-	const struct elf_facts *ef = elf_facts_of_task(s->pid, s->comm);
-	struct decoded d = decide_layout(s->abi, ef);
+	size_t nregs, need;
+	const uint64_t *p;
+
+	if (avail < sizeof(*s) || s->header.size > avail)
+		return 0;
+	if ((s->iregs_mask | s->uregs_mask) & ~PERFREGS_MASK_64)
+		return 0;
+	nregs = __builtin_popcountll(s->iregs_mask) +
+		__builtin_popcountll(s->uregs_mask);
+	need = sizeof(*s) + 8 * nregs;
+	*stack_size = *stack_copied = 0;
+	if (s->flags & PERFREGS_SF_STACK) {
+		if (s->header.size < need + 16)
+			return 0;
+		p = (const uint64_t *)((const char *)s + need);
+		if (p[0] > PERFREGS_MAX_STACK_BYTES || p[0] % 8)
+			return 0;
+		*stack_size = p[0];
+		need += 16 + p[0];
+		if (s->header.size < need)
+			return 0;
+		*stack_copied = *(const uint64_t *)((const char *)s + need - 8);
+		if (*stack_copied > *stack_size)
+			return 0;
+	}
+	return s->header.size == need ? need : 0;
+}
+
+static void out_sample(struct decoder *d, const struct perfregs_rec_sample *s,
+		       uint64_t stack_size, uint64_t stack_copied)
+{
+	const struct image *im = image_find(d, s->image_dev, s->image_ino);
+	const struct elf_facts *ef = im ? &im->facts : NULL;
+	struct decoded dd = decide_layout(s->abi, ef);
 	bool in_user = !(s->flags & PERFREGS_SF_KERNEL);
-	enum layout ilayout = in_user && d.layout != LAYOUT_NONE ?
-			      d.layout : LAYOUT_X86_64;
-	int ip_idx = prf_reg_index(s->iregs_mask, PERFREGS_REG_IP);
-	uint64_t ip = ip_idx >= 0 ? s->regs[ip_idx] : 0;
+	enum layout ilayout = in_user && dd.layout != LAYOUT_NONE ?
+			      dd.layout : LAYOUT_X86_64;
 	const uint64_t *vals = (const uint64_t *)s->regs;
-	char comm[17];
+	int ip_idx = prf_reg_index(s->iregs_mask, PERFREGS_REG_IP);
+	int uip_idx = prf_reg_index(s->uregs_mask, PERFREGS_REG_IP);
+	bool have_ip = ip_idx >= 0 || uip_idx >= 0;
+	uint64_t ip = ip_idx >= 0 ? vals[ip_idx] :
+		      uip_idx >= 0 ? vals[__builtin_popcountll(s->iregs_mask) + uip_idx] : 0;
+	FILE *fp = d->out;
+	char comm[17], sym[320] = "";
+	int ret = -1;
 
 	memcpy(comm, s->comm, 16);
 	comm[16] = 0;
-	if (o->format == FMT_JSON) {
+	if (have_ip && d->o.symbols) {
+		if (ip >= 0xffff800000000000ULL)
+			ret = kernel_symbol(d, ip, sym, sizeof(sym));
+		else
+			ret = user_symbol(d, s, ip, sym, sizeof(sym));
+	}
+	if (ret)
+		sym[0] = 0;
+	if (d->o.format == FMT_JSON) {
 		fprintf(fp, "{\"type\":\"sample\",\"time\":%" PRIu64
 			",\"cpu\":%u,\"pid\":%u,\"tid\":%u,\"comm\":",
 			(uint64_t)s->time, s->cpu, s->pid, s->tid);
 		json_string(fp, comm, 16);
 		fprintf(fp, ",\"context\":\"%s\",\"abi\":\"%s\",\"mixed\":%s"
 			",\"kernel_abi\":\"%s\",\"uregs_source\":\"%s\"",
-			ctx_name(s->flags), d.abi_name, d.mixed ? "true" : "false",
+			ctx_name(s->flags), dd.abi_name, dd.mixed ? "true" : "false",
 			kabi_name(s->abi), uregs_src_name(s->flags));
 		if (ef && ef->known)
 			fprintf(fp, ",\"elf\":{\"class\":%u,\"machine\":%u}",
 				ef->elfclass, ef->machine);
 		else
 			fputs(",\"elf\":null", fp);
-		if (ip_idx >= 0)
+		if (have_ip)
 			fprintf(fp, ",\"ip\":\"0x%" PRIx64 "\"", ip);
-		vals += out_regs(fp, o, ilayout, s->iregs_mask, vals, "iregs");
-		out_regs(fp, o, d.layout, s->uregs_mask, vals, "uregs");
+		if (sym[0]) {
+			fputs(",\"sym\":", fp);
+			json_string(fp, sym, sizeof(sym));
+		}
+		out_regs(fp, FMT_JSON, ilayout, s->iregs_mask, vals, "iregs");
+		out_regs(fp, FMT_JSON, dd.layout, s->uregs_mask,
+			 vals + __builtin_popcountll(s->iregs_mask), "uregs");
+		if (s->flags & PERFREGS_SF_STACK)
+			fprintf(fp, ",\"stack\":{\"size\":%" PRIu64 ",\"copied\":%" PRIu64 "}",
+				stack_size, stack_copied);
 		fputs("}\n", fp);
 		return;
 	}
 	fprintf(fp, "%16s %6u/%-6u [%03u] %" PRIu64 ".%09" PRIu64
-		": %s ip 0x%" PRIx64 " %s abi %s%s uregs %s%s",
+		": %s: ip 0x%" PRIx64 "%s%s%s %s abi %s%s ctx %s uregs %s%s",
 		comm, s->pid, s->tid, s->cpu, (uint64_t)s->time / 1000000000,
-		(uint64_t)s->time % 1000000000, o->event_name, ip,
-		in_user ? "user" : "kernel", d.abi_name,
-		d.mixed ? " (mixed mode)" : "", uregs_src_name(s->flags),
+		(uint64_t)s->time % 1000000000, d->o.event_name, ip,
+		sym[0] ? " (" : "", sym, sym[0] ? ")" : "",
+		in_user ? "user" : "kernel", dd.abi_name,
+		dd.mixed ? " (mixed mode)" : "", ctx_name(s->flags),
+		uregs_src_name(s->flags),
 		(s->flags & PERFREGS_SF_ENTRY_RACE) ? " (entry race)" : "");
-	fprintf(fp, " ctx %s", ctx_name(s->flags));
 	if (s->iregs_mask)
-		vals += out_regs(fp, o, ilayout, s->iregs_mask, vals, "iregs");
+		out_regs(fp, FMT_TEXT, ilayout, s->iregs_mask, vals, "iregs");
 	if (s->uregs_mask)
-		out_regs(fp, o, d.layout, s->uregs_mask, vals, "uregs");
+		out_regs(fp, FMT_TEXT, dd.layout, s->uregs_mask,
+			 vals + __builtin_popcountll(s->iregs_mask), "uregs");
+	if (s->flags & PERFREGS_SF_STACK)
+		fprintf(fp, "\n    stack: %" PRIu64 " bytes from sp, %" PRIu64 " copied",
+			stack_size, stack_copied);
 	fputc('\n', fp);
 }
 
-void out_lost(FILE *fp, const struct opts *o,
-	      const struct perfregs_rec_lost *l, int cpu)
+static void out_lost(struct decoder *d, const struct perfregs_rec_lost *l, int cpu)
 {
-	int i, first = 1;
+	FILE *fp = d->out;
+	int i;
 
-	if (o->format == FMT_JSON) {
+	if (d->o.format == FMT_JSON) {
 		fprintf(fp, "{\"type\":\"lost\",\"time\":%" PRIu64 ",\"cpu\":%d,\"lost\":{",
 			(uint64_t)l->time, cpu);
-		for (i = 0; i < PERFREGS_LOST_MAX; i++) {
-			fprintf(fp, "%s\"%s\":%" PRIu64, first ? "" : ",",
+		for (i = 0; i < PERFREGS_LOST_MAX; i++)
+			fprintf(fp, "%s\"%s\":%" PRIu64, i ? "," : "",
 				lost_cause_name(i), (uint64_t)l->lost[i]);
-			first = 0;
-		}
 		fputs("}}\n", fp);
 		return;
 	}
@@ -182,23 +239,58 @@ void out_lost(FILE *fp, const struct opts *o,
 	fputc('\n', fp);
 }
 
-void out_summary(FILE *fp, const struct opts *o, uint64_t samples,
-		 const uint64_t *lost, uint64_t produced)
+/* Decode one kernel record of avail bytes; count what is malformed. */
+void decode_record(struct decoder *d, int cpu,
+		   const struct perfregs_rec_header *rec, size_t avail)
+{
+	uint64_t ss, sc;
+	int i;
+
+	if (rec->type == PERFREGS_REC_SAMPLE) {
+		const struct perfregs_rec_sample *s = (const void *)rec;
+
+		if (!sample_size(s, avail, &ss, &sc)) {
+			d->bad_records++;
+			return;
+		}
+		d->samples++;
+		if (!d->o.summary)
+			out_sample(d, s, ss, sc);
+	} else if (rec->type == PERFREGS_REC_LOST) {
+		const struct perfregs_rec_lost *l = (const void *)rec;
+
+		if (rec->size != sizeof(*l) || avail < sizeof(*l)) {
+			d->bad_records++;
+			return;
+		}
+		for (i = 0; i < PERFREGS_LOST_MAX; i++)
+			d->lost[i] += l->lost[i];
+		if (!d->o.summary)
+			out_lost(d, l, cpu);
+	}
+	/* other types: from a newer module, skipped */
+}
+
+void out_summary(struct decoder *d, FILE *fp, enum out_format fmt,
+		 uint64_t produced)
 {
 	int i;
 
-	if (o->format == FMT_JSON) {
+	if (fmt == FMT_JSON) {
 		fprintf(fp, "{\"type\":\"summary\",\"samples\":%" PRIu64
-			",\"produced\":%" PRIu64 ",\"lost\":{", samples, produced);
+			",\"produced\":%" PRIu64 ",\"malformed\":%" PRIu64 ",\"lost\":{",
+			d->samples, produced, d->bad_records);
 		for (i = 0; i < PERFREGS_LOST_MAX; i++)
 			fprintf(fp, "%s\"%s\":%" PRIu64, i ? "," : "",
-				lost_cause_name(i), lost[i]);
+				lost_cause_name(i), d->lost[i]);
 		fputs("}}\n", fp);
 		return;
 	}
 	fprintf(fp, "# %" PRIu64 " samples decoded, %" PRIu64 " produced; lost:",
-		samples, produced);
+		d->samples, produced);
 	for (i = 0; i < PERFREGS_LOST_MAX; i++)
-		fprintf(fp, " %s %" PRIu64, lost_cause_name(i), lost[i]);
+		fprintf(fp, " %s %" PRIu64, lost_cause_name(i), d->lost[i]);
+	if (d->bad_records)
+		fprintf(fp, "; %" PRIu64 " malformed records skipped", d->bad_records);
 	fputc('\n', fp);
 }

@@ -258,6 +258,9 @@ enum perfregs_abi {
  *	__u64 iregs_mask;	interrupt registers present below
  *	__u64 uregs_mask;	user registers present below
  *	char  comm[16];
+ *	__u64 image_ino;	the task's executable: inode number ...
+ *	__u32 image_dev;	... and device (st_dev encoding), 0 if none
+ *	__u32 reserved2;	zero
  *	__u64 iregs[hweight64(iregs_mask)];	ascending register number
  *	__u64 uregs[hweight64(uregs_mask)];
  *	{ __u64 stack_size;			if PERFREGS_SF_STACK
@@ -265,6 +268,10 @@ enum perfregs_abi {
  *	  __u64 stack_copied; }			bytes really copied; the rest
  *						of stack[] is zero
  * };
+ *
+ * The image fields name the file the task runs (mm->exe_file), so that
+ * a reader can find its ELF header (x32 or x86-64? 32- or 64-bit?)
+ * even after an exec, and tell images apart after the task is gone.
  *
  * A register is present when it was asked for and its value is known:
  * ds/es/fs/gs are never in an x86-64 pt_regs, r8-r15 do not exist in a
@@ -282,6 +289,9 @@ struct perfregs_rec_sample {
 	__u64 iregs_mask;
 	__u64 uregs_mask;
 	char comm[16];
+	__u64 image_ino;
+	__u32 image_dev;
+	__u32 reserved2;
 	__u64 regs[];
 };
 

@@ -1,0 +1,419 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Recordings (-o FILE, read back with -i FILE): self-describing, so that
+ * a recording decodes exactly as live mode would, on any machine.
+ *
+ * Layout (little-endian, every item 8-byte aligned):
+ *
+ *   struct rec_file_header	magic "PRFREC\0\0", format version, ABI
+ *				version, page size, the session config
+ *   items, each { u32 type; u32 size (this header included) } + body:
+ *     ITEM_INFO   key=value\0 text: kernel release, machine, tool, event
+ *     ITEM_IMAGE  an executable (dev, ino): ELF class/machine, path
+ *     ITEM_MAPS   a task image's executable mappings, for symbols
+ *     ITEM_KSYM   a kernel symbol some sample hit
+ *     ITEM_KREC   { u32 cpu; u32 zero; } + one record from the kernel
+ *     ITEM_END    produced and lost counters: the file is complete
+ *
+ * Everything a sample's decoding needs (its image, maps, kernel symbol)
+ * is written before the sample.  The reader checks every size against
+ * the file and stops at the first malformed item with its offset.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include "dump.h"
+
+#define REC_MAGIC	"PRFREC\0\0"
+#define REC_VERSION	1
+
+enum { ITEM_INFO = 1, ITEM_IMAGE, ITEM_MAPS, ITEM_KSYM, ITEM_KREC, ITEM_END };
+
+struct rec_file_header {
+	char magic[8];
+	uint32_t header_size;	/* sizeof(struct rec_file_header) */
+	uint32_t version;	/* REC_VERSION */
+	uint32_t abi_major, abi_minor;
+	uint32_t page_size;
+	uint32_t reserved;
+	struct perfregs_config cfg;
+};
+
+struct item {
+	uint32_t type;
+	uint32_t size;
+};
+
+struct item_image {
+	uint64_t ino;
+	uint32_t dev;
+	uint8_t known, elfclass;
+	uint16_t machine;
+	/* path\0, padded */
+};
+
+struct item_maps {
+	uint32_t pid;
+	uint32_t n;
+	uint64_t ino;
+	/* n x { u64 start, end, pgoff; u32 path_len (with \0); u32 zero; path } */
+};
+
+struct item_ksym {
+	uint64_t start, end;
+	/* name\0, padded */
+};
+
+struct item_end {
+	uint64_t produced;
+	uint64_t lost[PERFREGS_LOST_MAX];
+};
+
+struct recorder {
+	FILE *fp;
+	const char *path;
+	int error;
+};
+
+static const char zeros[8];
+
+static void put(struct recorder *r, const void *p, size_t n)
+{
+	if (!r->error && n && fwrite(p, 1, n, r->fp) != n)
+		r->error = errno ? errno : EIO;
+}
+
+static void put_item(struct recorder *r, uint32_t type, const void *a, size_t alen,
+		     const void *b, size_t blen)
+{
+	size_t len = sizeof(struct item) + alen + blen;
+	struct item it = { type, (uint32_t)((len + 7) & ~7UL) };
+
+	put(r, &it, sizeof(it));
+	put(r, a, alen);
+	put(r, b, blen);
+	put(r, zeros, it.size - len);
+}
+
+struct recorder *rec_create(const char *path, const struct perfregs_config *cfg,
+			    const char *event_name)
+{
+	struct rec_file_header h = { .magic = REC_MAGIC };
+	struct recorder *r = calloc(1, sizeof(*r));
+	char info[512];
+	struct utsname u;
+	int n;
+
+	if (!r)
+		return NULL;
+	r->path = path;
+	r->fp = fopen(path, "wb");
+	if (!r->fp) {
+		free(r);
+		return NULL;
+	}
+	h.header_size = sizeof(h);
+	h.version = REC_VERSION;
+	h.abi_major = PERFREGS_ABI_MAJOR;
+	h.abi_minor = PERFREGS_ABI_MINOR;
+	h.page_size = getpagesize();
+	h.cfg = *cfg;
+	h.cfg.cpus_ptr = 0;	/* a pointer means nothing in a file */
+	put(r, &h, sizeof(h));
+	uname(&u);
+	n = snprintf(info, sizeof(info), "kernel=%s%cmachine=%s%cevent=%s%ctool=%s",
+		     u.release, 0, u.machine, 0, event_name, 0, "perfregs-dump");
+	put_item(r, ITEM_INFO, info, n + 1, NULL, 0);
+	return r;
+}
+
+int rec_sample(struct recorder *r, int cpu, const struct perfregs_rec_header *h)
+{
+	uint32_t pre[2] = { (uint32_t)cpu, 0 };
+
+	put_item(r, ITEM_KREC, pre, sizeof(pre), h, h->size);
+	return r->error ? -r->error : 0;
+}
+
+void rec_image(void *arg, const struct image *im)
+{
+	struct item_image ii = {
+		.ino = im->ino, .dev = im->dev, .known = im->facts.known,
+		.elfclass = im->facts.elfclass, .machine = im->facts.machine,
+	};
+	const char *p = im->path ? im->path : "";
+
+	put_item(arg, ITEM_IMAGE, &ii, sizeof(ii), p, strlen(p) + 1);
+}
+
+void rec_maps(void *arg, const struct task_maps *tm)
+{
+	struct recorder *r = arg;
+	struct item_maps im = { .pid = tm->pid, .n = tm->n, .ino = tm->ino };
+	size_t len = sizeof(struct item) + sizeof(im);
+	struct item it;
+	unsigned int i;
+
+	for (i = 0; i < tm->n; i++)
+		len += 32 + ((strlen(tm->m[i].path) + 1 + 7) & ~7UL);
+	it.type = ITEM_MAPS;
+	it.size = (uint32_t)len;
+	put(r, &it, sizeof(it));
+	put(r, &im, sizeof(im));
+	for (i = 0; i < tm->n; i++) {
+		uint32_t plen = strlen(tm->m[i].path) + 1;
+		uint64_t v[3] = { tm->m[i].start, tm->m[i].end, tm->m[i].pgoff };
+		uint32_t l[2] = { plen, 0 };
+
+		put(r, v, sizeof(v));
+		put(r, l, sizeof(l));
+		put(r, tm->m[i].path, plen);
+		put(r, zeros, ((plen + 7) & ~7U) - plen);
+	}
+}
+
+void rec_ksym(void *arg, const struct ksym *k)
+{
+	struct item_ksym ik = { k->start, k->end };
+
+	put_item(arg, ITEM_KSYM, &ik, sizeof(ik), k->name, strlen(k->name) + 1);
+}
+
+int rec_close(struct recorder *r, uint64_t produced, const uint64_t *lost)
+{
+	struct item_end e = { .produced = produced };
+	int err;
+
+	memcpy(e.lost, lost, sizeof(e.lost));
+	put_item(r, ITEM_END, &e, sizeof(e), NULL, 0);
+	if (fclose(r->fp) && !r->error)
+		r->error = errno;
+	err = r->error;
+	free(r);
+	return err ? -err : 0;
+}
+
+/* ---- reading --------------------------------------------------------- */
+
+/* A NUL-terminated string inside [p, end), or NULL. */
+static const char *str_in(const char *p, const char *end)
+{
+	return p < end && memchr(p, 0, end - p) ? p : NULL;
+}
+
+static int bad(char *err, size_t len, uint64_t off, const char *what)
+{
+	snprintf(err, len, "malformed recording at offset %" PRIu64 ": %s", off, what);
+	return -EBADMSG;
+}
+
+int rec_decode(const char *path, struct decoder *d, uint64_t *produced,
+	       char *err, size_t errlen)
+{
+	unsigned char *buf;
+	struct stat st;
+	FILE *fp;
+	int ret;
+
+	*produced = 0;
+	fp = fopen(path, "rb");
+	if (!fp || fstat(fileno(fp), &st)) {
+		snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
+		if (fp)
+			fclose(fp);
+		return -EIO;
+	}
+	buf = malloc(st.st_size ? st.st_size : 1);
+	if (!buf || fread(buf, 1, st.st_size, fp) != (size_t)st.st_size) {
+		snprintf(err, errlen, "cannot read %s: %s", path,
+			 buf ? strerror(errno ? errno : EIO) : "out of memory");
+		free(buf);
+		fclose(fp);
+		return -EIO;
+	}
+	fclose(fp);
+	ret = rec_decode_buf(buf, st.st_size, d, produced, err, errlen);
+	free(buf);
+	return ret;
+}
+
+int rec_decode_buf(const unsigned char *buf, size_t size, struct decoder *d,
+		   uint64_t *produced, char *err, size_t errlen)
+{
+	struct rec_file_header h;
+	bool ended = false;
+	uint64_t off;
+	int ret = 0;
+
+	*produced = 0;
+	if (size < sizeof(h))
+		return bad(err, errlen, size, "file shorter than its header");
+	memcpy(&h, buf, sizeof(h));
+	if (memcmp(h.magic, REC_MAGIC, 8)) {
+		snprintf(err, errlen, "not a perfregs recording (bad magic at offset 0)");
+		return -EBADMSG;
+	}
+	if (h.version != REC_VERSION || h.header_size != sizeof(h)) {
+		snprintf(err, errlen, "recording format %u, this tool reads %u",
+			 h.version, REC_VERSION);
+		return -EBADMSG;
+	}
+	for (off = sizeof(h); off < size && !ended;) {
+		struct item it;
+		const unsigned char *body;
+		const char *end;
+		uint64_t blen;
+
+		if (size - off < sizeof(it)) {
+			ret = bad(err, errlen, off, "truncated item header");
+			goto out;
+		}
+		memcpy(&it, buf + off, sizeof(it));
+		if (it.size < sizeof(it) || it.size % 8 || it.size > size - off) {
+			ret = bad(err, errlen, off, it.size > size - off ?
+				  "item runs past the end of the file (truncated?)" :
+				  "impossible item size");
+			goto out;
+		}
+		body = buf + off + sizeof(it);
+		blen = it.size - sizeof(it);
+		end = (const char *)body + blen;
+		switch (it.type) {
+		case ITEM_INFO:
+			break;
+		case ITEM_IMAGE: {
+			struct item_image ii;
+			struct elf_facts f;
+			const char *p;
+
+			if (blen < sizeof(ii) ||
+			    !(p = str_in((const char *)body + sizeof(ii), end))) {
+				ret = bad(err, errlen, off, "bad image item");
+				goto out;
+			}
+			memcpy(&ii, body, sizeof(ii));
+			f.known = ii.known;
+			f.elfclass = ii.elfclass;
+			f.machine = ii.machine;
+			if (!image_find(d, ii.dev, ii.ino))
+				image_add(d, ii.dev, ii.ino, &f, *p ? p : NULL);
+			break;
+		}
+		case ITEM_MAPS: {
+			struct item_maps im;
+			struct mapping *m;
+			const unsigned char *q = body + sizeof(im);
+			unsigned int i;
+
+			if (blen < sizeof(im)) {
+				ret = bad(err, errlen, off, "bad maps item");
+				goto out;
+			}
+			memcpy(&im, body, sizeof(im));
+			if (im.n > blen / 32) {
+				ret = bad(err, errlen, off, "maps item claims too many mappings");
+				goto out;
+			}
+			m = calloc(im.n ? im.n : 1, sizeof(*m));
+			for (i = 0; m && i < im.n; i++) {
+				uint64_t v[3];
+				uint32_t l[2];
+
+				if ((const char *)q + 32 > end)
+					break;
+				memcpy(v, q, sizeof(v));
+				memcpy(l, q + 24, sizeof(l));
+				q += 32;
+				if (!l[0] || l[0] > (uint64_t)(end - (const char *)q) ||
+				    q[l[0] - 1] != 0 || v[0] > v[1])
+					break;
+				m[i].start = v[0];
+				m[i].end = v[1];
+				m[i].pgoff = v[2];
+				m[i].path = strdup((const char *)q);
+				q += (l[0] + 7) & ~7U;
+			}
+			if (!m || i < im.n) {
+				while (m && i--)
+					free(m[i].path);
+				free(m);
+				ret = bad(err, errlen, off, "bad mapping in maps item");
+				goto out;
+			}
+			if (!maps_find(d, im.pid, im.ino))
+				maps_add(d, im.pid, im.ino, m, im.n);
+			else {
+				for (i = 0; i < im.n; i++)
+					free(m[i].path);
+				free(m);
+			}
+			break;
+		}
+		case ITEM_KSYM: {
+			struct item_ksym ik;
+			const char *p;
+
+			if (blen < sizeof(ik) ||
+			    !(p = str_in((const char *)body + sizeof(ik), end))) {
+				ret = bad(err, errlen, off, "bad kernel symbol item");
+				goto out;
+			}
+			memcpy(&ik, body, sizeof(ik));
+			if (ik.start >= ik.end) {
+				ret = bad(err, errlen, off, "empty kernel symbol");
+				goto out;
+			}
+			ksym_add(d, ik.start, ik.end, p);
+			break;
+		}
+		case ITEM_KREC: {
+			const struct perfregs_rec_header *kh;
+			uint32_t cpu;
+			uint64_t before = d->bad_records;
+
+			if (blen < 8 + sizeof(*kh)) {
+				ret = bad(err, errlen, off, "short kernel record item");
+				goto out;
+			}
+			memcpy(&cpu, body, sizeof(cpu));
+			kh = (const void *)(body + 8);
+			if (kh->size < sizeof(*kh) || kh->size % 8 || kh->size > blen - 8) {
+				ret = bad(err, errlen, off, "kernel record size disagrees with its item");
+				goto out;
+			}
+			decode_record(d, cpu, kh, blen - 8);
+			if (d->bad_records != before) {
+				ret = bad(err, errlen, off, "malformed kernel record");
+				goto out;
+			}
+			break;
+		}
+		case ITEM_END: {
+			struct item_end e;
+
+			if (blen < sizeof(e)) {
+				ret = bad(err, errlen, off, "short end item");
+				goto out;
+			}
+			memcpy(&e, body, sizeof(e));
+			*produced = e.produced;
+			ended = true;
+			break;
+		}
+		default:
+			break;	/* an item of a newer tool: skip it */
+		}
+		off += it.size;
+	}
+	if (!ended) {
+		ret = bad(err, errlen, off, "no end item: the recording was cut short");
+		goto out;
+	}
+	err[0] = 0;
+out:
+	return ret;
+}

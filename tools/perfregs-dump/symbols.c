@@ -1,0 +1,303 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Symbols.  User IPs: the task's executable mappings (learnt once per
+ * task image from /proc/PID/maps, or read from a recording) give the
+ * file and its load bias, and libdw (dwfl) names the function.  Kernel
+ * IPs: /proc/kallsyms when readable, or the symbols a recording kept.
+ */
+#include <elfutils/libdwfl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "dump.h"
+
+static unsigned int maps_hash(uint32_t pid, uint64_t ino)
+{
+	return (pid * 2654435761U + (unsigned int)ino) & 255;
+}
+
+struct task_maps *maps_find(struct decoder *d, uint32_t pid, uint64_t ino)
+{
+	struct task_maps *tm;
+
+	for (tm = d->maps[maps_hash(pid, ino)]; tm; tm = tm->next)
+		if (tm->pid == pid && tm->ino == ino)
+			return tm;
+	return NULL;
+}
+
+struct task_maps *maps_add(struct decoder *d, uint32_t pid, uint64_t ino,
+			   struct mapping *m, unsigned int n)
+{
+	unsigned int h = maps_hash(pid, ino);
+	struct task_maps *tm = calloc(1, sizeof(*tm));
+
+	if (!tm)
+		return NULL;
+	tm->pid = pid;
+	tm->ino = ino;
+	tm->m = m;
+	tm->n = n;
+	tm->next = d->maps[h];
+	d->maps[h] = tm;
+	return tm;
+}
+
+/* Learn the executable mappings of a live task, once per image. */
+void maps_learn(struct decoder *d, const struct perfregs_rec_sample *s)
+{
+	struct mapping *m = NULL;
+	unsigned int n = 0, cap = 0;
+	char path[64], line[4096];
+	struct task_maps *tm;
+	FILE *fp;
+
+	if (!d->live || !s->pid || maps_find(d, s->pid, s->image_ino))
+		return;
+	snprintf(path, sizeof(path), "/proc/%u/maps", s->pid);
+	fp = fopen(path, "r");
+	while (fp && fgets(line, sizeof(line), fp)) {
+		uint64_t start, end, pgoff;
+		char perms[8];
+		int pos = 0;
+
+		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s %" SCNx64 " %*s %*s %n",
+			   &start, &end, perms, &pgoff, &pos) < 4 || !pos)
+			continue;
+		if (perms[2] != 'x' || line[pos] != '/')
+			continue;
+		line[strcspn(line, "\n")] = 0;
+		if (n == cap) {
+			void *p = realloc(m, (cap = cap ? cap * 2 : 8) * sizeof(*m));
+
+			if (!p)
+				break;
+			m = p;
+		}
+		m[n].start = start;
+		m[n].end = end;
+		m[n].pgoff = pgoff;
+		m[n].path = strdup(line + pos);
+		n++;
+	}
+	if (fp)
+		fclose(fp);
+	/* remembered even when empty: the task may be gone already */
+	tm = maps_add(d, s->pid, s->image_ino, m, n);
+	if (tm && d->learnt_maps)
+		d->learnt_maps(d->learnt_arg, tm);
+}
+
+/* One Dwfl per (file, bias), shared by every task that maps it. */
+struct dwfl_entry {
+	char *path;
+	uint64_t base;
+	Dwfl *dwfl;
+	Dwfl_Module *mod;
+	struct dwfl_entry *next;
+};
+
+static struct dwfl_entry *dwfl_cache;
+
+static const Dwfl_Callbacks dwfl_cbs = {
+	.find_elf = dwfl_build_id_find_elf,
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.section_address = dwfl_offline_section_address,
+};
+
+static struct dwfl_entry *dwfl_for(const char *path, uint64_t base)
+{
+	struct dwfl_entry *e;
+
+	for (e = dwfl_cache; e; e = e->next)
+		if (e->base == base && !strcmp(e->path, path))
+			return e;
+	e = calloc(1, sizeof(*e));
+	if (!e)
+		return NULL;
+	e->path = strdup(path);
+	e->base = base;
+	e->dwfl = dwfl_begin(&dwfl_cbs);
+	if (e->dwfl) {
+		dwfl_report_begin(e->dwfl);
+		e->mod = dwfl_report_elf(e->dwfl, path, path, -1, base, false);
+		dwfl_report_end(e->dwfl, NULL, NULL);
+	}
+	e->next = dwfl_cache;
+	dwfl_cache = e;
+	return e;
+}
+
+int user_symbol(struct decoder *d, const struct perfregs_rec_sample *s,
+		uint64_t ip, char *buf, size_t len)
+{
+	struct task_maps *tm = maps_find(d, s->pid, s->image_ino);
+	struct dwfl_entry *e;
+	GElf_Off off;
+	GElf_Sym sym;
+	const char *name;
+	unsigned int i;
+
+	if (!tm)
+		return -1;
+	for (i = 0; i < tm->n; i++)
+		if (ip >= tm->m[i].start && ip < tm->m[i].end)
+			break;
+	if (i == tm->n)
+		return -1;
+	e = dwfl_for(tm->m[i].path, tm->m[i].start - tm->m[i].pgoff);
+	if (!e || !e->mod)
+		return -1;
+	name = dwfl_module_addrinfo(e->mod, ip, &off, &sym, NULL, NULL, NULL);
+	if (!name)
+		return -1;
+	snprintf(buf, len, "%s+0x%" PRIx64, name, (uint64_t)off);
+	return 0;
+}
+
+static int ksym_cmp(const void *a, const void *b)
+{
+	const struct ksym *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+void ksym_add(struct decoder *d, uint64_t start, uint64_t end, const char *name)
+{
+	if (d->nksyms == d->ksyms_cap) {
+		size_t cap = d->ksyms_cap ? d->ksyms_cap * 2 : 1024;
+		void *p = realloc(d->ksyms, cap * sizeof(*d->ksyms));
+
+		if (!p)
+			return;
+		d->ksyms = p;
+		d->ksyms_cap = cap;
+	}
+	d->ksyms[d->nksyms].start = start;
+	d->ksyms[d->nksyms].end = end;
+	d->ksyms[d->nksyms].name = strdup(name);
+	d->ksyms[d->nksyms].recorded = true;
+	d->nksyms++;
+	qsort(d->ksyms, d->nksyms, sizeof(*d->ksyms), ksym_cmp);
+}
+
+/* Text symbols of /proc/kallsyms; each ends where the next begins. */
+void ksyms_load(struct decoder *d)
+{
+	char line[512], name[256], type;
+	uint64_t addr;
+	size_t i;
+	FILE *fp;
+
+	if (d->ksyms_loaded || !d->live)
+		return;
+	d->ksyms_loaded = true;
+	fp = fopen("/proc/kallsyms", "r");
+	if (!fp)
+		return;
+	while (fgets(line, sizeof(line), fp)) {
+		if (sscanf(line, "%" SCNx64 " %c %255s", &addr, &type, name) != 3)
+			continue;
+		if (!addr || (type != 't' && type != 'T'))
+			continue;
+		if (d->nksyms == d->ksyms_cap) {
+			size_t cap = d->ksyms_cap ? d->ksyms_cap * 2 : 65536;
+			void *p = realloc(d->ksyms, cap * sizeof(*d->ksyms));
+
+			if (!p)
+				break;
+			d->ksyms = p;
+			d->ksyms_cap = cap;
+		}
+		d->ksyms[d->nksyms].start = addr;
+		d->ksyms[d->nksyms].end = 0;
+		d->ksyms[d->nksyms].recorded = false;
+		d->ksyms[d->nksyms].name = strdup(name);
+		d->nksyms++;
+	}
+	fclose(fp);
+	qsort(d->ksyms, d->nksyms, sizeof(*d->ksyms), ksym_cmp);
+	for (i = 0; i + 1 < d->nksyms; i++)
+		d->ksyms[i].end = d->ksyms[i + 1].start;
+	if (d->nksyms)
+		d->ksyms[d->nksyms - 1].end = d->ksyms[d->nksyms - 1].start + 4096;
+}
+
+const struct ksym *ksym_find(struct decoder *d, uint64_t ip)
+{
+	size_t lo = 0, hi = d->nksyms;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (ip < d->ksyms[mid].start)
+			hi = mid;
+		else if (ip >= d->ksyms[mid].end)
+			lo = mid + 1;
+		else
+			return &d->ksyms[mid];
+	}
+	return NULL;
+}
+
+/* Hand the symbol of a kernel IP to the recording, once. */
+void ksym_learn(struct decoder *d, uint64_t ip)
+{
+	struct ksym *k;
+
+	ksyms_load(d);
+	k = (struct ksym *)ksym_find(d, ip);
+	if (k && !k->recorded && d->learnt_ksym) {
+		k->recorded = true;
+		d->learnt_ksym(d->learnt_arg, k);
+	}
+}
+
+int kernel_symbol(struct decoder *d, uint64_t ip, char *buf, size_t len)
+{
+	const struct ksym *k;
+
+	ksyms_load(d);
+	k = ksym_find(d, ip);
+	if (!k)
+		return -1;
+	snprintf(buf, len, "%s+0x%" PRIx64, k->name, ip - k->start);
+	return 0;
+}
+
+void decoder_free(struct decoder *d)
+{
+	struct dwfl_entry *e;
+	unsigned int i, j;
+	size_t k;
+
+	for (i = 0; i < 256; i++) {
+		while (d->images[i]) {
+			struct image *im = d->images[i];
+
+			d->images[i] = im->next;
+			free(im->path);
+			free(im);
+		}
+		while (d->maps[i]) {
+			struct task_maps *tm = d->maps[i];
+
+			d->maps[i] = tm->next;
+			for (j = 0; j < tm->n; j++)
+				free(tm->m[j].path);
+			free(tm->m);
+			free(tm);
+		}
+	}
+	for (k = 0; k < d->nksyms; k++)
+		free(d->ksyms[k].name);
+	free(d->ksyms);
+	while ((e = dwfl_cache)) {
+		dwfl_cache = e->next;
+		if (e->dwfl)
+			dwfl_end(e->dwfl);
+		free(e->path);
+		free(e);
+	}
+}
