@@ -23,9 +23,11 @@ KVERS		:= $(shell tools/kvers.sh)
 endif
 
 TOOL		:= $(BUILD)/perfregs-dump
-TOOL_SRCS	:= $(wildcard tools/perfregs-dump/*.c) tools/lib/libperfregs.c
+TOOL_LIB_SRCS	:= $(filter-out %/main.c %/fuzz_recording.c,$(wildcard tools/perfregs-dump/*.c)) \
+		   tools/lib/libperfregs.c
+TOOL_SRCS	:= tools/perfregs-dump/main.c $(TOOL_LIB_SRCS)
 TOOL_HDRS	:= $(wildcard tools/perfregs-dump/*.h) tools/lib/libperfregs.h include/uapi/linux/perfregs.h
-TOOL_LIBS	:= -lelf
+TOOL_LIBS	:= -ldw -lelf
 
 KSFT_DIR	:= $(BUILD)/kselftest
 KSFT_HARNESS	:= $(KSFT_DIR)/kselftest_harness.h
@@ -39,8 +41,10 @@ ST_HDRS		:= $(wildcard selftests/*.h) tools/lib/libperfregs.h include/uapi/linux
 
 MOD_SRCS	:= $(wildcard module/*.c module/*.h) module/Kbuild include/uapi/linux/perfregs.h
 
-.PHONY: all module tool selftests check demo deps clean checkpatch
-all: module tool selftests
+HOST_TESTS	:= $(BUILD)/mkrec $(BUILD)/fuzz_recording
+
+.PHONY: all module tool selftests host-tests check demo deps clean checkpatch
+all: module tool selftests host-tests
 
 # --- module: one object directory per kernel -----------------------------
 # Kbuild writes objects next to the sources, so each kernel gets a tree of
@@ -60,6 +64,20 @@ tool: $(TOOL)
 $(TOOL): $(TOOL_SRCS) $(TOOL_HDRS)
 	@mkdir -p $(BUILD)
 	$(CC) $(CFLAGS) $(WARN) $(UAPI) -o $@ $(TOOL_SRCS) $(TOOL_LIBS)
+
+# --- host-side tests: synthetic recordings and the fuzzer -----------------
+host-tests: $(HOST_TESTS) $(CHECKPATCH)
+$(BUILD)/mkrec: tests/mkrec.c $(TOOL_LIB_SRCS) $(TOOL_HDRS) selftests/magic.h
+	$(CC) $(CFLAGS) $(WARN) $(UAPI) -o $@ tests/mkrec.c $(TOOL_LIB_SRCS) $(TOOL_LIBS)
+
+# libFuzzer needs clang; without it the fuzz test reports a skip.
+$(BUILD)/fuzz_recording: tools/perfregs-dump/fuzz_recording.c $(TOOL_LIB_SRCS) $(TOOL_HDRS)
+	@mkdir -p $(BUILD)
+	@if command -v clang >/dev/null; then \
+		echo "clang -fsanitize=fuzzer,address,undefined ... -o $@"; \
+		clang -g -O1 -fsanitize=fuzzer,address,undefined $(UAPI) -o $@ \
+			tools/perfregs-dump/fuzz_recording.c $(TOOL_LIB_SRCS) $(TOOL_LIBS); \
+	else echo "fuzz_recording: no clang (make deps installs it); skipped"; fi
 
 # --- selftests --------------------------------------------------------------
 selftests: $(ST_TESTS) $(ST_WORKLOADS)
@@ -93,10 +111,17 @@ deps:
 deps-if-root:
 	@if [ "$$(id -u)" = 0 ]; then tools/deps.sh; fi
 
-checkpatch:
-	$(firstword $(wildcard /lib/modules/*/build/scripts/checkpatch.pl) \
-		/usr/src/linux-headers-$(firstword $(KVERS))/scripts/checkpatch.pl) \
-		--no-tree -f module/*.c module/*.h
+# checkpatch.pl is not in the headers packages: take it from linux-source.
+CHECKPATCH	:= $(BUILD)/linux/scripts/checkpatch.pl
+$(CHECKPATCH): | $(LINUX_SRC_TAR)
+	@mkdir -p $(BUILD)/linux
+	tar -xJf $(LINUX_SRC_TAR) -C $(BUILD)/linux --strip-components=1 \
+		linux-source-6.1/scripts/checkpatch.pl linux-source-6.1/scripts/spelling.txt \
+		linux-source-6.1/scripts/const_structs.checkpatch
+	@touch $@
+
+checkpatch: $(CHECKPATCH)
+	$(CHECKPATCH) --no-tree -f module/*.c module/*.h
 
 clean:
 	rm -rf $(BUILD)

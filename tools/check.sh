@@ -7,6 +7,19 @@ cd "$(dirname "$0")/.."
 BUILD=${BUILD:-$PWD/build}
 [ $# -gt 0 ] || { echo "check: no kernel given: run 'make deps'" >&2; exit 1; }
 pass=0 fail=0 skip=0
+tally() {	# log
+	local p s f
+	p=$(grep -cE '^ok ' "$1")
+	s=$(grep -E '^ok ' "$1" | grep -c '# SKIP')
+	f=$(grep -cE '^not ok ' "$1")
+	pass=$((pass + p - s)) fail=$((fail + f)) skip=$((skip + s))
+	echo "==== $2: $((p - s)) passed, $f failed, $s skipped"
+}
+
+echo "==== host tests"
+tests/host_tests.sh "$BUILD" "${FUZZ_SECONDS:-30}" 2>&1 | tee "$BUILD/check-host.log"
+tally "$BUILD/check-host.log" "host"
+
 for k in "$@"; do
 	log="$BUILD/check-$k.log"
 	echo "==== selftests on $k"
@@ -14,16 +27,10 @@ for k in "$@"; do
 	tools/vm/run --kernel "$k" --smp 2 --timeout 900 --append syscall.x32=y --nmi-hz 20 \
 		-- selftests/run_guest.sh "$BUILD" 2>&1 | tee "$log"
 	rc=${PIPESTATUS[0]}
-	p=$(grep -cE '^ok ' "$log" | head -1)
-	s=$(grep -E '^ok ' "$log" | grep -c '# SKIP')
-	f=$(grep -cE '^not ok ' "$log")
 	if [ "$rc" -ne 0 ]; then
-		echo "not ok - guest run on $k ended with status $rc"
-		f=$((f + 1))
+		echo "not ok - guest run on $k ended with status $rc" | tee -a "$log"
 	fi
-	p=$((p - s))
-	echo "==== $k: $p passed, $f failed, $s skipped in $(( $(date +%s) - start )) s"
-	pass=$((pass + p)) fail=$((fail + f)) skip=$((skip + s))
+	tally "$log" "$k in $(( $(date +%s) - start )) s"
 done
 echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]
