@@ -210,7 +210,7 @@ def run_corrupt(rec):
     import random
     rnd = random.Random(1)
     crashes = []
-    tries = 150
+    tries = 30
     for _ in range(tries):
         b = bytearray(data)
         for _ in range(rnd.randint(1, 8)):
