@@ -80,6 +80,12 @@ def schema_errors(rec):
         for name, v in rec.get(regs, {}).items():
             if not isinstance(v, str) or not HEX.match(v) or name != name.lower():
                 errs.append(f"{regs}.{name} = {v!r}")
+    elf = rec.get("elf", "missing")
+    if elf is not None and not (isinstance(elf, dict) and isinstance(elf.get("class"), int)
+                                and isinstance(elf.get("machine"), int)):
+        errs.append(f"elf {elf}")
+    if "sym" in rec and not isinstance(rec["sym"], str):
+        errs.append(f"sym {rec['sym']!r}")
     if "ip" in rec and not HEX.match(rec["ip"]):
         errs.append(f"ip {rec['ip']}")
     return errs
