@@ -1,7 +1,8 @@
-#!/bin/sh
+#!/bin/bash
 # Run the perfregs selftests inside a guest (tools/vm/run starts it):
 # load the module built for the running kernel, run every test binary
-# and test script, check the kernel log after each, unload the module.
+# and test script, check the kernel log after every single test (at each
+# result line a test program prints), unload the module.
 #
 # Output is KTAP: each test program prints its own plan and results;
 # the lines this script adds for its own checks are "ok - ..." and
@@ -25,14 +26,22 @@ else
 fi
 
 klog_mark=$(dmesg | wc -l)
-check_klog() {
+# Is the kernel log clean since the last look?  Prints what is not.
+klog_clean() {
+	local new
 	new=$(dmesg | tail -n +"$((klog_mark + 1))")
 	klog_mark=$(dmesg | wc -l)
 	if printf '%s\n' "$new" | grep -qE "$BAD"; then
-		echo "not ok - kernel log clean after $1"
 		printf '%s\n' "$new" | sed 's/^/# dmesg: /' | head -60
-	else
+		return 1
+	fi
+	return 0
+}
+check_klog() {
+	if klog_clean; then
 		echo "ok - kernel log clean after $1"
+	else
+		echo "not ok - kernel log clean after $1"
 	fi
 }
 
@@ -40,10 +49,19 @@ for t in "$B"/selftests/test_* selftests/test_*.py; do
 	[ -x "$t" ] || continue
 	name=$(basename "$t")
 	echo "# ---- $name"
-	"$t"
+	# the loop runs in this shell (klog_mark moves on); $! is the test
+	while IFS= read -r line; do
+		printf '%s\n' "$line"
+		case "$line" in
+		"ok "*|"not ok "*)
+			klog_clean || echo "not ok - kernel log clean after $name: ${line#* * }"
+			;;
+		esac
+	done < <("$t" 2>&1)
+	wait $!
 	rc=$?
 	# 0 pass, 1 fail, 4 skip: the harness reports those itself.
-	if [ $rc -ne 0 ] && [ $rc -ne 1 ] && [ $rc -ne 4 ]; then
+	if [ "$rc" -ne 0 ] && [ "$rc" -ne 1 ] && [ "$rc" -ne 4 ]; then
 		echo "not ok - $name ended abnormally (status $rc)"
 	fi
 	check_klog "$name"

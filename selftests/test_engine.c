@@ -16,6 +16,8 @@
 #include <time.h>
 #include <unistd.h>
 #include <poll.h>
+#include <pthread.h>
+#include <sys/epoll.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
@@ -653,6 +655,173 @@ TEST_F(sess, user_stack_snapshot)
 	       "somewhere from the live stack", checked, bad, differ);
 	EXPECT_LE(10, checked);
 	EXPECT_EQ(0, bad);
+}
+
+/* -F: the kernel adjusts the period to reach the asked frequency. */
+TEST_F(sess, frequency_mode)
+{
+	pid_t child = start_child(spin_child, 2);
+	double rate;
+
+	self->cfg.pid = child;
+	self->cfg.flags |= PERFREGS_CF_FREQ;
+	self->cfg.period = 250;		/* Hz */
+	ASSERT_EQ(0, prf_config(&self->r, &self->cfg));
+	ASSERT_EQ(0, prf_start(&self->r));
+	EXPECT_EQ(0, run_session(&self->r, &self->set, child, 0));
+	rate = self->set.n / 2.0;
+	TH_LOG("%zu samples in 2 s at 250 Hz asked: %.0f/s", self->set.n, rate);
+	EXPECT_LT(150, rate);
+	EXPECT_GT(350, rate);
+}
+
+/* A CPU list: samples come from those CPUs only. */
+TEST_F(sess, cpu_list)
+{
+	uint64_t cpus[1] = { 1ULL << 0 };
+	size_t i, other = 0;
+
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		SKIP(return, "needs two CPUs");
+	self->cfg.cpus_ptr = (uintptr_t)cpus;
+	self->cfg.cpus_bytes = sizeof(cpus);
+	ASSERT_EQ(0, prf_config(&self->r, &self->cfg));
+	ASSERT_EQ(0, prf_start(&self->r));
+	run_session(&self->r, &self->set, 0, 500);
+	for (i = 0; i < self->set.n; i++)
+		if (self->set.s[i]->cpu != 0)
+			other++;
+	TH_LOG("%zu samples, %zu not on CPU 0", self->set.n, other);
+	EXPECT_LT(100, self->set.n);
+	EXPECT_EQ(0, other);
+}
+
+/* exclude_kernel / exclude_user, and kernel threads have no user regs. */
+TEST_F(sess, exclude_and_kernel_threads)
+{
+	size_t i, kern = 0, user = 0, kthread = 0, kthread_uregs = 0;
+	pid_t child = start_child(fault_child, 1);
+
+	self->cfg.pid = child;
+	self->cfg.flags |= PERFREGS_CF_EXCLUDE_KERNEL;
+	ASSERT_EQ(0, prf_config(&self->r, &self->cfg));
+	ASSERT_EQ(0, prf_start(&self->r));
+	run_session(&self->r, &self->set, child, 0);
+	for (i = 0; i < self->set.n; i++)
+		if (self->set.s[i]->flags & PERFREGS_SF_KERNEL)
+			kern++;
+	TH_LOG("exclude_kernel: %zu samples, %zu in kernel mode", self->set.n, kern);
+	EXPECT_LT(10, self->set.n);
+	EXPECT_EQ(0, kern);
+	sample_set_free(&self->set);
+
+	child = start_child(fault_child, 1);
+	self->cfg.pid = child;
+	self->cfg.flags = PERFREGS_CF_EXCLUDE_USER;
+	ASSERT_EQ(0, prf_config(&self->r, &self->cfg));
+	ASSERT_EQ(0, prf_start(&self->r));
+	run_session(&self->r, &self->set, child, 0);
+	for (i = 0; i < self->set.n; i++) {
+		const struct perfregs_rec_sample *s = self->set.s[i];
+
+		if (!(s->flags & PERFREGS_SF_KERNEL))
+			user++;
+		/* in the kernel on behalf of a task: its entry frame */
+		else if ((s->flags & PERFREGS_SF_UREGS_MASK) != PERFREGS_SF_UREGS_ENTRY)
+			user += 1000;
+	}
+	TH_LOG("exclude_user: %zu samples, %zu bad", self->set.n, user);
+	EXPECT_LT(10, self->set.n);
+	EXPECT_EQ(0, user);
+	sample_set_free(&self->set);
+
+	/* all CPUs, kernel only: idle and kernel threads show up */
+	self->cfg.pid = -1;
+	self->cfg.flags = PERFREGS_CF_EXCLUDE_USER;
+	ASSERT_EQ(0, prf_config(&self->r, &self->cfg));
+	ASSERT_EQ(0, prf_start(&self->r));
+	run_session(&self->r, &self->set, 0, 300);
+	for (i = 0; i < self->set.n; i++) {
+		const struct perfregs_rec_sample *s = self->set.s[i];
+
+		if (s->pid == 0) {	/* the idle task */
+			kthread++;
+			if (s->uregs_mask || s->abi != PERFREGS_ABI_NONE ||
+			    (s->flags & PERFREGS_SF_UREGS_MASK) || s->image_ino)
+				kthread_uregs++;
+		}
+	}
+	TH_LOG("%zu idle-task samples, %zu of them with user registers", kthread,
+	       kthread_uregs);
+	EXPECT_LT(10, kthread);
+	EXPECT_EQ(0, kthread_uregs);
+}
+
+static void *spin_thread(void *arg)
+{
+	uint64_t end = now_ns() + 500000000ULL;
+
+	while (now_ns() < end)
+		;
+	return arg;
+}
+
+/* A process target follows threads created after sampling started. */
+static void threads_child(int seconds)
+{
+	pthread_t t[3];
+	int i;
+
+	usleep(300000);	/* after the session started */
+	for (i = 0; i < 3; i++)
+		pthread_create(&t[i], NULL, spin_thread, NULL);
+	for (i = 0; i < 3; i++)
+		pthread_join(t[i], NULL);
+	_exit(0);
+}
+
+TEST_F(sess, follows_new_threads)
+{
+	pid_t child = start_child(threads_child, 0);
+	size_t i, j, ntids = 0;
+	uint32_t tids[64];
+
+	self->cfg.pid = child;
+	ASSERT_EQ(0, prf_config(&self->r, &self->cfg));
+	ASSERT_EQ(0, prf_start(&self->r));
+	EXPECT_EQ(0, run_session(&self->r, &self->set, child, 0));
+	for (i = 0; i < self->set.n; i++) {
+		uint32_t tid = self->set.s[i]->tid;
+
+		EXPECT_EQ(child, (pid_t)self->set.s[i]->pid);
+		for (j = 0; j < ntids && tids[j] != tid; j++)
+			;
+		if (j == ntids && ntids < 64)
+			tids[ntids++] = tid;
+	}
+	TH_LOG("%zu samples from %zu threads", self->set.n, ntids);
+	EXPECT_LE(4, ntids) TH_LOG("the new threads were not followed");
+}
+
+/* epoll works on the device like poll. */
+TEST_F(sess, epoll)
+{
+	struct epoll_event ev = { .events = EPOLLIN }, out;
+	pid_t child = start_child(spin_child, 1);
+	int ep;
+
+	self->cfg.pid = child;
+	self->cfg.data_pages = 16;
+	self->cfg.wakeup_bytes = 8192;
+	ASSERT_EQ(0, prf_config(&self->r, &self->cfg));
+	ep = epoll_create1(0);
+	ASSERT_LE(0, ep);
+	ASSERT_EQ(0, epoll_ctl(ep, EPOLL_CTL_ADD, self->r.fd, &ev));
+	ASSERT_EQ(0, prf_start(&self->r));
+	EXPECT_EQ(1, epoll_wait(ep, &out, 1, 5000));
+	EXPECT_TRUE(out.events & EPOLLIN);
+	close(ep);
+	run_session(&self->r, &self->set, child, 0);
 }
 
 TEST_F(sess, reset)
