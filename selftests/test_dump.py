@@ -230,18 +230,87 @@ def run_corrupt(rec):
            f"{tries} damaged copies decoded or rejected cleanly")
 
 
+def jsonl(out):
+    return [json.loads(l) for l in out.splitlines() if l.startswith("{")]
+
+
+def run_cli():
+    """Options end to end: -C, -e nmi, --overwrite, -t, SIGINT, usage errors."""
+    spin = os.path.join(ST, "magic_64")
+    p = subprocess.run([TOOL, "-q", "-f", "json", "-C", "0", "-d", "1"],
+                       capture_output=True, text=True)
+    recs = [r for r in jsonl(p.stdout) if r["type"] == "sample"]
+    cpus = {r["cpu"] for r in recs}
+    report(p.returncode == 0 and len(recs) > 100 and cpus == {0}, "cli_cpu_list",
+           f"exit {p.returncode}, {len(recs)} samples on CPUs {sorted(cpus)}")
+
+    hz = float(os.environ.get("PERFREGS_VM_NMI_HZ", "0") or 0)
+    if hz > 0:
+        p = subprocess.run([TOOL, "-q", "-f", "json", "-e", "nmi", "--nmi-unknown", "-a",
+                            "-d", "2"], capture_output=True, text=True)
+        recs = [r for r in jsonl(p.stdout) if r["type"] == "sample"]
+        ctx = {r["context"] for r in recs}
+        report(p.returncode == 0 and len(recs) >= 2 and ctx == {"nmi"}, "cli_event_nmi",
+               f"exit {p.returncode}, {len(recs)} samples, contexts {sorted(ctx)}")
+    else:
+        skip("cli_event_nmi", "no NMIs injected (tools/vm/run --nmi-hz)")
+
+    p = subprocess.run([TOOL, "-q", "-f", "json", "--overwrite", "-m", "2", "--", "/bin/sh",
+                        "-c", 'exec "$0" 1 > /dev/null', spin], capture_output=True, text=True)
+    recs = jsonl(p.stdout)
+    n = sum(1 for r in recs if r["type"] == "sample")
+    summ = recs[-1] if recs else {}
+    report(p.returncode == 0 and 0 < n < summ.get("produced", 0) and
+           summ.get("lost", {}).get("full") == 0, "cli_overwrite",
+           f"exit {p.returncode}, kept {n} of {summ.get('produced')} samples")
+
+    w = subprocess.Popen([spin, "2"], stdout=subprocess.PIPE, text=True)
+    w.stdout.readline()
+    p = subprocess.run([TOOL, "-q", "-f", "json", "-t", str(w.pid), "-d", "1"],
+                       capture_output=True, text=True)
+    w.wait()
+    recs = [r for r in jsonl(p.stdout) if r["type"] == "sample"]
+    tids = {r["tid"] for r in recs}
+    report(p.returncode == 0 and len(recs) > 50 and tids == {w.pid}, "cli_tid",
+           f"exit {p.returncode}, {len(recs)} samples of tids {sorted(tids)[:5]}")
+
+    import signal
+    import time
+    t = subprocess.Popen([TOOL, "-f", "json", "-a"], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    time.sleep(1.5)
+    t.send_signal(signal.SIGINT)
+    out, err = t.communicate(timeout=30)
+    recs = jsonl(out)
+    report(t.returncode == 0 and recs and recs[-1]["type"] == "summary" and
+           "stopped cleanly" in err, "cli_sigint_summary",
+           f"exit {t.returncode}, last line {recs[-1]['type'] if recs else None}")
+
+    bad = [(["-m", "3", "-a"], 1), (["-e", "bogus", "-a"], 1), (["--iregs=foo", "-a"], 1),
+           (["-C", "9999", "-d", "1"], 1), (["-i", "/nonexistent"], 5),
+           (["-p", "999999"], 2), (["--", "/nonexistent/cmd"], 3), (["-a", "-p", "1"], 1)]
+    wrong = []
+    for args, want in bad:
+        p = subprocess.run([TOOL, "-q"] + args, capture_output=True, text=True)
+        if p.returncode != want or not p.stderr.strip():
+            wrong.append(f"{' '.join(args)}: exit {p.returncode} (want {want})")
+    report(not wrong, "cli_errors", "; ".join(wrong) or f"{len(bad)} bad invocations, each "
+           "with its documented exit code and a message")
+
+
 def main():
     if not os.path.exists("/dev/perfregs"):
         print("1..0 # SKIP perfregs is not loaded")
         return 4
     print("TAP version 13")
-    print(f"1..{3 * len(CASES) + 5}")
+    print(f"1..{3 * len(CASES) + 11}")
     for c in CASES:
         before = len(results)
         run_case(*c)
         while len(results) < before + 3:
             skip(f"dump_{c[0]}_magic", "see above")
     run_text()
+    run_cli()
     rec = run_roundtrip("magic_64")
     run_roundtrip("mixed_64")
     if rec:

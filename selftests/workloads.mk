@@ -35,18 +35,30 @@ wl_can_build = $(shell t=$$(mktemp) || exit; \
 WL_CAN_I386	:= $(call wl_can_build,-m32)
 WL_CAN_X32	:= $(call wl_can_build,-mx32)
 
-ST_WORKLOADS	:= $(ST_DIR)/magic_64 $(ST_DIR)/mixed_64
+ST_WORKLOADS	:= $(ST_DIR)/magic_64 $(ST_DIR)/mixed_64 $(ST_DIR)/chain_64
 WL_SKIPPED	:=
 ifeq ($(WL_CAN_I386),y)
-ST_WORKLOADS	+= $(ST_DIR)/magic_32
+ST_WORKLOADS	+= $(ST_DIR)/magic_32 $(ST_DIR)/chain_32
 else
-WL_SKIPPED	+= $(ST_DIR)/magic_32
+WL_SKIPPED	+= $(ST_DIR)/magic_32 $(ST_DIR)/chain_32
 endif
 ifeq ($(WL_CAN_X32),y)
-ST_WORKLOADS	+= $(ST_DIR)/magic_x32
+ST_WORKLOADS	+= $(ST_DIR)/magic_x32 $(ST_DIR)/chain_x32
 else
-WL_SKIPPED	+= $(ST_DIR)/magic_x32
+WL_SKIPPED	+= $(ST_DIR)/magic_x32 $(ST_DIR)/chain_x32
 endif
+
+# The call-chain workload: CFI only, no frame pointers.
+CHAIN_CFLAGS	:= -O2 -g -static -fomit-frame-pointer -fasynchronous-unwind-tables -Wall
+$(ST_DIR)/chain_64: selftests/chain.c selftests/workloads.mk
+	@mkdir -p $(@D)
+	$(CC) -m64 $(CHAIN_CFLAGS) -o $@ $<
+$(ST_DIR)/chain_32: selftests/chain.c selftests/workloads.mk
+	@mkdir -p $(@D)
+	$(CC) -m32 $(CHAIN_CFLAGS) -o $@ $<
+$(ST_DIR)/chain_x32: selftests/chain.c selftests/workloads.mk
+	@mkdir -p $(@D)
+	$(CC) -mx32 $(CHAIN_CFLAGS) -o $@ $<
 
 ifneq ($(strip $(WL_SKIPPED)),)
 ifneq ($(filter-out clean,$(or $(MAKECMDGOALS),all)),)

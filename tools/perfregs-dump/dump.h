@@ -79,6 +79,7 @@ struct opts {
 	int verbose;
 	bool summary;
 	bool symbols;
+	bool callgraph;		/* --call-graph dwarf: unwind each sample */
 	const char *event_name;
 };
 
@@ -124,6 +125,18 @@ void ksym_learn(struct decoder *d, uint64_t ip);
 void ksyms_load(struct decoder *d);
 const struct ksym *ksym_find(struct decoder *d, uint64_t ip);
 void decoder_free(struct decoder *d);
+
+/* unwind.c */
+struct frame {
+	uint64_t ip;		/* as found (a return address for callers) */
+	uint64_t lookup;	/* the address whose symbol names the frame */
+	char sym[256];
+	char dso[256];
+};
+int unwind_sample(struct decoder *d, const struct perfregs_rec_sample *s,
+		  enum layout layout, const unsigned char *stack,
+		  uint64_t stack_len, struct frame *frames, unsigned int max);
+void unwind_free(void);
 
 /* regs_x86.c */
 const char *reg_name(enum layout layout, int reg);

@@ -67,6 +67,8 @@ static void usage(FILE *fp)
 "                        mask; default all, 'none' for none\n"
 "      --uregs[=REGS]    user registers, same syntax; default all\n"
 "      --user-stack SIZE copy SIZE bytes of user stack per sample\n"
+"      --call-graph dwarf[,SIZE]  unwind each sample's user stack with\n"
+"                        DWARF CFI from SIZE bytes of it (default 8192)\n"
 "      --nmi-unknown     with -e nmi: also claim NMIs nobody else claims\n"
 "  -m, --mmap-pages N    data pages per CPU, a power of two (default 128)\n"
 "      --overwrite       keep only the newest records (read at the end)\n"
@@ -335,7 +337,7 @@ static int decode_file(const char *path, struct decoder *d)
 int main(int argc, char **argv)
 {
 	enum { OPT_IREGS = 256, OPT_UREGS, OPT_STACK, OPT_OVERWRITE, OPT_SUMMARY,
-	       OPT_NMI_UNKNOWN, OPT_NO_SYMBOLS };
+	       OPT_NMI_UNKNOWN, OPT_NO_SYMBOLS, OPT_CALLGRAPH };
 	static const struct option longopts[] = {
 		{ "event", required_argument, NULL, 'e' },
 		{ "period", required_argument, NULL, 'c' },
@@ -347,6 +349,7 @@ int main(int argc, char **argv)
 		{ "iregs", optional_argument, NULL, OPT_IREGS },
 		{ "uregs", optional_argument, NULL, OPT_UREGS },
 		{ "user-stack", required_argument, NULL, OPT_STACK },
+		{ "call-graph", required_argument, NULL, OPT_CALLGRAPH },
 		{ "nmi-unknown", no_argument, NULL, OPT_NMI_UNKNOWN },
 		{ "mmap-pages", required_argument, NULL, 'm' },
 		{ "overwrite", no_argument, NULL, OPT_OVERWRITE },
@@ -465,6 +468,28 @@ int main(int argc, char **argv)
 			}
 			cfg.stack_bytes = (uint32_t)v;
 			break;
+		case OPT_CALLGRAPH: {
+			const char *size = NULL;
+
+			if (!strncmp(optarg, "dwarf,", 6))
+				size = optarg + 6;
+			else if (strcmp(optarg, "dwarf")) {
+				fprintf(stderr, "perfregs-dump: --call-graph takes "
+					"dwarf[,SIZE], not '%s'\n", optarg);
+				return EXIT_USAGE;
+			}
+			v = 8192;
+			if (size && (parse_u64(size, &v) || !v || v % 8 ||
+				     v > PERFREGS_MAX_STACK_BYTES)) {
+				fprintf(stderr, "perfregs-dump: --call-graph dwarf,SIZE "
+					"wants a multiple of 8 up to %u\n",
+					PERFREGS_MAX_STACK_BYTES);
+				return EXIT_USAGE;
+			}
+			cfg.stack_bytes = (uint32_t)v;
+			d->o.callgraph = true;
+			break;
+		}
 		case OPT_NMI_UNKNOWN:
 			cfg.flags |= PERFREGS_CF_NMI_UNKNOWN;
 			break;

@@ -138,6 +138,41 @@ static size_t sample_size(const struct perfregs_rec_sample *s, size_t avail,
 	return s->header.size == need ? need : 0;
 }
 
+static void out_callchain(struct decoder *d, const struct perfregs_rec_sample *s,
+			  enum layout layout, uint64_t stack_size,
+			  uint64_t stack_copied)
+{
+	static struct frame frames[128];
+	const unsigned char *stack = (const unsigned char *)s + s->header.size -
+				     8 - stack_size;
+	FILE *fp = d->out;
+	int i, n;
+
+	n = unwind_sample(d, s, layout, stack, stack_copied, frames, 128);
+	if (d->o.format == FMT_JSON) {
+		fputs(",\"callchain\":[", fp);
+		for (i = 0; i < n; i++) {
+			fprintf(fp, "%s{\"ip\":\"0x%" PRIx64 "\"", i ? "," : "",
+				frames[i].ip);
+			if (frames[i].sym[0]) {
+				fputs(",\"sym\":", fp);
+				json_string(fp, frames[i].sym, sizeof(frames[i].sym));
+			}
+			if (frames[i].dso[0]) {
+				fputs(",\"dso\":", fp);
+				json_string(fp, frames[i].dso, sizeof(frames[i].dso));
+			}
+			fputc('}', fp);
+		}
+		fputc(']', fp);
+		return;
+	}
+	for (i = 0; i < n; i++)
+		fprintf(fp, "\n\t%16" PRIx64 " %s (%s)", frames[i].ip,
+			frames[i].sym[0] ? frames[i].sym : "[unknown]",
+			frames[i].dso[0] ? frames[i].dso : "[unknown]");
+}
+
 static void out_sample(struct decoder *d, const struct perfregs_rec_sample *s,
 		       uint64_t stack_size, uint64_t stack_copied)
 {
@@ -193,6 +228,8 @@ static void out_sample(struct decoder *d, const struct perfregs_rec_sample *s,
 		if (s->flags & PERFREGS_SF_STACK)
 			fprintf(fp, ",\"stack\":{\"size\":%" PRIu64 ",\"copied\":%" PRIu64 "}",
 				stack_size, stack_copied);
+		if (d->o.callgraph && (s->flags & PERFREGS_SF_STACK))
+			out_callchain(d, s, dd.layout, stack_size, stack_copied);
 		fputs("}\n", fp);
 		return;
 	}
@@ -213,6 +250,8 @@ static void out_sample(struct decoder *d, const struct perfregs_rec_sample *s,
 	if (s->flags & PERFREGS_SF_STACK)
 		fprintf(fp, "\n    stack: %" PRIu64 " bytes from sp, %" PRIu64 " copied",
 			stack_size, stack_copied);
+	if (d->o.callgraph && (s->flags & PERFREGS_SF_STACK))
+		out_callchain(d, s, dd.layout, stack_size, stack_copied);
 	fputc('\n', fp);
 }
 

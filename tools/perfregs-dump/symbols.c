@@ -290,6 +290,7 @@ void decoder_free(struct decoder *d)
 			free(tm);
 		}
 	}
+	unwind_free();
 	for (k = 0; k < d->nksyms; k++)
 		free(d->ksyms[k].name);
 	free(d->ksyms);

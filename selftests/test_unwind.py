@@ -1,0 +1,98 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""DWARF unwinding of sampled user stacks, against a known call chain.
+
+chain_{64,32,x32} run main -> chain_a -> chain_b -> chain_c with chain_c
+spinning, built -O2 -fomit-frame-pointer.  Under perfregs-dump
+--call-graph dwarf, at least 95% of the samples whose IP is in chain_c
+must unwind to chain_c, chain_b, chain_a, main in that order; and a
+recording must unwind the same way.  Output is KTAP.
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+BUILD = os.environ.get("PERFREGS_BUILD", "build")
+TOOL = os.path.join(BUILD, "perfregs-dump")
+ST = os.path.join(BUILD, "selftests")
+WANT = ["chain_c", "chain_b", "chain_a", "main"]
+results = []
+
+
+def report(ok, name, detail):
+    results.append(ok)
+    print(f"{'ok' if ok else 'not ok'} {len(results)} {name}")
+    print(f"# {name}: {detail}")
+    sys.stdout.flush()
+
+
+def skip(name, why):
+    results.append(True)
+    print(f"ok {len(results)} {name} # SKIP {why}")
+
+
+def fname(frame):
+    return frame.get("sym", "").split("+")[0].split(".")[0]
+
+
+def rate(lines, abi):
+    inc = good = 0
+    bad = []
+    for line in lines:
+        r = json.loads(line)
+        if r["type"] != "sample" or not r.get("callchain"):
+            continue
+        chain = [fname(f) for f in r["callchain"]]
+        if chain[0] != "chain_c":
+            continue
+        inc += 1
+        if chain[:4] == WANT and r["abi"] == abi:
+            good += 1
+        elif len(bad) < 3:
+            bad.append(" > ".join(chain[:6]) + f" ({r['abi']})")
+    return inc, good, bad
+
+
+def main():
+    if not os.path.exists("/dev/perfregs"):
+        print("1..0 # SKIP perfregs is not loaded")
+        return 4
+    print("TAP version 13")
+    print("1..4")
+    rec_out = None
+    for work, abi in (("chain_64", "x86_64"), ("chain_32", "i386"), ("chain_x32", "x32")):
+        path = os.path.join(ST, work)
+        name = f"unwind_{work}"
+        if not os.access(path, os.X_OK):
+            skip(name, f"{work} was not built")
+            continue
+        tmp = tempfile.mkdtemp()
+        rec = os.path.join(tmp, "rec.prf")
+        p = subprocess.run([TOOL, "-q", "-f", "json", "--call-graph", "dwarf,4096", "-m", "256",
+                            "-o", rec, "--", "/bin/sh", "-c", 'exec "$0" 2 > /dev/null', path],
+                           capture_output=True, text=True)
+        if p.returncode == 3 and work == "chain_x32":
+            skip(name, "x32 binaries do not run here (boot with syscall.x32=y)")
+            continue
+        inc, good, bad = rate(p.stdout.splitlines(), abi)
+        pct = 100.0 * good / inc if inc else 0
+        report(p.returncode == 0 and inc >= 50 and pct >= 95, name,
+               f"exit {p.returncode}: {good} of {inc} samples in chain_c unwound to "
+               f"{' > '.join(WANT)} ({pct:.1f}%)" + (f"; e.g. {bad}" if bad else ""))
+        if work == "chain_64":
+            rec_out = (rec, p.stdout)
+    if rec_out:
+        q = subprocess.run([TOOL, "-q", "-f", "json", "--call-graph", "dwarf", "-i", rec_out[0]],
+                           capture_output=True, text=True)
+        same = q.stdout == rec_out[1]
+        report(q.returncode == 0 and same, "unwind_from_recording",
+               f"exit {q.returncode}, {'identical to' if same else 'differs from'} the live output")
+    else:
+        skip("unwind_from_recording", "no chain_64 recording")
+    return 0 if all(results) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,285 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * DWARF CFI unwinding of a user stack from a sample: the sampled user
+ * registers (mapped to the DWARF numbering of the sample's ABI) start
+ * the unwind, the stack snapshot in the sample serves the stack reads,
+ * the task's mapped files serve the rest, and libdw walks the CFI.
+ *
+ * The register file is chosen per sample, not per image: libdw picks
+ * its backend from the ELF handed to dwfl_attach_state(), and we hand it
+ * a synthetic ELF header of the sample's layout, so a mixed-mode sample
+ * (a 64-bit image running 32-bit code) unwinds with the i386 registers
+ * and an x32 one with the x86-64 registers.
+ */
+#include <elf.h>
+#include <elfutils/libdwfl.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "dump.h"
+
+struct unwind_ctx {
+	struct decoder *d;
+	const struct perfregs_rec_sample *s;
+	const struct task_maps *tm;
+	enum layout layout;
+	uint64_t regs[PERFREGS_REG_MAX];
+	uint64_t have;			/* mask of regs[] known */
+	const unsigned char *stack;
+	uint64_t stack_len, sp;
+	struct frame *frames;
+	unsigned int n, max;
+};
+
+/* A synthetic ELF header, only for libdw to pick the backend. */
+static Elf *abi_elf(enum layout layout)
+{
+	static Elf *cache[4];
+	static union {
+		Elf64_Ehdr e64;
+		Elf32_Ehdr e32;
+	} hdr[4];
+	unsigned char *id;
+
+	if (cache[layout])
+		return cache[layout];
+	elf_version(EV_CURRENT);
+	if (layout == LAYOUT_X86_64) {
+		Elf64_Ehdr *e = &hdr[layout].e64;
+
+		id = e->e_ident;
+		id[EI_CLASS] = ELFCLASS64;
+		e->e_machine = EM_X86_64;
+		e->e_version = EV_CURRENT;
+		e->e_ehsize = sizeof(*e);
+		e->e_type = ET_EXEC;
+	} else {
+		Elf32_Ehdr *e = &hdr[layout].e32;
+
+		id = e->e_ident;
+		id[EI_CLASS] = ELFCLASS32;
+		e->e_machine = layout == LAYOUT_X32 ? EM_X86_64 : EM_386;
+		e->e_version = EV_CURRENT;
+		e->e_ehsize = sizeof(*e);
+		e->e_type = ET_EXEC;
+	}
+	memcpy(id, ELFMAG, SELFMAG);
+	id[EI_DATA] = ELFDATA2LSB;
+	id[EI_VERSION] = EV_CURRENT;
+	cache[layout] = elf_memory((char *)&hdr[layout], sizeof(hdr[layout]));
+	return cache[layout];
+}
+
+static pid_t next_thread(Dwfl *dwfl, void *arg, void **thread_argp)
+{
+	struct unwind_ctx *c = arg;
+
+	if (*thread_argp)
+		return 0;
+	*thread_argp = arg;
+	return c->s->pid ? (pid_t)c->s->pid : 1;
+}
+
+/* A word of the task's memory: the stack snapshot, else a mapped file. */
+static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result,
+			void *arg)
+{
+	struct unwind_ctx *c = arg;
+	size_t w = c->layout == LAYOUT_X86_64 ? 8 : 4;
+	uint64_t v = 0;
+	unsigned int i;
+
+	if (addr >= c->sp && addr - c->sp + w <= c->stack_len) {
+		memcpy(&v, c->stack + (addr - c->sp), w);
+		*result = v;
+		return true;
+	}
+	for (i = 0; c->tm && i < c->tm->n; i++) {
+		const struct mapping *m = &c->tm->m[i];
+		int fd;
+		bool ok;
+
+		if (addr < m->start || addr + w > m->end)
+			continue;
+		fd = open(m->path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return false;
+		ok = pread(fd, &v, w, addr - m->start + m->pgoff) == (ssize_t)w;
+		close(fd);
+		*result = v;
+		return ok;
+	}
+	return false;
+}
+
+static bool set_initial_registers(Dwfl_Thread *thread, void *arg)
+{
+	static const int dwarf64[17] = {	/* DWARF number -> perfregs */
+		PERFREGS_REG_AX, PERFREGS_REG_DX, PERFREGS_REG_CX, PERFREGS_REG_BX,
+		PERFREGS_REG_SI, PERFREGS_REG_DI, PERFREGS_REG_BP, PERFREGS_REG_SP,
+		PERFREGS_REG_R8, PERFREGS_REG_R9, PERFREGS_REG_R10, PERFREGS_REG_R11,
+		PERFREGS_REG_R12, PERFREGS_REG_R13, PERFREGS_REG_R14, PERFREGS_REG_R15,
+		PERFREGS_REG_IP,
+	};
+	static const int dwarf32[9] = {
+		PERFREGS_REG_AX, PERFREGS_REG_CX, PERFREGS_REG_DX, PERFREGS_REG_BX,
+		PERFREGS_REG_SP, PERFREGS_REG_BP, PERFREGS_REG_SI, PERFREGS_REG_DI,
+		PERFREGS_REG_IP,
+	};
+	struct unwind_ctx *c = arg;
+	bool is32 = c->layout == LAYOUT_I386;
+	const int *map = is32 ? dwarf32 : dwarf64;
+	int i, n = is32 ? 9 : 17;
+	Dwarf_Word regs[17];
+
+	for (i = 0; i < n; i++) {
+		uint64_t v = c->regs[map[i]];
+
+		regs[i] = is32 ? (uint32_t)v : v;
+	}
+	return dwfl_thread_state_registers(thread, 0, n, regs);
+}
+
+static const Dwfl_Thread_Callbacks thread_cbs = {
+	.next_thread = next_thread,
+	.memory_read = memory_read,
+	.set_initial_registers = set_initial_registers,
+};
+
+static int frame_cb(Dwfl_Frame *state, void *arg)
+{
+	struct unwind_ctx *c = arg;
+	Dwarf_Addr pc;
+	bool activation;
+
+	if (!dwfl_frame_pc(state, &pc, &activation))
+		return DWARF_CB_ABORT;
+	if (c->n == c->max)
+		return DWARF_CB_ABORT;
+	c->frames[c->n].ip = pc;
+	/* a return address points after the call: look up the call */
+	c->frames[c->n].lookup = activation || !pc ? pc : pc - 1;
+	c->n++;
+	return DWARF_CB_OK;
+}
+
+static const Dwfl_Callbacks dwfl_cbs = {
+	.find_elf = dwfl_build_id_find_elf,
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+};
+
+/*
+ * One attached Dwfl per (task image, layout), reused for every sample of
+ * it: libdw asks set_initial_registers() afresh on every
+ * dwfl_getthread_frames(), so only the context it reads changes.
+ */
+struct unwinder {
+	const struct task_maps *tm;
+	enum layout layout;
+	Dwfl *dwfl;
+	bool attached;
+	struct unwind_ctx ctx;
+	struct unwinder *next;
+};
+
+static struct unwinder *unwinders;
+
+static struct unwinder *unwinder_for(const struct task_maps *tm, enum layout layout)
+{
+	struct unwinder *u;
+	unsigned int i;
+
+	for (u = unwinders; u; u = u->next)
+		if (u->tm == tm && u->layout == layout)
+			return u;
+	u = calloc(1, sizeof(*u));
+	if (!u)
+		return NULL;
+	u->tm = tm;
+	u->layout = layout;
+	u->dwfl = dwfl_begin(&dwfl_cbs);
+	if (u->dwfl) {
+		dwfl_report_begin(u->dwfl);
+		for (i = 0; i < tm->n; i++)
+			dwfl_report_elf(u->dwfl, tm->m[i].path, tm->m[i].path, -1,
+					tm->m[i].start - tm->m[i].pgoff, false);
+		dwfl_report_end(u->dwfl, NULL, NULL);
+		u->attached = dwfl_attach_state(u->dwfl, abi_elf(layout),
+						tm->pid ? (pid_t)tm->pid : 1,
+						&thread_cbs, &u->ctx);
+	}
+	u->next = unwinders;
+	unwinders = u;
+	return u;
+}
+
+void unwind_free(void)
+{
+	struct unwinder *u;
+
+	while ((u = unwinders)) {
+		unwinders = u->next;
+		if (u->dwfl)
+			dwfl_end(u->dwfl);
+		free(u);
+	}
+}
+
+int unwind_sample(struct decoder *d, const struct perfregs_rec_sample *s,
+		  enum layout layout, const unsigned char *stack,
+		  uint64_t stack_len, struct frame *frames, unsigned int max)
+{
+	const uint64_t *u = (const uint64_t *)s->regs +
+			    __builtin_popcountll(s->iregs_mask);
+	struct unwind_ctx c = {
+		.d = d, .s = s, .layout = layout, .stack = stack,
+		.stack_len = stack_len, .frames = frames, .max = max,
+	};
+	unsigned int i, k = 0;
+	struct unwinder *uw;
+	Dwfl *dwfl;
+	int reg;
+
+	if (layout == LAYOUT_NONE || !s->uregs_mask)
+		return 0;
+	for (reg = 0; reg < PERFREGS_REG_MAX; reg++)
+		if (s->uregs_mask & (1ULL << reg))
+			c.regs[reg] = u[k++];
+	if (!(s->uregs_mask & (1ULL << PERFREGS_REG_IP)) ||
+	    !(s->uregs_mask & (1ULL << PERFREGS_REG_SP)))
+		return 0;
+	c.sp = layout == LAYOUT_I386 ? (uint32_t)c.regs[PERFREGS_REG_SP] :
+				       c.regs[PERFREGS_REG_SP];
+	c.tm = maps_find(d, s->pid, s->image_ino);
+	if (!c.tm)
+		return 0;
+	uw = unwinder_for(c.tm, layout);
+	if (!uw || !uw->attached)
+		return 0;
+	uw->ctx = c;
+	dwfl = uw->dwfl;
+	dwfl_getthread_frames(dwfl, c.tm->pid ? (pid_t)c.tm->pid : 1, frame_cb, &uw->ctx);
+	c.n = uw->ctx.n;
+
+	for (i = 0; i < c.n; i++) {
+		Dwfl_Module *mod = dwfl_addrmodule(dwfl, frames[i].lookup);
+		const char *name = NULL, *dso = NULL;
+		GElf_Off off = 0;
+		GElf_Sym sym;
+
+		frames[i].sym[0] = frames[i].dso[0] = 0;
+		if (!mod)
+			continue;
+		name = dwfl_module_addrinfo(mod, frames[i].lookup, &off, &sym,
+					    NULL, NULL, NULL);
+		dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, &dso, NULL);
+		if (name)
+			snprintf(frames[i].sym, sizeof(frames[i].sym), "%s+0x%" PRIx64,
+				 name, (uint64_t)(off + (frames[i].ip - frames[i].lookup)));
+		if (dso)
+			snprintf(frames[i].dso, sizeof(frames[i].dso), "%s", dso);
+	}
+	return c.n;
+}
