@@ -43,7 +43,7 @@ MOD_SRCS	:= $(wildcard module/*.c module/*.h) module/Kbuild include/uapi/linux/p
 
 HOST_TESTS	:= $(BUILD)/mkrec $(BUILD)/fuzz_recording
 
-.PHONY: all module tool selftests host-tests check demo deps clean checkpatch
+.PHONY: all module tool selftests host-tests check demo deps clean checkpatch bench
 all: module tool selftests host-tests
 
 # --- module: one object directory per kernel -----------------------------
@@ -106,6 +106,14 @@ demo: deps-if-root all
 
 deps:
 	tools/deps.sh
+
+# Benchmarks against perf: printed and saved, never a pass/fail.
+bench: all $(BUILD)/bench/work
+	bench/run --kernel $(or $(BENCH_KERNEL),6.1)
+
+$(BUILD)/bench/work: bench/work.c
+	@mkdir -p $(@D)
+	$(CC) -O2 -static -o $@ $<
 
 .PHONY: deps-if-root
 deps-if-root:

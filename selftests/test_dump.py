@@ -264,7 +264,7 @@ def run_cli():
            summ.get("lost", {}).get("full") == 0, "cli_overwrite",
            f"exit {p.returncode}, kept {n} of {summ.get('produced')} samples")
 
-    w = subprocess.Popen([spin, "2"], stdout=subprocess.PIPE, text=True)
+    w = subprocess.Popen([spin, "4"], stdout=subprocess.PIPE, text=True)
     w.stdout.readline()
     p = subprocess.run([TOOL, "-q", "-f", "json", "-t", str(w.pid), "-d", "1"],
                        capture_output=True, text=True)
@@ -272,7 +272,8 @@ def run_cli():
     recs = [r for r in jsonl(p.stdout) if r["type"] == "sample"]
     tids = {r["tid"] for r in recs}
     report(p.returncode == 0 and len(recs) > 50 and tids == {w.pid}, "cli_tid",
-           f"exit {p.returncode}, {len(recs)} samples of tids {sorted(tids)[:5]}")
+           f"exit {p.returncode}, {len(recs)} samples of tids {sorted(tids)[:5]} "
+           f"{p.stderr.strip()[:200]}")
 
     import signal
     import time

@@ -77,8 +77,8 @@ int main(int argc, char **argv)
 	struct perfregs_config cfg;
 	struct recorder *r;
 	struct perfregs_rec_lost lost;
-	struct ksym k = { 0xffffffff81000000ULL, 0xffffffff81000100ULL,
-			  (char *)"known_kernel_function", false };
+	struct ksym k = { .start = 0xffffffff81000000ULL, .end = 0xffffffff81000100ULL,
+			  .name = (char *)"known_kernel_function" };
 	uint64_t produced = 0, lostv[PERFREGS_LOST_MAX] = { 3 };
 	int n = argc > 2 ? atoi(argv[2]) : 10, i, t;
 

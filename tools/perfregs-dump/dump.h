@@ -62,6 +62,7 @@ struct task_maps {
 struct ksym {
 	uint64_t start, end;
 	char *name;
+	bool owned;		/* name is ours to free (else in ksyms_blob) */
 	bool recorded;		/* already written to the recording */
 };
 
@@ -92,6 +93,7 @@ struct decoder {
 	struct task_maps *maps[256];
 	struct ksym *ksyms;		/* sorted by start */
 	size_t nksyms, ksyms_cap;
+	char *ksyms_blob;		/* /proc/kallsyms, names point into it */
 	bool ksyms_loaded;
 	uint64_t samples;
 	uint64_t lost[PERFREGS_LOST_MAX];

@@ -623,6 +623,10 @@ int main(int argc, char **argv)
 		d->learnt_arg = lv.rec;
 	}
 	d->live = true;
+	/* from here on Ctrl-C ends the run cleanly, with its summary */
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	signal(SIGPIPE, SIG_IGN);
 
 	ret = prf_open(&r, NULL);
 	if (ret) {
@@ -647,6 +651,7 @@ int main(int argc, char **argv)
 
 			close(go_pipe[1]);
 			close(r.fd);
+			signal(SIGPIPE, SIG_DFL);	/* exec keeps SIG_IGN */
 			if (read(go_pipe[0], &b, 1) != 1)
 				_exit(127);
 			execvp(argv[optind], argv + optind);
@@ -678,9 +683,6 @@ int main(int argc, char **argv)
 		goto out_kill;
 	}
 
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
-	signal(SIGPIPE, SIG_IGN);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (child > 0) {
 		if (write(go_pipe[1], "g", 1) != 1) {

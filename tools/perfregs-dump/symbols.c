@@ -177,47 +177,83 @@ void ksym_add(struct decoder *d, uint64_t start, uint64_t end, const char *name)
 	d->ksyms[d->nksyms].start = start;
 	d->ksyms[d->nksyms].end = end;
 	d->ksyms[d->nksyms].name = strdup(name);
+	d->ksyms[d->nksyms].owned = true;
 	d->ksyms[d->nksyms].recorded = true;
 	d->nksyms++;
 	qsort(d->ksyms, d->nksyms, sizeof(*d->ksyms), ksym_cmp);
 }
 
-/* Text symbols of /proc/kallsyms; each ends where the next begins. */
+/*
+ * Text symbols of /proc/kallsyms; each ends where the next begins.  The
+ * file has >100k lines: read it whole, name symbols in place, and sort
+ * only if the kernel did not list them in order already.
+ */
 void ksyms_load(struct decoder *d)
 {
-	char line[512], name[256], type;
-	uint64_t addr;
-	size_t i;
+	size_t len = 0, cap = 1 << 22, i;
+	char *buf, *line, *next;
+	bool sorted = true;
 	FILE *fp;
 
 	if (d->ksyms_loaded || !d->live)
 		return;
 	d->ksyms_loaded = true;
 	fp = fopen("/proc/kallsyms", "r");
-	if (!fp)
+	buf = malloc(cap);
+	while (fp && buf) {
+		size_t n = fread(buf + len, 1, cap - len - 1, fp);
+
+		len += n;
+		if (!n)
+			break;
+		if (len + 1 == cap) {
+			char *p = realloc(buf, cap *= 2);
+
+			if (!p)
+				break;
+			buf = p;
+		}
+	}
+	if (fp)
+		fclose(fp);
+	if (!buf)
 		return;
-	while (fgets(line, sizeof(line), fp)) {
-		if (sscanf(line, "%" SCNx64 " %c %255s", &addr, &type, name) != 3)
+	buf[len] = 0;
+	d->ksyms_blob = buf;
+	for (line = buf; line < buf + len; line = next) {
+		char *end, *name, type;
+		uint64_t addr;
+
+		next = strchr(line, '\n');
+		next = next ? next + 1 : buf + len;
+		addr = strtoull(line, &end, 16);
+		if (end[0] != ' ' || !end[1] || end[2] != ' ')
 			continue;
+		type = end[1];
 		if (!addr || (type != 't' && type != 'T'))
 			continue;
+		name = end + 3;
+		name[strcspn(name, " \t\n")] = 0;
 		if (d->nksyms == d->ksyms_cap) {
-			size_t cap = d->ksyms_cap ? d->ksyms_cap * 2 : 65536;
-			void *p = realloc(d->ksyms, cap * sizeof(*d->ksyms));
+			size_t c = d->ksyms_cap ? d->ksyms_cap * 2 : 65536;
+			void *p = realloc(d->ksyms, c * sizeof(*d->ksyms));
 
 			if (!p)
 				break;
 			d->ksyms = p;
-			d->ksyms_cap = cap;
+			d->ksyms_cap = c;
 		}
+		if (d->nksyms && addr < d->ksyms[d->nksyms - 1].start)
+			sorted = false;
 		d->ksyms[d->nksyms].start = addr;
 		d->ksyms[d->nksyms].end = 0;
 		d->ksyms[d->nksyms].recorded = false;
-		d->ksyms[d->nksyms].name = strdup(name);
+		d->ksyms[d->nksyms].name = name;
+		d->ksyms[d->nksyms].owned = false;
 		d->nksyms++;
 	}
-	fclose(fp);
-	qsort(d->ksyms, d->nksyms, sizeof(*d->ksyms), ksym_cmp);
+	if (!sorted)
+		qsort(d->ksyms, d->nksyms, sizeof(*d->ksyms), ksym_cmp);
 	for (i = 0; i + 1 < d->nksyms; i++)
 		d->ksyms[i].end = d->ksyms[i + 1].start;
 	if (d->nksyms)
@@ -292,8 +328,10 @@ void decoder_free(struct decoder *d)
 	}
 	unwind_free();
 	for (k = 0; k < d->nksyms; k++)
-		free(d->ksyms[k].name);
+		if (d->ksyms[k].owned)
+			free(d->ksyms[k].name);
 	free(d->ksyms);
+	free(d->ksyms_blob);
 	while ((e = dwfl_cache)) {
 		dwfl_cache = e->next;
 		if (e->dwfl)
