@@ -60,7 +60,7 @@ def main():
         print("1..0 # SKIP perfregs is not loaded")
         return 4
     print("TAP version 13")
-    print("1..4")
+    print("1..5")
     rec_out = None
     for work, abi in (("chain_64", "x86_64"), ("chain_32", "i386"), ("chain_x32", "x32")):
         path = os.path.join(ST, work)
@@ -89,8 +89,30 @@ def main():
         same = q.stdout == rec_out[1]
         report(q.returncode == 0 and same, "unwind_from_recording",
                f"exit {q.returncode}, {'identical to' if same else 'differs from'} the live output")
+        # "another machine": the files are not at their paths any more,
+        # only in a build-id directory
+        bid = subprocess.run(["readelf", "-n", os.path.join(ST, "chain_64")],
+                             capture_output=True, text=True).stdout
+        hexid = bid.split("Build ID:")[1].split()[0] if "Build ID:" in bid else None
+        if hexid:
+            d = tempfile.mkdtemp()
+            with open(os.path.join(ST, "chain_64"), "rb") as f:
+                open(os.path.join(d, hexid), "wb").write(f.read())
+            env = dict(os.environ, PERFREGS_BUILDID_DIR=d)
+            q = subprocess.run([TOOL, "-q", "-f", "json", "--call-graph", "dwarf",
+                                "--symfs", "/nonexistent-root", "-i", rec_out[0]],
+                               capture_output=True, text=True, env=env)
+            # only chain_64 is in the build-id directory: compare its samples
+            mine = lambda out: [l for l in out.splitlines() if '"comm":"chain_64"' in l]
+            same = mine(q.stdout) == mine(rec_out[1]) and len(mine(q.stdout)) > 50
+            report(q.returncode == 0 and same, "unwind_by_build_id",
+                   f"exit {q.returncode}, files found by build-id {hexid[:12]}..: output "
+                   f"{'identical to' if same else 'differs from'} the live one")
+        else:
+            skip("unwind_by_build_id", "chain_64 has no build-id")
     else:
         skip("unwind_from_recording", "no chain_64 recording")
+        skip("unwind_by_build_id", "no chain_64 recording")
     return 0 if all(results) else 1
 
 

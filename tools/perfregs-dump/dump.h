@@ -46,7 +46,10 @@ struct image {
 /* An executable mapping of a task, for symbols. */
 struct mapping {
 	uint64_t start, end, pgoff;
-	char *path;
+	char *path;		/* as the task mapped it */
+	uint8_t build_id[20];	/* GNU build-id of the file, if any */
+	uint8_t build_id_len;
+	char *local;		/* the file to read here, once resolved */
 };
 
 /* The mappings of one task image, keyed by (pid, image ino). */
@@ -81,6 +84,7 @@ struct opts {
 	bool summary;
 	bool symbols;
 	bool callgraph;		/* --call-graph dwarf: unwind each sample */
+	const char *symfs;	/* --symfs: look for files under this root */
 	const char *event_name;
 };
 
@@ -119,6 +123,8 @@ struct task_maps *maps_find(struct decoder *d, uint32_t pid, uint64_t ino);
 struct task_maps *maps_add(struct decoder *d, uint32_t pid, uint64_t ino,
 			   struct mapping *m, unsigned int n);
 void maps_learn(struct decoder *d, const struct perfregs_rec_sample *s);
+int file_build_id(const char *path, uint8_t *id, uint8_t *len);
+const char *mapping_file(struct decoder *d, struct mapping *m);
 int user_symbol(struct decoder *d, const struct perfregs_rec_sample *s,
 		uint64_t ip, char *buf, size_t len);
 int kernel_symbol(struct decoder *d, uint64_t ip, char *buf, size_t len);

@@ -78,6 +78,9 @@ static void usage(FILE *fp)
 "  -i, --input FILE      decode the recording FILE\n"
 "  -f, --format FMT      text (default) or json (JSON Lines)\n"
 "      --no-symbols      do not look up symbols\n"
+"      --symfs DIR       look for the sampled files under DIR (recordings\n"
+"                        from elsewhere; also by build-id in\n"
+"                        $PERFREGS_BUILDID_DIR/HEX and /usr/lib/debug)\n"
 "      --summary         print only the summary\n"
 "  -q, --quiet           no progress or summary on stderr\n"
 "  -v, --verbose         more detail on stderr\n"
@@ -337,7 +340,7 @@ static int decode_file(const char *path, struct decoder *d)
 int main(int argc, char **argv)
 {
 	enum { OPT_IREGS = 256, OPT_UREGS, OPT_STACK, OPT_OVERWRITE, OPT_SUMMARY,
-	       OPT_NMI_UNKNOWN, OPT_NO_SYMBOLS, OPT_CALLGRAPH };
+	       OPT_NMI_UNKNOWN, OPT_NO_SYMBOLS, OPT_CALLGRAPH, OPT_SYMFS };
 	static const struct option longopts[] = {
 		{ "event", required_argument, NULL, 'e' },
 		{ "period", required_argument, NULL, 'c' },
@@ -358,6 +361,7 @@ int main(int argc, char **argv)
 		{ "input", required_argument, NULL, 'i' },
 		{ "format", required_argument, NULL, 'f' },
 		{ "no-symbols", no_argument, NULL, OPT_NO_SYMBOLS },
+		{ "symfs", required_argument, NULL, OPT_SYMFS },
 		{ "summary", no_argument, NULL, OPT_SUMMARY },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
@@ -534,6 +538,9 @@ int main(int argc, char **argv)
 					"json, not '%s'\n", optarg);
 				return EXIT_USAGE;
 			}
+			break;
+		case OPT_SYMFS:
+			d->o.symfs = optarg;
 			break;
 		case OPT_NO_SYMBOLS:
 			d->o.symbols = false;

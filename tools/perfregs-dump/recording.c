@@ -159,7 +159,7 @@ void rec_maps(void *arg, const struct task_maps *tm)
 	unsigned int i;
 
 	for (i = 0; i < tm->n; i++)
-		len += 32 + ((strlen(tm->m[i].path) + 1 + 7) & ~7UL);
+		len += 56 + ((strlen(tm->m[i].path) + 1 + 7) & ~7UL);
 	it.type = ITEM_MAPS;
 	it.size = (uint32_t)len;
 	put(r, &it, sizeof(it));
@@ -167,10 +167,13 @@ void rec_maps(void *arg, const struct task_maps *tm)
 	for (i = 0; i < tm->n; i++) {
 		uint32_t plen = strlen(tm->m[i].path) + 1;
 		uint64_t v[3] = { tm->m[i].start, tm->m[i].end, tm->m[i].pgoff };
-		uint32_t l[2] = { plen, 0 };
+		uint32_t l[2] = { plen, tm->m[i].build_id_len };
+		uint8_t bid[24] = { 0 };
 
+		memcpy(bid, tm->m[i].build_id, tm->m[i].build_id_len);
 		put(r, v, sizeof(v));
 		put(r, l, sizeof(l));
+		put(r, bid, sizeof(bid));
 		put(r, tm->m[i].path, plen);
 		put(r, zeros, ((plen + 7) & ~7U) - plen);
 	}
@@ -314,20 +317,24 @@ int rec_decode_buf(const unsigned char *buf, size_t size, struct decoder *d,
 				goto out;
 			}
 			memcpy(&im, body, sizeof(im));
-			if (im.n > blen / 32) {
+			if (im.n > blen / 56) {
 				ret = bad(err, errlen, off, "maps item claims too many mappings");
 				goto out;
 			}
-			m = calloc(im.n ? im.n : 1, sizeof(*m));
+			m = calloc(im.n ? im.n : 1, sizeof(*m));	/* zeroed */
 			for (i = 0; m && i < im.n; i++) {
 				uint64_t v[3];
 				uint32_t l[2];
 
-				if ((const char *)q + 32 > end)
+				if ((const char *)q + 56 > end)
 					break;
 				memcpy(v, q, sizeof(v));
 				memcpy(l, q + 24, sizeof(l));
-				q += 32;
+				if (l[1] > 20)
+					break;
+				m[i].build_id_len = (uint8_t)l[1];
+				memcpy(m[i].build_id, q + 32, m[i].build_id_len);
+				q += 56;
 				if (!l[0] || l[0] > (uint64_t)(end - (const char *)q) ||
 				    q[l[0] - 1] != 0 || v[0] > v[1])
 					break;

@@ -5,8 +5,12 @@
  * file and its load bias, and libdw (dwfl) names the function.  Kernel
  * IPs: /proc/kallsyms when readable, or the symbols a recording kept.
  */
+#include <elfutils/libdwelf.h>
 #include <elfutils/libdwfl.h>
+#include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +48,80 @@ struct task_maps *maps_add(struct decoder *d, uint32_t pid, uint64_t ino,
 	return tm;
 }
 
+/* The GNU build-id of an ELF file; 0 if it has one. */
+int file_build_id(const char *path, uint8_t *id, uint8_t *len)
+{
+	const void *p;
+	ssize_t n = -1;
+	Elf *elf;
+	int fd;
+
+	*len = 0;
+	elf_version(EV_CURRENT);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (elf)
+		n = dwelf_elf_gnu_build_id(elf, &p);
+	if (n > 0 && n <= 20) {
+		memcpy(id, p, n);
+		*len = (uint8_t)n;
+	}
+	elf_end(elf);
+	close(fd);
+	return *len ? 0 : -1;
+}
+
+static bool build_id_matches(const char *path, const struct mapping *m)
+{
+	uint8_t id[20], len;
+
+	if (access(path, R_OK))
+		return false;
+	if (!m->build_id_len)
+		return true;	/* nothing to compare with */
+	return !file_build_id(path, id, &len) && len == m->build_id_len &&
+	       !memcmp(id, m->build_id, len);
+}
+
+/*
+ * The file to read for a mapping, here: the recorded path (under
+ * --symfs if given) when its build-id matches, else the file named by
+ * the build-id in $PERFREGS_BUILDID_DIR/HEX or
+ * /usr/lib/debug/.build-id/XX/REST.debug, else the recorded path.
+ */
+const char *mapping_file(struct decoder *d, struct mapping *m)
+{
+	char hex[41], path[PATH_MAX];
+	const char *dir = getenv("PERFREGS_BUILDID_DIR");
+	unsigned int i;
+
+	if (m->local)
+		return m->local;
+	for (i = 0; i < m->build_id_len; i++)
+		sprintf(hex + 2 * i, "%02x", m->build_id[i]);
+	hex[2 * m->build_id_len] = 0;
+	snprintf(path, sizeof(path), "%s%s", d->o.symfs ? d->o.symfs : "", m->path);
+	if (build_id_matches(path, m))
+		goto found;
+	if (m->build_id_len && dir) {
+		snprintf(path, sizeof(path), "%s/%s", dir, hex);
+		if (build_id_matches(path, m))
+			goto found;
+	}
+	if (m->build_id_len) {
+		snprintf(path, sizeof(path), "/usr/lib/debug/.build-id/%.2s/%s.debug",
+			 hex, hex + 2);
+		if (!access(path, R_OK))
+			goto found;
+	}
+	snprintf(path, sizeof(path), "%s", m->path);
+found:
+	m->local = strdup(path);
+	return m->local ? m->local : m->path;
+}
+
 /* Learn the executable mappings of a live task, once per image. */
 void maps_learn(struct decoder *d, const struct perfregs_rec_sample *s)
 {
@@ -75,10 +153,12 @@ void maps_learn(struct decoder *d, const struct perfregs_rec_sample *s)
 				break;
 			m = p;
 		}
+		memset(&m[n], 0, sizeof(m[n]));
 		m[n].start = start;
 		m[n].end = end;
 		m[n].pgoff = pgoff;
 		m[n].path = strdup(line + pos);
+		file_build_id(m[n].path, m[n].build_id, &m[n].build_id_len);
 		n++;
 	}
 	if (fp)
@@ -146,7 +226,7 @@ int user_symbol(struct decoder *d, const struct perfregs_rec_sample *s,
 			break;
 	if (i == tm->n)
 		return -1;
-	e = dwfl_for(tm->m[i].path, tm->m[i].start - tm->m[i].pgoff);
+	e = dwfl_for(mapping_file(d, &tm->m[i]), tm->m[i].start - tm->m[i].pgoff);
 	if (!e || !e->mod)
 		return -1;
 	name = dwfl_module_addrinfo(e->mod, ip, &off, &sym, NULL, NULL, NULL);
@@ -320,8 +400,10 @@ void decoder_free(struct decoder *d)
 			struct task_maps *tm = d->maps[i];
 
 			d->maps[i] = tm->next;
-			for (j = 0; j < tm->n; j++)
+			for (j = 0; j < tm->n; j++) {
 				free(tm->m[j].path);
+				free(tm->m[j].local);
+			}
 			free(tm->m);
 			free(tm);
 		}

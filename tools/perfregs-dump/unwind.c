@@ -103,7 +103,7 @@ static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result,
 
 		if (addr < m->start || addr + w > m->end)
 			continue;
-		fd = open(m->path, O_RDONLY | O_CLOEXEC);
+		fd = open(m->local ? m->local : m->path, O_RDONLY | O_CLOEXEC);
 		if (fd < 0)
 			return false;
 		ok = pread(fd, &v, w, addr - m->start + m->pgoff) == (ssize_t)w;
@@ -186,7 +186,8 @@ struct unwinder {
 
 static struct unwinder *unwinders;
 
-static struct unwinder *unwinder_for(const struct task_maps *tm, enum layout layout)
+static struct unwinder *unwinder_for(struct decoder *d, struct task_maps *tm,
+				     enum layout layout)
 {
 	struct unwinder *u;
 	unsigned int i;
@@ -203,7 +204,8 @@ static struct unwinder *unwinder_for(const struct task_maps *tm, enum layout lay
 	if (u->dwfl) {
 		dwfl_report_begin(u->dwfl);
 		for (i = 0; i < tm->n; i++)
-			dwfl_report_elf(u->dwfl, tm->m[i].path, tm->m[i].path, -1,
+			dwfl_report_elf(u->dwfl, tm->m[i].path,
+					mapping_file(d, &tm->m[i]), -1,
 					tm->m[i].start - tm->m[i].pgoff, false);
 		dwfl_report_end(u->dwfl, NULL, NULL);
 		u->attached = dwfl_attach_state(u->dwfl, abi_elf(layout),
@@ -255,7 +257,7 @@ int unwind_sample(struct decoder *d, const struct perfregs_rec_sample *s,
 	c.tm = maps_find(d, s->pid, s->image_ino);
 	if (!c.tm)
 		return 0;
-	uw = unwinder_for(c.tm, layout);
+	uw = unwinder_for(d, (struct task_maps *)c.tm, layout);
 	if (!uw || !uw->attached)
 		return 0;
 	uw->ctx = c;
@@ -274,7 +276,8 @@ int unwind_sample(struct decoder *d, const struct perfregs_rec_sample *s,
 			continue;
 		name = dwfl_module_addrinfo(mod, frames[i].lookup, &off, &sym,
 					    NULL, NULL, NULL);
-		dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, &dso, NULL);
+		/* the module's name: the path the task mapped */
+		dso = dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
 		if (name)
 			snprintf(frames[i].sym, sizeof(frames[i].sym), "%s+0x%" PRIx64,
 				 name, (uint64_t)(off + (frames[i].ip - frames[i].lookup)));
