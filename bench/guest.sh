@@ -1,0 +1,69 @@
+#!/bin/bash
+# Runs inside the guest (bench/run starts it): every measurement of one
+# boot, side by side, perfregs and perf under the same conditions.
+# Writes KEY=VALUE lines to $OUT/raw.txt.  usage: bench/guest.sh OUT ITER REPS
+set -u
+OUT=$1 ITER=$2 REPS=$3
+B=build
+PERF=$(ls /usr/bin/perf_* 2>/dev/null | sort -V | tail -1)
+PERF=${PERF:-/usr/bin/perf}
+REGS=ip,sp,bp,bx,r12,r13,r14,r15
+PREGS=IP,SP,BP,BX,R12,R13,R14,R15
+raw=$OUT/raw.txt
+: > "$raw"
+insmod $B/kmod/$(uname -r)/module/perfregs.ko || exit 1
+echo "kernel=$(uname -r)" >> "$raw"
+echo "perf=$($PERF --version 2>&1)" >> "$raw"
+echo "cpus=$(nproc)" >> "$raw"
+
+ns() { sed -n 's/^work_ns=//p'; }
+perf_samples() {	# perf.data -> samples and lost
+	$PERF report -i "$1" --stats 2>/dev/null | awk '
+		/SAMPLE events:/ {s=$NF} /LOST events:/ {l+=$NF} /LOST_SAMPLES events:/ {l+=$NF}
+		END {printf "%d %d\n", s, l}'
+}
+ours_samples() {	# summary line -> samples and lost
+	sed -n 's/.*"samples":\([0-9]*\).*"full":\([0-9]*\),"nested":\([0-9]*\).*/\1 \2 \3/p' "$1" |
+		awk '{print $1, $2 + $3}'
+}
+
+# 1. overhead: unsampled, perf, perfregs, at several periods, repeated
+for period in 1000000 250000 100000; do
+	for rep in $(seq "$REPS"); do
+		t=$($B/bench/work "$ITER" | ns)
+		echo "base period=$period rep=$rep ns=$t" >> "$raw"
+		t=$($PERF record -q -e cpu-clock -c "$period" --user-regs=$PREGS --intr-regs=$PREGS \
+			-o "$OUT/perf-$period.data" -- $B/bench/work "$ITER" 2>/dev/null | ns)
+		read -r s l < <(perf_samples "$OUT/perf-$period.data")
+		echo "perf period=$period rep=$rep ns=$t samples=$s lost=$l" >> "$raw"
+		t=$($B/perfregs-dump -q -c "$period" --iregs=$REGS --uregs=$REGS \
+			-o "$OUT/ours-$period.prf" -- $B/bench/work "$ITER" | ns)
+		$B/perfregs-dump -q --summary -f json -i "$OUT/ours-$period.prf" > "$OUT/sum.json"
+		read -r s l < <(ours_samples "$OUT/sum.json")
+		echo "ours period=$period rep=$rep ns=$t samples=$s lost=$l" >> "$raw"
+	done
+done
+
+# 2. the highest rate with no loss, each tool
+for period in 50000 20000 10000 5000; do
+	$PERF record -q -e cpu-clock -c "$period" --user-regs=$PREGS --intr-regs=$PREGS \
+		-o "$OUT/perf-rate.data" -- $B/bench/work "$ITER" > /dev/null 2>&1
+	read -r s l < <(perf_samples "$OUT/perf-rate.data")
+	echo "rate tool=perf period=$period samples=$s lost=$l" >> "$raw"
+	$B/perfregs-dump -q -c "$period" --iregs=$REGS --uregs=$REGS \
+		-o "$OUT/ours-rate.prf" -- $B/bench/work "$ITER" > /dev/null
+	$B/perfregs-dump -q --summary -f json -i "$OUT/ours-rate.prf" > "$OUT/sum.json"
+	read -r s l < <(ours_samples "$OUT/sum.json")
+	echo "rate tool=ours period=$period samples=$s lost=$l" >> "$raw"
+done
+
+# 3. DWARF unwinding success on the same call chain, each tool
+for rep in 1; do
+	$PERF record -q -e cpu-clock --call-graph dwarf,4096 -o "$OUT/perf-chain.data" \
+		-- $B/selftests/chain_64 2 > /dev/null 2>&1
+	$PERF script -i "$OUT/perf-chain.data" -F ip,sym 2>/dev/null > "$OUT/perf-chain.txt"
+	$B/perfregs-dump -q -f json --call-graph dwarf,4096 -m 256 -o "$OUT/ours-chain.prf" \
+		-- $B/selftests/chain_64 2 > "$OUT/ours-chain.jsonl"
+done
+rmmod perfregs
+echo "done=1" >> "$raw"
