@@ -15,6 +15,7 @@ insmod $B/kmod/$(uname -r)/module/perfregs.ko || exit 1
 echo "kernel=$(uname -r)" >> "$raw"
 echo "perf=$($PERF --version 2>&1)" >> "$raw"
 echo "cpus=$(nproc)" >> "$raw"
+echo "max_sample_rate_start=$(cat /proc/sys/kernel/perf_event_max_sample_rate)" >> "$raw"
 
 ns() { sed -n 's/^work_ns=//p'; }
 perf_samples() {	# perf.data -> samples and lost
@@ -63,7 +64,9 @@ for rep in 1; do
 		-- $B/selftests/chain_64 2 > /dev/null 2>&1
 	$PERF script -i "$OUT/perf-chain.data" -F ip,sym 2>/dev/null > "$OUT/perf-chain.txt"
 	$B/perfregs-dump -q -f json --call-graph dwarf,4096 -m 256 -o "$OUT/ours-chain.prf" \
-		-- $B/selftests/chain_64 2 > "$OUT/ours-chain.jsonl"
+		-- sh -c "exec $B/selftests/chain_64 2 > /dev/null" > "$OUT/ours-chain.jsonl"
 done
 rmmod perfregs
+echo "max_sample_rate_end=$(cat /proc/sys/kernel/perf_event_max_sample_rate)" >> "$raw"
+dmesg | grep -c 'lowering kernel.perf_event_max_sample_rate' | sed 's/^/rate_lowered=/' >> "$raw"
 echo "done=1" >> "$raw"

@@ -679,8 +679,12 @@ int main(int argc, char **argv)
 		exit_code = EXIT_SETUP;
 		goto out_kill;
 	}
-	/* Slow (kallsyms has >100k lines): before the rings start filling. */
-	if (d->o.symbols && (!lv.rec || lv.tee))
+	/*
+	 * Slow (kallsyms has >100k lines): before the rings start filling
+	 * and before COMMAND runs, also when only recording (kernel symbols
+	 * of the samples go into the recording).
+	 */
+	if (d->o.symbols)
 		ksyms_load(d);
 	ret = prf_start(&r);
 	if (ret) {
