@@ -124,6 +124,9 @@ struct task_maps *maps_add(struct decoder *d, uint32_t pid, uint64_t ino,
 			   struct mapping *m, unsigned int n);
 void maps_learn(struct decoder *d, const struct perfregs_rec_sample *s);
 int file_build_id(const char *path, uint8_t *id, uint8_t *len);
+struct Dwfl_Module;
+int module_symbol(struct Dwfl_Module *mod, uint64_t addr, uint64_t show,
+		  char *buf, size_t len);
 const char *mapping_file(struct decoder *d, struct mapping *m);
 int user_symbol(struct decoder *d, const struct perfregs_rec_sample *s,
 		uint64_t ip, char *buf, size_t len);

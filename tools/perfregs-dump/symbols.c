@@ -169,6 +169,115 @@ void maps_learn(struct decoder *d, const struct perfregs_rec_sample *s)
 		d->learnt_maps(d->learnt_arg, tm);
 }
 
+/*
+ * Symbol tables of libdw modules, sorted for binary search: libdw's own
+ * dwfl_module_addrinfo() walks the whole table on every lookup.
+ */
+struct usym {
+	uint64_t start, size;
+	const char *name;	/* owned by libdw, valid while the Dwfl is */
+};
+
+struct symtab {
+	Dwfl_Module *mod;
+	struct usym *s;
+	size_t n;
+	struct symtab *next;
+};
+
+static struct symtab *symtabs;
+
+static int usym_cmp(const void *a, const void *b)
+{
+	const struct usym *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->size < y->size ? 1 : x->size > y->size ? -1 : 0;
+}
+
+static struct symtab *symtab_for(Dwfl_Module *mod)
+{
+	struct symtab *t;
+	int i, n;
+
+	for (t = symtabs; t; t = t->next)
+		if (t->mod == mod)
+			return t;
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return NULL;
+	t->mod = mod;
+	n = dwfl_module_getsymtab(mod);
+	if (n > 0)
+		t->s = calloc(n, sizeof(*t->s));
+	for (i = 1; t->s && i < n; i++) {
+		GElf_Sym sym;
+		GElf_Addr addr;
+		const char *name;
+		int type;
+
+		name = dwfl_module_getsym_info(mod, i, &sym, &addr, NULL, NULL, NULL);
+		type = GELF_ST_TYPE(sym.st_info);
+		if (!name || !*name || sym.st_shndx == SHN_UNDEF ||
+		    (type != STT_FUNC && type != STT_NOTYPE && type != STT_GNU_IFUNC))
+			continue;
+		t->s[t->n].start = addr;
+		t->s[t->n].size = sym.st_size;
+		t->s[t->n].name = name;
+		t->n++;
+	}
+	qsort(t->s, t->n, sizeof(*t->s), usym_cmp);
+	t->next = symtabs;
+	symtabs = t;
+	return t;
+}
+
+/*
+ * The function at addr: the last symbol starting at or below it that
+ * either spans it or has no size (an asm label).
+ */
+int module_symbol(Dwfl_Module *mod, uint64_t addr, uint64_t show,
+		  char *buf, size_t len)
+{
+	struct symtab *t = symtab_for(mod);
+	size_t lo = 0, hi, i;
+
+	if (!t || !t->n)
+		return -1;
+	hi = t->n;
+	while (lo < hi) {	/* first symbol starting above addr */
+		size_t mid = (lo + hi) / 2;
+
+		if (t->s[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (i = lo; i-- > 0;) {
+		const struct usym *u = &t->s[i];
+
+		if (!u->size || addr < u->start + u->size) {
+			snprintf(buf, len, "%s+0x%" PRIx64, u->name, show - u->start);
+			return 0;
+		}
+		if (lo - i > 64)
+			break;
+	}
+	return -1;
+}
+
+static void symtabs_free(void)
+{
+	struct symtab *t;
+
+	while ((t = symtabs)) {
+		symtabs = t->next;
+		free(t->s);
+		free(t);
+	}
+}
+
 /* One Dwfl per (file, bias), shared by every task that maps it. */
 struct dwfl_entry {
 	char *path;
@@ -214,9 +323,6 @@ int user_symbol(struct decoder *d, const struct perfregs_rec_sample *s,
 {
 	struct task_maps *tm = maps_find(d, s->pid, s->image_ino);
 	struct dwfl_entry *e;
-	GElf_Off off;
-	GElf_Sym sym;
-	const char *name;
 	unsigned int i;
 
 	if (!tm)
@@ -229,11 +335,7 @@ int user_symbol(struct decoder *d, const struct perfregs_rec_sample *s,
 	e = dwfl_for(mapping_file(d, &tm->m[i]), tm->m[i].start - tm->m[i].pgoff);
 	if (!e || !e->mod)
 		return -1;
-	name = dwfl_module_addrinfo(e->mod, ip, &off, &sym, NULL, NULL, NULL);
-	if (!name)
-		return -1;
-	snprintf(buf, len, "%s+0x%" PRIx64, name, (uint64_t)off);
-	return 0;
+	return module_symbol(e->mod, ip, ip, buf, len);
 }
 
 static int ksym_cmp(const void *a, const void *b)
@@ -409,6 +511,7 @@ void decoder_free(struct decoder *d)
 		}
 	}
 	unwind_free();
+	symtabs_free();
 	for (k = 0; k < d->nksyms; k++)
 		if (d->ksyms[k].owned)
 			free(d->ksyms[k].name);

@@ -267,20 +267,15 @@ int unwind_sample(struct decoder *d, const struct perfregs_rec_sample *s,
 
 	for (i = 0; i < c.n; i++) {
 		Dwfl_Module *mod = dwfl_addrmodule(dwfl, frames[i].lookup);
-		const char *name = NULL, *dso = NULL;
-		GElf_Off off = 0;
-		GElf_Sym sym;
+		const char *dso = NULL;
 
 		frames[i].sym[0] = frames[i].dso[0] = 0;
 		if (!mod)
 			continue;
-		name = dwfl_module_addrinfo(mod, frames[i].lookup, &off, &sym,
-					    NULL, NULL, NULL);
+		module_symbol(mod, frames[i].lookup, frames[i].ip, frames[i].sym,
+			      sizeof(frames[i].sym));
 		/* the module's name: the path the task mapped */
 		dso = dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
-		if (name)
-			snprintf(frames[i].sym, sizeof(frames[i].sym), "%s+0x%" PRIx64,
-				 name, (uint64_t)(off + (frames[i].ip - frames[i].lookup)));
 		if (dso)
 			snprintf(frames[i].dso, sizeof(frames[i].dso), "%s", dso);
 	}
