@@ -43,7 +43,8 @@ MOD_SRCS	:= $(wildcard module/*.c module/*.h) module/Kbuild include/uapi/linux/p
 
 HOST_TESTS	:= $(BUILD)/mkrec $(BUILD)/fuzz_recording
 
-.PHONY: all module tool selftests host-tests check demo deps clean checkpatch bench
+.PHONY: all module tool selftests host-tests check demo deps clean checkpatch bench \
+	install uninstall dkms-install dkms-uninstall
 all: module tool selftests host-tests
 
 # --- module: one object directory per kernel -----------------------------
@@ -130,6 +131,45 @@ $(CHECKPATCH): | $(LINUX_SRC_TAR)
 
 checkpatch: $(CHECKPATCH)
 	$(CHECKPATCH) --no-tree -f module/*.c module/*.h
+
+# --- install -----------------------------------------------------------------
+PREFIX		?= /usr/local
+DESTDIR		?=
+VERSION		:= 1.0
+INSTALL_KVER	:= $(or $(KVER),$(shell uname -r))
+MODDIR		:= $(DESTDIR)/lib/modules/$(INSTALL_KVER)/extra
+
+install: tool
+	@[ -f $(BUILD)/kmod/$(INSTALL_KVER)/module/perfregs.ko ] || \
+		$(MAKE) module KVER=$(INSTALL_KVER)
+	install -D -m 644 $(BUILD)/kmod/$(INSTALL_KVER)/module/perfregs.ko $(MODDIR)/perfregs.ko
+	install -D -m 755 $(TOOL) $(DESTDIR)$(PREFIX)/bin/perfregs-dump
+	install -D -m 644 docs/perfregs-dump.1 $(DESTDIR)$(PREFIX)/share/man/man1/perfregs-dump.1
+	install -D -m 644 include/uapi/linux/perfregs.h $(DESTDIR)$(PREFIX)/include/linux/perfregs.h
+	install -D -m 644 udev/60-perfregs.rules $(DESTDIR)/etc/udev/rules.d/60-perfregs.rules
+	@if [ -z "$(DESTDIR)" ]; then depmod -a $(INSTALL_KVER); \
+		udevadm control --reload 2>/dev/null || true; fi
+
+uninstall:
+	rm -f $(MODDIR)/perfregs.ko $(DESTDIR)$(PREFIX)/bin/perfregs-dump \
+		$(DESTDIR)$(PREFIX)/share/man/man1/perfregs-dump.1 \
+		$(DESTDIR)$(PREFIX)/include/linux/perfregs.h \
+		$(DESTDIR)/etc/udev/rules.d/60-perfregs.rules
+	@if [ -z "$(DESTDIR)" ]; then depmod -a $(INSTALL_KVER); fi
+
+# DKMS: the module's sources under /usr/src/perfregs-VERSION
+DKMS_SRC	:= $(DESTDIR)/usr/src/perfregs-$(VERSION)
+dkms-install:
+	install -d $(DKMS_SRC)/module $(DKMS_SRC)/include/uapi/linux
+	install -m 644 dkms.conf Kbuild $(DKMS_SRC)/
+	install -m 644 module/*.c module/*.h module/Kbuild $(DKMS_SRC)/module/
+	install -m 644 include/uapi/linux/perfregs.h $(DKMS_SRC)/include/uapi/linux/
+	@if [ -z "$(DESTDIR)" ]; then dkms add perfregs/$(VERSION) && \
+		dkms install perfregs/$(VERSION); fi
+
+dkms-uninstall:
+	-dkms remove perfregs/$(VERSION) --all
+	rm -rf $(DKMS_SRC)
 
 clean:
 	rm -rf $(BUILD)

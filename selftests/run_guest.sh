@@ -45,7 +45,7 @@ check_klog() {
 	fi
 }
 
-for t in "$B"/selftests/test_* selftests/test_*.py; do
+for t in "$B"/selftests/test_* selftests/test_*.py selftests/test_*.sh; do
 	[ -x "$t" ] || continue
 	name=$(basename "$t")
 	echo "# ---- $name"

@@ -299,12 +299,80 @@ def run_cli():
            "with its documented exit code and a message")
 
 
+PERF_NAMES = {"ax": "AX", "bx": "BX", "cx": "CX", "dx": "DX", "si": "SI", "di": "DI",
+              "bp": "BP", "sp": "SP", "ip": "IP", "flags": "FLAGS", "cs": "CS", "ss": "SS"}
+
+
+def perf_name(ours):
+    """rbx/ebx -> BX, r12 -> R12, rflags/eflags -> FLAGS"""
+    n = ours[1:] if ours[0] in "re" and not ours[1].isdigit() else ours
+    return PERF_NAMES.get(n, n.upper())
+
+
+def run_convert(work):
+    """convert -> perf.data: perf script shows every register as we do."""
+    path = os.path.join(ST, work)
+    name = f"perf_data_{work}"
+    perf = "/usr/bin/perf"
+    if not os.access(path, os.X_OK) or not os.access(perf, os.X_OK):
+        skip(name, f"{work} or {perf} missing")
+        return
+    d = tempfile.mkdtemp()
+    rec, pd = os.path.join(d, "r.prf"), os.path.join(d, "perf.data")
+    subprocess.run([TOOL, "-q", "-o", rec, "--", "/bin/sh", "-c", 'exec "$0" 1 > /dev/null', path],
+                   capture_output=True)
+    conv = subprocess.run([TOOL, "convert", "-q", "-i", rec, "-o", pd], capture_output=True,
+                          text=True)
+    ours = [r for r in jsonl(subprocess.run([TOOL, "-q", "-f", "json", "-i", rec],
+                                            capture_output=True, text=True).stdout)
+            if r["type"] == "sample"]
+    ps = subprocess.run([perf, "script", "-i", pd, "--ns", "-F", "time,ip,uregs,iregs"],
+                        capture_output=True, text=True)
+    theirs = {}
+    for line in ps.stdout.splitlines():
+        m = re.match(r"\s*(\d+)\.(\d+):", line)
+        if not m:
+            continue
+        t = int(m.group(1)) * 10**9 + int(m.group(2))
+        blocks = line.split("ABI:")[1:]
+        regs = [dict(re.findall(r"(\w+):0x([0-9a-f]+)", b)) for b in blocks]
+        theirs[t] = regs            # [iregs, uregs] in perf's order
+    compared = bad = 0
+    why = []
+    for r in ours:
+        t = theirs.get(r["time"])
+        if t is None or len(t) < 2:
+            bad += 1
+            if len(why) < 3:
+                why.append(f"sample at {r['time']} missing from perf script")
+            continue
+        for ours_set, perf_set in ((r["iregs"], t[0]), (r["uregs"], t[1])):
+            for reg, v in ours_set.items():
+                pv = perf_set.get(perf_name(reg))
+                want = int(v, 16)
+                got = int(pv, 16) if pv else None
+                if got is not None and reg.startswith("e"):   # an i386 name: 32 bits
+                    got &= 0xffffffff
+                compared += 1
+                if got != want:
+                    bad += 1
+                    if len(why) < 3:
+                        why.append(f"{r['time']} {reg}: ours {v} perf {pv}")
+    rep = subprocess.run([perf, "report", "-i", pd, "--stdio", "--sort", "sym"],
+                         capture_output=True, text=True)
+    named = "magic_loop_start" in rep.stdout or "magic_spin" in rep.stdout
+    report(conv.returncode == 0 and ps.returncode == 0 and len(ours) >= 50 and bad == 0
+           and named, name,
+           f"{len(ours)} samples, {compared} registers compared with perf script, {bad} "
+           f"different; perf report names the loop: {named}" + (f"; {why}" if why else ""))
+
+
 def main():
     if not os.path.exists("/dev/perfregs"):
         print("1..0 # SKIP perfregs is not loaded")
         return 4
     print("TAP version 13")
-    print(f"1..{3 * len(CASES) + 11}")
+    print(f"1..{3 * len(CASES) + 13}")
     for c in CASES:
         before = len(results)
         run_case(*c)
@@ -312,6 +380,8 @@ def main():
             skip(f"dump_{c[0]}_magic", "see above")
     run_text()
     run_cli()
+    run_convert("magic_64")
+    run_convert("magic_32")
     rec = run_roundtrip("magic_64")
     run_roundtrip("mixed_64")
     if rec:

@@ -107,6 +107,8 @@ struct decoder {
 	void (*learnt_maps)(void *arg, const struct task_maps *tm);
 	void (*learnt_ksym)(void *arg, const struct ksym *k);
 	void *learnt_arg;
+	/* every well-formed record, before it is printed (convert) */
+	void (*record_hook)(void *arg, int cpu, const struct perfregs_rec_header *rec);
 };
 
 /* images.c */
@@ -173,5 +175,11 @@ int rec_decode(const char *path, struct decoder *d, uint64_t *produced,
 	       char *err, size_t errlen);
 int rec_decode_buf(const unsigned char *buf, size_t size, struct decoder *d,
 		   uint64_t *produced, char *err, size_t errlen);
+int rec_config(const char *path, struct perfregs_config *cfg, char *err,
+	       size_t errlen);
+
+/* perfdata.c */
+int perfdata_convert(const char *in, const char *out, struct decoder *d,
+		     char *err, size_t errlen);
 
 #endif

@@ -52,6 +52,7 @@ static void usage(FILE *fp)
 	fprintf(fp,
 "usage: perfregs-dump [OPTIONS] [-- COMMAND [ARGS]]\n"
 "       perfregs-dump -i FILE [-f text|json]\n"
+"       perfregs-dump convert -i FILE -o perf.data\n"
 "Sample interrupt and user registers through /dev/perfregs and decode them.\n"
 "\n"
 "  -e, --event EVENT     cpu-clock (default), task-clock, page-faults,\n"
@@ -383,6 +384,13 @@ int main(int argc, char **argv)
 	struct timespec t0;
 	size_t i;
 
+	bool convert = argc > 1 && !strcmp(argv[1], "convert");
+
+	if (convert) {		/* perfregs-dump convert -i REC -o perf.data */
+		argv[1] = argv[0];
+		argv++;
+		argc--;
+	}
 	d->o.format = FMT_TEXT;
 	d->o.event_name = "cpu-clock";
 	d->o.symbols = true;
@@ -567,6 +575,25 @@ int main(int argc, char **argv)
 		}
 	}
 
+	if (convert) {
+		char err[512];
+
+		if (!input || !output || optind < argc) {
+			fprintf(stderr, "perfregs-dump: usage: perfregs-dump convert -i "
+				"RECORDING -o perf.data\n");
+			return EXIT_USAGE;
+		}
+		ret = perfdata_convert(input, output, d, err, sizeof(err));
+		decoder_free(d);
+		if (ret) {
+			fprintf(stderr, "perfregs-dump: %s\n", err);
+			return ret == -EIO ? EXIT_IO : EXIT_DATA;
+		}
+		if (!d->o.quiet)
+			fprintf(stderr, "perfregs-dump: wrote %s (%" PRIu64 " samples); read it "
+				"with perf script -i %s\n", output, d->samples, output);
+		return EXIT_OK;
+	}
 	if (input) {
 		if (optind < argc || output || all_cpus || pid > 0 || tid > 0) {
 			fprintf(stderr, "perfregs-dump: -i decodes a recording: it takes "

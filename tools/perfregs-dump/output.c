@@ -293,6 +293,8 @@ void decode_record(struct decoder *d, int cpu,
 			return;
 		}
 		d->samples++;
+		if (d->record_hook)
+			d->record_hook(d->learnt_arg, cpu, rec);
 		if (!d->o.summary)
 			out_sample(d, s, ss, sc);
 	} else if (rec->type == PERFREGS_REC_LOST) {
@@ -304,6 +306,8 @@ void decode_record(struct decoder *d, int cpu,
 		}
 		for (i = 0; i < PERFREGS_LOST_MAX; i++)
 			d->lost[i] += l->lost[i];
+		if (d->record_hook)
+			d->record_hook(d->learnt_arg, cpu, rec);
 		if (!d->o.summary)
 			out_lost(d, l, cpu);
 	}

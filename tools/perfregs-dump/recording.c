@@ -244,6 +244,28 @@ int rec_decode(const char *path, struct decoder *d, uint64_t *produced,
 	return ret;
 }
 
+/* The session configuration a recording was made with. */
+int rec_config(const char *path, struct perfregs_config *cfg, char *err,
+	       size_t errlen)
+{
+	struct rec_file_header h;
+	FILE *fp = fopen(path, "rb");
+	size_t n = 0;
+
+	if (!fp) {
+		snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
+		return -EIO;
+	}
+	n = fread(&h, 1, sizeof(h), fp);
+	fclose(fp);
+	if (n != sizeof(h) || memcmp(h.magic, REC_MAGIC, 8) || h.version != REC_VERSION) {
+		snprintf(err, errlen, "%s is not a perfregs recording this tool reads", path);
+		return -EBADMSG;
+	}
+	*cfg = h.cfg;
+	return 0;
+}
+
 int rec_decode_buf(const unsigned char *buf, size_t size, struct decoder *d,
 		   uint64_t *produced, char *err, size_t errlen)
 {
@@ -351,9 +373,13 @@ int rec_decode_buf(const unsigned char *buf, size_t size, struct decoder *d,
 				ret = bad(err, errlen, off, "bad mapping in maps item");
 				goto out;
 			}
-			if (!maps_find(d, im.pid, im.ino))
-				maps_add(d, im.pid, im.ino, m, im.n);
-			else {
+			if (!maps_find(d, im.pid, im.ino)) {
+				struct task_maps *tm = maps_add(d, im.pid, im.ino, m, im.n);
+
+				/* replayed for convert, which turns them into MMAPs */
+				if (tm && d->learnt_maps)
+					d->learnt_maps(d->learnt_arg, tm);
+			} else {
 				for (i = 0; i < im.n; i++)
 					free(m[i].path);
 				free(m);
