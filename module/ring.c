@@ -44,7 +44,6 @@ struct prf_ring *prf_ring_alloc(struct prf_session *s, int cpu,
 				unsigned long watermark)
 {
 	struct prf_ring *rb;
-	int i;
 
 	rb = kzalloc_node(sizeof(*rb), GFP_KERNEL, cpu_to_node(cpu));
 	if (!rb)
@@ -60,16 +59,9 @@ struct prf_ring *prf_ring_alloc(struct prf_session *s, int cpu,
 	rb->overwrite = overwrite;
 	rb->watermark = clamp_val(watermark, 1UL, rb->size / 2);
 	rb->session = s;
-	local_set(&rb->head, 0);
 	local_set(&rb->nest, 0);
-	local_set(&rb->wakeup, 0);
-	local_set(&rb->produced, 0);
-	local_set(&rb->lost_any, 0);
-	for (i = 0; i < PERFREGS_LOST_MAX; i++) {
-		local_set(&rb->lost[i], 0);
-		local_set(&rb->lost_pending[i], 0);
-	}
 	init_irq_work(&rb->work, prf_ring_wake);
+	prf_ring_reset(rb);	/* the counters, head and tail */
 
 	rb->ctl->version = PERFREGS_ABI_MAJOR;
 	rb->ctl->cpu = cpu;

@@ -5,6 +5,7 @@
 # it built is loaded by hand.  KTAP on stdout.
 set -u
 B=${PERFREGS_BUILD:-build}
+case $B in /*) ;; *) B=$PWD/$B ;; esac
 K=$(uname -r)
 T=$(mktemp -d)
 n=0
@@ -16,13 +17,13 @@ res() {	# ok|not ok, name, detail
 echo "TAP version 13"
 echo "1..2"
 
-if make -s install DESTDIR="$T/inst" KVER="$K" BUILD="$PWD/$B" > "$T/inst.log" 2>&1 &&
+if make -s install DESTDIR="$T/inst" KVER="$K" BUILD="$B" > "$T/inst.log" 2>&1 &&
    [ -f "$T/inst/lib/modules/$K/extra/perfregs.ko" ] &&
    [ -x "$T/inst/usr/local/bin/perfregs-dump" ] &&
    [ -f "$T/inst/usr/local/share/man/man1/perfregs-dump.1" ] &&
    [ -f "$T/inst/usr/local/include/linux/perfregs.h" ] &&
    [ -f "$T/inst/etc/udev/rules.d/60-perfregs.rules" ] &&
-   make -s uninstall DESTDIR="$T/inst" KVER="$K" BUILD="$PWD/$B" >> "$T/inst.log" 2>&1 &&
+   make -s uninstall DESTDIR="$T/inst" KVER="$K" BUILD="$B" >> "$T/inst.log" 2>&1 &&
    [ -z "$(find "$T/inst" -type f)" ]; then
 	res ok "make_install_uninstall" "module, tool, man page, header and udev rule in, then out"
 else
@@ -36,10 +37,11 @@ fi
 make -s dkms-install DESTDIR="$T/src" > "$T/dkms.log" 2>&1
 mv "$T/src/usr/src" "$T/sources"
 mkdir -p "$T/dkms"
-ko=$T/dkms/perfregs/1.0/$K/x86_64/module/perfregs.ko
+# dkms compresses the module like the kernel's own (6.12: .ko.xz)
 if dkms build -m perfregs -v 1.0 -k "$K" --sourcetree "$T/sources" --dkmstree "$T/dkms" \
-	>> "$T/dkms.log" 2>&1 && [ -f "$ko" ] &&
-   [ "$(modinfo -F vermagic "$ko" | cut -d' ' -f1)" = "$K" ]; then
+	>> "$T/dkms.log" 2>&1 &&
+   ko=$(ls "$T/dkms/perfregs/1.0/$K/x86_64/module/"perfregs.ko* 2>/dev/null | head -1) &&
+   [ -n "$ko" ] && [ "$(modinfo -F vermagic "$ko" | cut -d' ' -f1)" = "$K" ]; then
 	loaded=0
 	lsmod | grep -q '^perfregs ' && loaded=1 && rmmod perfregs
 	if insmod "$ko" && [ -c /dev/perfregs ] && rmmod perfregs; then
@@ -49,6 +51,6 @@ if dkms build -m perfregs -v 1.0 -k "$K" --sourcetree "$T/sources" --dkmstree "$
 	fi
 	[ $loaded = 1 ] && insmod "$B/kmod/$K/module/perfregs.ko"
 else
-	res "not ok" "dkms_build_and_load" "$(grep -iE 'error|fail' "$T/dkms.log" | head -3 | tr '\n' ' ')"
+	res "not ok" "dkms_build_and_load" "$(tail -5 "$T/dkms.log" | tr '\n' ' ') $(ls -R "$T/dkms" | tail -5 | tr '\n' ' ')"
 fi
 rm -rf "$T"
