@@ -210,8 +210,10 @@ struct perfregs_ctl {
 
 /* --- records ----------------------------------------------------------- */
 
-/* Every record starts with this header; size counts the header too and
- * is a multiple of 8. */
+/*
+ * Every record starts with this header; size counts the header too and
+ * is a multiple of 8.
+ */
 struct perfregs_rec_header {
 	__u32 type;		/* PERFREGS_REC_* */
 	__u32 size;
