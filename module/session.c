@@ -163,14 +163,14 @@ static int prf_check_config(const struct perfregs_config *c)
 }
 
 /* The CPU bitmap of the configuration, checked against possible CPUs. */
-static int prf_config_cpus(struct prf_session *s, const struct perfregs_config *c)
+static int prf_config_cpus(struct cpumask *cpus, const struct perfregs_config *c)
 {
 	unsigned long *bits;
 	unsigned int nbits = c->cpus_bytes * 8;
 	int ret = 0;
 
 	if (!c->cpus_ptr) {
-		cpumask_copy(s->cpus, cpu_possible_mask);
+		cpumask_copy(cpus, cpu_possible_mask);
 		return 0;
 	}
 	bits = bitmap_zalloc(nbits, GFP_KERNEL);
@@ -186,10 +186,10 @@ static int prf_config_cpus(struct prf_session *s, const struct perfregs_config *
 		ret = -EINVAL;
 		goto out_free_bits;
 	}
-	cpumask_clear(s->cpus);
-	bitmap_copy(cpumask_bits(s->cpus), bits, min(nbits, nr_cpu_ids));
-	cpumask_and(s->cpus, s->cpus, cpu_possible_mask);
-	if (cpumask_empty(s->cpus))
+	cpumask_clear(cpus);
+	bitmap_copy(cpumask_bits(cpus), bits, min(nbits, nr_cpu_ids));
+	cpumask_and(cpus, cpus, cpu_possible_mask);
+	if (cpumask_empty(cpus))
 		ret = -EINVAL;
 out_free_bits:
 	bitmap_free(bits);
@@ -254,10 +254,16 @@ static int prf_check_privilege(struct prf_session *s,
 	return ok ? 0 : -EACCES;
 }
 
+/*
+ * Called without s->lock: everything is copied from userspace first,
+ * because a fault takes mmap_lock and mmap() holds mmap_lock while it
+ * takes s->lock.
+ */
 static int prf_ioc_config(struct prf_session *s, void __user *arg)
 {
 	struct perfregs_config cfg;
 	struct pid *target = NULL;
+	cpumask_var_t cpus;
 	u32 usize;
 	int ret;
 
@@ -271,34 +277,46 @@ static int prf_ioc_config(struct prf_session *s, void __user *arg)
 	ret = prf_check_config(&cfg);
 	if (ret)
 		return ret;
-	if (s->running || atomic_read(&s->mmaps))
-		return -EBUSY;
+	if (!zalloc_cpumask_var(&cpus, GFP_KERNEL))
+		return -ENOMEM;
+	ret = prf_config_cpus(cpus, &cfg);
+	if (ret)
+		goto out_free_cpus;
 	if (cfg.pid >= 0) {
 		target = find_get_pid(cfg.pid);
-		if (!target)
-			return -ESRCH;
+		if (!target) {
+			ret = -ESRCH;
+			goto out_free_cpus;
+		}
 	}
 	ret = prf_check_privilege(s, &cfg, target);
 	if (ret)
 		goto out_put_pid;
-	ret = prf_config_cpus(s, &cfg);
-	if (ret)
-		goto out_put_pid;
 
+	mutex_lock(&s->lock);
+	if (s->running || atomic_read(&s->mmaps)) {
+		ret = -EBUSY;
+		goto out_unlock;
+	}
 	prf_session_free_rings(s);
 	s->configured = false;
 	s->cfg = cfg;
+	cpumask_copy(s->cpus, cpus);
 	put_pid(s->target);
 	s->target = target;
 	target = NULL;
 	ret = prf_session_alloc_rings(s);
 	if (ret)
-		goto out_put_pid;
+		goto out_unlock;
 	s->data_pages = cfg.data_pages;
 	s->configured = true;
 
+out_unlock:
+	mutex_unlock(&s->lock);
 out_put_pid:
 	put_pid(target);
+out_free_cpus:
+	free_cpumask_var(cpus);
 	return ret;
 }
 
@@ -359,14 +377,14 @@ long prf_session_ioctl(struct prf_session *s, unsigned int cmd,
 {
 	long ret;
 
+	/* These two touch user memory: no s->lock around them. */
 	if (cmd == PERFREGS_IOC_VERSION)
 		return prf_ioc_version(arg);
+	if (cmd == PERFREGS_IOC_CONFIG)
+		return prf_ioc_config(s, arg);
 
 	mutex_lock(&s->lock);
 	switch (cmd) {
-	case PERFREGS_IOC_CONFIG:
-		ret = prf_ioc_config(s, arg);
-		break;
 	case PERFREGS_IOC_START:
 		ret = prf_ioc_start(s);
 		break;
