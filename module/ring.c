@@ -26,6 +26,7 @@
  * the records below it.
  */
 #include <linux/vmalloc.h>
+#include <linux/module.h>
 #include <linux/mm.h>
 #include <linux/timekeeping.h>
 #include <linux/sched.h>
@@ -38,6 +39,14 @@ static void prf_ring_wake(struct irq_work *work)
 
 	wake_up_interruptible_poll(&rb->session->wq, EPOLLIN | EPOLLRDNORM);
 }
+
+/*
+ * For the tests: fill new data pages with a pattern instead of zeros, so
+ * a byte of a record the writer forgot shows up as 0xa5.
+ */
+static bool poison_rings;
+module_param(poison_rings, bool, 0644);
+MODULE_PARM_DESC(poison_rings, "fill new rings with 0xa5 (for testing)");
 
 struct prf_ring *prf_ring_alloc(struct prf_session *s, int cpu,
 				unsigned int pages, bool overwrite,
@@ -55,6 +64,8 @@ struct prf_ring *prf_ring_alloc(struct prf_session *s, int cpu,
 	rb->data = vmalloc_user(rb->size);
 	if (!rb->data)
 		goto out_free_ctl;
+	if (READ_ONCE(poison_rings))
+		memset(rb->data, 0xa5, rb->size);
 	rb->mask = rb->size - 1;
 	rb->overwrite = overwrite;
 	rb->watermark = clamp_val(watermark, 1UL, rb->size / 2);
