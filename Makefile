@@ -3,6 +3,7 @@
 #   make            module for every matrix kernel installed, tool, selftests
 #   make module     KVER=VERSION or KDIR=HEADERS to build for one kernel
 #   make check      selftests in a guest for each kernel of the matrix
+#   make check-debug  the selftests, fuzz and stress on a KASAN/lockdep kernel
 #   make demo       a guest decoding a live workload with perfregs-dump
 #   make deps       install the Debian packages (needs root)
 #
@@ -44,6 +45,7 @@ MOD_SRCS	:= $(wildcard module/*.c module/*.h) module/Kbuild include/uapi/linux/p
 HOST_TESTS	:= $(BUILD)/mkrec $(BUILD)/fuzz_recording
 
 .PHONY: all module tool selftests host-tests check demo deps clean checkpatch bench \
+	debug-kernel check-debug \
 	install uninstall dkms-install dkms-uninstall
 all: module tool selftests host-tests
 
@@ -101,6 +103,18 @@ $(ST_DIR)/test_%: selftests/test_%.c $(ST_COMMON) $(ST_HDRS) $(KSFT_HARNESS)
 # --- running in a guest ------------------------------------------------------
 check: all
 	tools/check.sh $(KVERS)
+
+# The debug kernel (KASAN, lockdep, UBSAN, kmemleak, fault injection),
+# built once from linux-source-6.1 and cached under $(BUILD)/debug-kernel.
+debug-kernel:
+	tools/debug-kernel/build.sh $(BUILD)
+
+# Not part of check: about 40 min to build the kernel once, then about
+# 45 min per run under TCG.
+check-debug: all debug-kernel
+	$(MAKE) module KDIR=$(BUILD)/debug-kernel/current/obj \
+		KVER=$$(cat $(BUILD)/debug-kernel/current/done)
+	tools/check-debug.sh
 
 demo: deps-if-root all
 	tools/demo.sh $(firstword $(KVERS))

@@ -4,6 +4,7 @@
 #define PERFREGS_SELFTEST_COMMON_H
 
 #include <stdbool.h>
+#include <stdlib.h>
 #include <stdint.h>
 #include <sys/types.h>
 #include "../tools/lib/libperfregs.h"
@@ -43,5 +44,24 @@ const char *selftest_dir(void);
 
 /* Is the perfregs module loaded (is there a /dev/perfregs)? */
 bool module_loaded(void);
+
+/*
+ * TEST_HARNESS_MAIN, with every test's timeout multiplied by
+ * $PERFREGS_TIMEOUT_SCALE: a debug kernel under emulation is slow.
+ * Only where kselftest_harness.h is included.
+ */
+#define PERFREGS_HARNESS_MAIN						\
+int main(int argc, char **argv)						\
+{									\
+	const char *e = getenv("PERFREGS_TIMEOUT_SCALE");		\
+	int scale = e ? atoi(e) : 1;					\
+	struct __fixture_metadata *f;					\
+	struct __test_metadata *t;					\
+									\
+	for (f = __fixture_list; f && scale > 1; f = f->next)		\
+		for (t = f->tests; t; t = t->next)			\
+			t->timeout *= scale;				\
+	return test_harness_run(argc, argv);				\
+}
 
 #endif

@@ -14,7 +14,7 @@ KVER=$(uname -r)
 export PERFREGS_KO="$B/kmod/$KVER/module/perfregs.ko"
 export PERFREGS_BUILD="$B"
 export PATH="$B:$PATH"
-BAD='WARNING:|BUG:|Oops|general protection|KASAN|UBSAN|kmemleak|circular locking|possible recursive locking|rcu_sched self-detected|blocked for more than'
+BAD='WARNING:|BUG:|Oops|general protection|KASAN|UBSAN|suspected memory leak|circular locking|possible recursive locking|inconsistent lock state|lock inversion|suspicious RCU usage|DEBUG_LOCKS_WARN_ON|list_add corruption|list_del corruption|ODEBUG|self-detected stall|blocked for more than|soft lockup'
 
 echo "TAP version 13"
 echo "# perfregs selftests on $KVER"

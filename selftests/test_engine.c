@@ -948,4 +948,4 @@ TEST(privilege_rules)
 	child_status(roots);
 }
 
-TEST_HARNESS_MAIN
+PERFREGS_HARNESS_MAIN

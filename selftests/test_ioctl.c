@@ -238,4 +238,4 @@ TEST(needs_privilege)
 	}
 }
 
-TEST_HARNESS_MAIN
+PERFREGS_HARNESS_MAIN

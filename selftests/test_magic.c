@@ -119,4 +119,4 @@ TEST(magic_x86_64)
 		SKIP(return, "perfregs is not loaded");
 }
 
-TEST_HARNESS_MAIN
+PERFREGS_HARNESS_MAIN

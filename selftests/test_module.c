@@ -131,4 +131,4 @@ TEST_F(mod, close_while_sampling_frees_all)
 	EXPECT_TRUE(device_is(false));
 }
 
-TEST_HARNESS_MAIN
+PERFREGS_HARNESS_MAIN

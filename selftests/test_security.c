@@ -426,4 +426,4 @@ TEST_F_TIMEOUT(faults, every_allocation_fails_cleanly, 600)
 	prf_close(&r);
 }
 
-TEST_HARNESS_MAIN
+PERFREGS_HARNESS_MAIN
