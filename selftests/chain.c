@@ -61,6 +61,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: %s SECONDS\n", argv[0]);
 		return 2;
 	}
+	if (getenv("PERFREGS_WORK_SCALE") && atof(getenv("PERFREGS_WORK_SCALE")) > 0)
+		secs *= atof(getenv("PERFREGS_WORK_SCALE"));	/* slow kernels */
 	printf("chain abi=%s pid=%d\n", ABI, (int)getpid());
 	fflush(stdout);
 	sink = chain_a(now() + secs) & 1;

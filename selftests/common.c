@@ -142,3 +142,11 @@ bool module_loaded(void)
 
 	return stat(PERFREGS_DEVICE, &st) == 0;
 }
+
+double work_scale(void)
+{
+	const char *e = getenv("PERFREGS_WORK_SCALE");
+	double v = e ? atof(e) : 1;
+
+	return v > 0 ? v : 1;
+}

@@ -42,6 +42,12 @@ int workload_wait(struct workload *w);	/* its exit status */
 /* Directory of the test binary, for finding workloads and the tool. */
 const char *selftest_dir(void);
 
+/*
+ * $PERFREGS_WORK_SCALE, default 1: how much longer workloads and timed
+ * sessions run on a slow kernel (the workloads read it themselves).
+ */
+double work_scale(void);
+
 /* Is the perfregs module loaded (is there a /dev/perfregs)? */
 bool module_loaded(void);
 

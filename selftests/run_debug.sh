@@ -10,6 +10,7 @@ B=${1:-build}
 export PERFREGS_FUZZ_SECONDS=${PERFREGS_FUZZ_SECONDS:-120}
 export PERFREGS_STRESS_SECONDS=${PERFREGS_STRESS_SECONDS:-120}
 export PERFREGS_TIMEOUT_SCALE=${PERFREGS_TIMEOUT_SCALE:-10}
+export PERFREGS_WORK_SCALE=${PERFREGS_WORK_SCALE:-4}
 KML=/sys/kernel/debug/kmemleak
 echo "# debug kernel $(uname -r): fuzz ${PERFREGS_FUZZ_SECONDS} s, stress ${PERFREGS_STRESS_SECONDS} s"
 BAD=$(sed -n "s/^BAD='\(.*\)'$/\1/p" selftests/run_guest.sh)

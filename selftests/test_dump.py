@@ -281,7 +281,7 @@ def run_cli():
                          stderr=subprocess.PIPE, text=True)
     time.sleep(1.5)
     t.send_signal(signal.SIGINT)
-    out, err = t.communicate(timeout=30)
+    out, err = t.communicate(timeout=30 * int(os.environ.get("PERFREGS_TIMEOUT_SCALE", "1")))
     recs = jsonl(out)
     report(t.returncode == 0 and recs and recs[-1]["type"] == "summary" and
            "stopped cleanly" in err, "cli_sigint_summary",

@@ -359,12 +359,25 @@ FIXTURE_TEARDOWN(faults)
 	write_file(DBG "fail_page_alloc/verbose", self->verbose_page);
 }
 
-static int fail_nth(int n)
+/*
+ * fail-nth is opened once, before any fault is armed: opening it later
+ * would itself allocate, and take the fault meant for the module.
+ */
+static int fail_nth(int fd, int n)
 {
 	char buf[16];
+	int len = snprintf(buf, sizeof(buf), "%d", n);
 
-	snprintf(buf, sizeof(buf), "%d", n);
-	return write_file("/proc/thread-self/fail-nth", buf);
+	return pwrite(fd, buf, len, 0) == len ? 0 : -1;
+}
+
+static int fail_nth_left(int fd)
+{
+	char buf[16] = "";
+
+	if (pread(fd, buf, sizeof(buf) - 1, 0) <= 0)
+		return -1;
+	return atoi(buf);
 }
 
 static bool errno_ok(int e)
@@ -377,8 +390,7 @@ TEST_F_TIMEOUT(faults, every_allocation_fails_cleanly, 600)
 {
 	struct perfregs_config cfg;
 	struct prf_reader r;
-	char left[16];
-	int n, cfg_err, start_err, odd = 0, failed_ops = 0;
+	int n, fd, left, cfg_err, start_err, odd = 0, failed_ops = 0;
 
 	if (!module_loaded())
 		SKIP(return, "perfregs is not loaded");
@@ -392,27 +404,31 @@ TEST_F_TIMEOUT(faults, every_allocation_fails_cleanly, 600)
 	prf_config_default(&cfg);
 	cfg.data_pages = 2;
 	cfg.stack_bytes = 64;
+	fd = open("/proc/thread-self/fail-nth", O_RDWR);
+	ASSERT_LE(0, fd);
 	for (n = 1; n < 2000; n++) {
 		ASSERT_EQ(0, prf_open(&r, NULL));
-		ASSERT_EQ(0, fail_nth(n));
+		ASSERT_EQ(0, fail_nth(fd, n));
 		cfg_err = -prf_config(&r, &cfg);
 		start_err = cfg_err ? EINVAL : -prf_start(&r);
 		if (!start_err) {
 			usleep(2000);
 			prf_stop(&r);
 		}
-		ASSERT_EQ(0, read_file("/proc/thread-self/fail-nth", left, sizeof(left)));
-		fail_nth(0);
+		left = fail_nth_left(fd);
+		fail_nth(fd, 0);
 		prf_close(&r);
+		ASSERT_LE(0, left);
 		failed_ops += cfg_err || start_err;
 		if (!errno_ok(cfg_err) || !errno_ok(start_err)) {
 			if (!odd++)
 				TH_LOG("fault %d: config %s, start %s", n,
 				       strerror(cfg_err), strerror(start_err));
 		}
-		if (atoi(left) > 0)	/* no n-th fault point: all passed */
+		if (left > 0)	/* no n-th fault point: all passed */
 			break;
 	}
+	close(fd);
 	TH_LOG("%d fault points on config+mmap+start+stop, %d made an operation fail",
 	       n - 1, failed_ops);
 	EXPECT_EQ(0, odd) TH_LOG("errors other than ENOMEM/EINVAL/EAGAIN");
