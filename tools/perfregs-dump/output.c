@@ -98,20 +98,17 @@ static char *put_str(char *p, const char *s)
 static char *put_hex(char *p, uint64_t v, int width)
 {
 	static const char digits[] = "0123456789abcdef";
-	char tmp[16];
-	int n = 0;
+	int n = v ? (67 - __builtin_clzll(v)) / 4 : 1, i;
 
-	do {
-		tmp[n++] = digits[v & 15];
-		v >>= 4;
-	} while (v);
 	while (width > n) {
 		*p++ = '0';
 		width--;
 	}
-	while (n)
-		*p++ = tmp[--n];
-	return p;
+	for (i = n - 1; i >= 0; i--) {
+		p[i] = digits[v & 15];
+		v >>= 4;
+	}
+	return p + n;
 }
 
 /* v in decimal, padded to width with pad ('0' or ' '), or on the right. */
