@@ -45,6 +45,40 @@ for period in 1000000 250000 100000; do
 	done
 done
 
+# 1b. cost per sample inside the kernel: function_graph durations of
+# perfregs' handler (prf_sample) and of perf's sample output for the same
+# registers (perf_event_output_forward), one run of each
+T=/sys/kernel/tracing
+kcost() {	# tool function command...
+	local tool=$1 fn=$2
+	shift 2
+	echo 0 > $T/tracing_on
+	echo nop > $T/current_tracer
+	if ! echo "$fn" > $T/set_ftrace_filter 2>/dev/null; then
+		echo "kcost tool=$tool error=no_function" >> "$raw"
+		"$@" > /dev/null 2>&1
+		return
+	fi
+	echo function_graph > $T/current_tracer
+	echo 4096 > $T/buffer_size_kb
+	echo > $T/trace
+	echo 1 > $T/tracing_on
+	"$@" > /dev/null 2>&1
+	echo 0 > $T/tracing_on
+	grep -oE '[0-9]+\.[0-9]+ us' $T/trace | awk '{print $1}' > "$OUT/kcost-$tool.txt"
+	echo "kcost tool=$tool calls=$(wc -l < "$OUT/kcost-$tool.txt")" >> "$raw"
+	echo nop > $T/current_tracer
+	echo > $T/set_ftrace_filter
+}
+if [ -w $T/current_tracer ] && grep -qw function_graph $T/available_tracers; then
+	kcost perf perf_event_output_forward $PERF record -q -e cpu-clock -c 250000 \
+		--user-regs=$PREGS --intr-regs=$PREGS -o "$OUT/perf-kcost.data" -- $B/bench/work "$ITER"
+	kcost ours prf_sample $B/perfregs-dump -q -c 250000 --iregs=$REGS --uregs=$REGS \
+		-o "$OUT/ours-kcost.prf" -- $B/bench/work "$ITER"
+else
+	echo "kcost tool=none error=no_function_graph_tracer" >> "$raw"
+fi
+
 # 2. the highest rate with no loss, each tool
 for period in 50000 20000 10000 5000; do
 	$PERF record -q -e cpu-clock -c "$period" --user-regs=$PREGS --intr-regs=$PREGS \
