@@ -183,12 +183,21 @@ static void prf_ring_make_room(struct prf_ring *rb, unsigned long offset,
 }
 
 /*
- * Reserve space for one record of @size bytes (a multiple of 8).  A
- * sample that finds no room is counted lost; a LOST record (@count
- * false) that finds none is simply written later.
+ * Room a LOST record needs.  Every reservation but the final flush
+ * leaves at least this much free, so that the LOST record written when
+ * the session stops always fits: the reader then sees every loss
+ * in-band, even when it stalled until the very end.
+ */
+#define PRF_LOST_ROOM	sizeof(struct perfregs_rec_lost)
+
+/*
+ * Reserve space for one record of @size bytes (a multiple of 8), with
+ * @extra bytes still free after it.  A sample that finds no room is
+ * counted lost; a LOST record (@count false) that finds none is simply
+ * written later.
  */
 static int prf_ring_reserve(struct prf_ring *rb, struct prf_handle *h,
-			    u32 size, bool nested, bool count)
+			    u32 size, u32 extra, bool nested, bool count)
 {
 	unsigned long tail, offset, head;
 
@@ -201,7 +210,8 @@ static int prf_ring_reserve(struct prf_ring *rb, struct prf_handle *h,
 		tail = READ_ONCE(rb->ctl->data_tail);
 		offset = local_read(&rb->head);
 		/* A: the record stores below depend on this check, see top. */
-		if (!rb->overwrite && unlikely(offset - tail + size > rb->size)) {
+		if (!rb->overwrite &&
+		    unlikely(offset - tail + size + extra > rb->size)) {
 			if (count)
 				prf_ring_lost(rb, nested ? PERFREGS_LOST_NESTED :
 							   PERFREGS_LOST_FULL);
@@ -267,14 +277,17 @@ void prf_ring_write_user(struct prf_handle *h, const void __user *src,
 	h->offset += len;
 }
 
-/* Emit a LOST record for what was dropped since the last one. */
-static void prf_ring_emit_lost(struct prf_ring *rb, bool nested)
+/*
+ * Emit a LOST record for what was dropped since the last one, if @extra
+ * bytes stay free after it.
+ */
+static void prf_ring_emit_lost(struct prf_ring *rb, u32 extra, bool nested)
 {
 	struct perfregs_rec_lost rec;
 	struct prf_handle h;
 	int i;
 
-	if (prf_ring_reserve(rb, &h, sizeof(rec), nested, false))
+	if (prf_ring_reserve(rb, &h, sizeof(rec), extra, nested, false))
 		return;
 	rec.header.type = PERFREGS_REC_LOST;
 	rec.header.size = sizeof(rec);
@@ -299,10 +312,11 @@ int prf_ring_begin(struct prf_ring *rb, struct prf_handle *h, u32 size)
 	barrier(); /* the nest count is up before we touch head */
 	nested = local_read(&rb->nest) > 1;
 
+	/* only with room for the sample after it, and the final LOST room */
 	if (unlikely(local_read(&rb->lost_any)))
-		prf_ring_emit_lost(rb, nested);
+		prf_ring_emit_lost(rb, size + PRF_LOST_ROOM, nested);
 
-	ret = prf_ring_reserve(rb, h, size, nested, true);
+	ret = prf_ring_reserve(rb, h, size, PRF_LOST_ROOM, nested, true);
 	if (ret)
 		prf_ring_publish(rb);
 	return ret;
@@ -322,7 +336,7 @@ void prf_ring_flush_lost(struct prf_ring *rb)
 	if (!local_read(&rb->lost_any))
 		return;
 	local_inc(&rb->nest);	/* prf_ring_publish() drops it */
-	prf_ring_emit_lost(rb, false);
+	prf_ring_emit_lost(rb, 0, false);	/* the room kept for it */
 	prf_ring_publish(rb);
 }
 
