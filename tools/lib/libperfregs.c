@@ -213,6 +213,45 @@ long prf_drain(struct prf_reader *r, prf_record_fn fn, void *arg)
 	return bad ? prf_fail(-bad) : total;
 }
 
+long prf_peek(struct prf_reader *r, prf_record_fn fn, void *arg)
+{
+	union {
+		struct perfregs_rec_sample s;
+		uint8_t b[sizeof(struct perfregs_rec_sample)];
+	} copy;
+	long n = 0;
+	unsigned int i;
+
+	for (i = 0; i < r->nr_rings; i++) {
+		struct prf_cpu_ring *ring = &r->rings[i];
+		uint64_t mask = ring->size - 1, head, pos;
+
+		/* C: as in prf_drain_ring(), pairs with the kernel's B */
+		head = prf_load_acquire(&ring->ctl->data_head);
+		pos = ring->ctl->data_tail;
+		if (ring->peeked > pos && ring->peeked <= head)
+			pos = ring->peeked;
+		while (head - pos >= sizeof(struct perfregs_rec_header)) {
+			uint64_t off = pos & mask, len, j;
+			struct perfregs_rec_header *h = &copy.s.header;
+
+			/* byte by byte around the wrap: only the fixed part */
+			for (j = 0; j < sizeof(*h); j++)
+				copy.b[j] = ring->data[(off + j) & mask];
+			if (h->size < sizeof(*h) || h->size % 8 || h->size > head - pos)
+				break;	/* prf_drain() will report it */
+			len = h->size < sizeof(copy) ? h->size : sizeof(copy);
+			for (j = sizeof(*h); j < len; j++)
+				copy.b[j] = ring->data[(off + j) & mask];
+			fn(arg, ring->cpu, h);
+			pos += h->size;
+			n++;
+		}
+		ring->peeked = pos;
+	}
+	return n;
+}
+
 int prf_wait(struct prf_reader *r, int timeout_ms)
 {
 	struct pollfd pfd = { .fd = r->fd, .events = POLLIN };

@@ -17,6 +17,7 @@ struct prf_cpu_ring {
 	const uint8_t *data;		/* read-only data pages */
 	uint64_t size;
 	uint8_t *scratch;		/* a record that wraps is copied here */
+	uint64_t peeked;		/* prf_peek() has seen up to here */
 };
 
 struct prf_reader {
@@ -47,6 +48,16 @@ void prf_close(struct prf_reader *r);
  * when a ring holds a malformed record header (the ring is skipped).
  */
 long prf_drain(struct prf_reader *r, prf_record_fn fn, void *arg);
+
+/*
+ * Show fn the records published since the last peek, without consuming
+ * them: a reader whose decoding lags can learn about new tasks (their
+ * images and maps) while they still exist.  fn sees a copy of at most
+ * the first sizeof(struct perfregs_rec_sample) bytes of each record,
+ * with the header's size unchanged; its return value is ignored.
+ * Safe to call from a prf_drain() callback.  Returns the records seen.
+ */
+long prf_peek(struct prf_reader *r, prf_record_fn fn, void *arg);
 
 /* Wait until a ring reaches its watermark or the session ends. */
 int prf_wait(struct prf_reader *r, int timeout_ms);

@@ -218,16 +218,54 @@ static int parse_mem_event(const char *arg, struct perfregs_config *cfg)
 
 struct live {
 	struct decoder d;
+	struct prf_reader *r;
+	struct timespec last_peek;
 	struct recorder *rec;
 	int filter_tid;
 	int rec_error;
 	bool tee;		/* -o with -f: record and print */
 };
 
+/* Learn the image and maps of a sample's task, ahead of decoding it. */
+static int learn_record(void *arg, int cpu, const struct perfregs_rec_header *rec)
+{
+	struct live *lv = arg;
+	const struct perfregs_rec_sample *s = (const void *)rec;
+
+	if (rec->type != PERFREGS_REC_SAMPLE || rec->size < sizeof(*s))
+		return 0;
+	if (lv->filter_tid > 0 && s->tid != (uint32_t)lv->filter_tid)
+		return 0;
+	image_learn(&lv->d, s);
+	if (lv->d.o.symbols)
+		maps_learn(&lv->d, s);
+	return 0;
+}
+
+/*
+ * Decoding (symbols, unwinding) can fall behind the samples; the tasks
+ * they name may be gone by the time their turn comes, and with them
+ * /proc/PID/exe and maps.  Every 50 ms of decoding, look ahead at what
+ * the rings hold and learn about new tasks while they still exist.
+ */
+static void learn_ahead(struct live *lv, bool now)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	if (!now && (t.tv_sec - lv->last_peek.tv_sec) * 1000000000L +
+		    t.tv_nsec - lv->last_peek.tv_nsec < 50000000L)
+		return;
+	lv->last_peek = t;
+	prf_peek(lv->r, learn_record, lv);
+}
+
 static int on_record(void *arg, int cpu, const struct perfregs_rec_header *rec)
 {
 	struct live *lv = arg;
 	struct decoder *d = &lv->d;
+
+	learn_ahead(lv, false);
 
 	if (rec->type == PERFREGS_REC_SAMPLE && rec->size >= sizeof(struct perfregs_rec_sample)) {
 		const struct perfregs_rec_sample *s = (const void *)rec;
@@ -668,6 +706,7 @@ int main(int argc, char **argv)
 			PERFREGS_DEVICE, strerror(-ret), open_hint(-ret));
 		return EXIT_SETUP;
 	}
+	lv.r = &r;
 
 	/* COMMAND waits on a pipe until sampling is on. */
 	if (optind < argc) {
@@ -736,6 +775,8 @@ int main(int argc, char **argv)
 		int ev;
 
 		ev = prf_wait(&r, 100);
+		if (!(cfg.flags & PERFREGS_CF_OVERWRITE))
+			learn_ahead(&lv, true);
 		if (!(cfg.flags & PERFREGS_CF_OVERWRITE) &&
 		    prf_drain(&r, on_record, &lv) == -EBADMSG)
 			exit_code = EXIT_DATA;
