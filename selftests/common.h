@@ -48,6 +48,11 @@ const char *selftest_dir(void);
  */
 double work_scale(void);
 
+/* Write val to a (sysfs, procfs) file: 0 or -1. */
+int write_file(const char *path, const char *val);
+/* Read a small file into buf, without its trailing newline: 0 or -1. */
+int read_file(const char *path, char *buf, size_t len);
+
 /* Is the perfregs module loaded (is there a /dev/perfregs)? */
 bool module_loaded(void);
 

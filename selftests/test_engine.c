@@ -902,17 +902,6 @@ static int priv_config(void *arg)
 	return ioctl(fd, PERFREGS_IOC_CONFIG, &cfg) ? errno : 0;
 }
 
-static int write_file(const char *path, const char *val)
-{
-	int fd = open(path, O_WRONLY), ok;
-
-	if (fd < 0)
-		return -1;
-	ok = write(fd, val, strlen(val)) == (ssize_t)strlen(val);
-	close(fd);
-	return ok ? 0 : -1;
-}
-
 TEST(privilege_rules)
 {
 	char old[16] = "";

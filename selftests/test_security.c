@@ -25,33 +25,6 @@
 #define POISON64	0xa5a5a5a5a5a5a5a5ULL
 #define POISON_PARAM	"/sys/module/perfregs/parameters/poison_rings"
 
-static int write_file(const char *path, const char *val)
-{
-	int fd = open(path, O_WRONLY), ok;
-
-	if (fd < 0)
-		return -1;
-	ok = write(fd, val, strlen(val)) == (ssize_t)strlen(val);
-	close(fd);
-	return ok ? 0 : -1;
-}
-
-static int read_file(const char *path, char *buf, size_t len)
-{
-	int fd = open(path, O_RDONLY);
-	ssize_t n;
-
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, len - 1);
-	close(fd);
-	if (n < 0)
-		return -1;
-	buf[n] = 0;
-	buf[strcspn(buf, "\n")] = 0;
-	return 0;
-}
-
 /* Half user spinning, half system calls: samples in both modes. */
 static void __attribute__((noreturn)) busy_child(void)
 {

@@ -53,17 +53,6 @@ static long read_long(const char *path, long def)
 	return v;
 }
 
-static int write_str(const char *path, const char *val)
-{
-	int fd = open(path, O_WRONLY), ok;
-
-	if (fd < 0)
-		return -1;
-	ok = write(fd, val, strlen(val)) == (ssize_t)strlen(val);
-	close(fd);
-	return ok ? 0 : -1;
-}
-
 static double now(void)
 {
 	struct timespec t;
@@ -247,7 +236,7 @@ int main(void)
 			next_kill = now() + 0.1 + (rand() % 400) / 1000.0;
 		}
 		if (can_plug && now() >= next_plug) {
-			if (write_str(cpu1, cpu1_off ? "1" : "0"))
+			if (write_file(cpu1, cpu1_off ? "1" : "0"))
 				hotplug_errs++;
 			else
 				cpu1_off = !cpu1_off, hotplugs++;
@@ -266,7 +255,7 @@ int main(void)
 		kills++;
 	}
 	if (cpu1_off) {
-		if (write_str(cpu1, "1"))
+		if (write_file(cpu1, "1"))
 			hotplug_errs++;
 		else
 			cpu1_off = false, hotplugs++;
