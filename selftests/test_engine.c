@@ -721,6 +721,26 @@ TEST_F(sess, cpu_list)
 }
 
 /* exclude_kernel / exclude_user, and kernel threads have no user regs. */
+/* The idle task (pid 0) or a kernel thread (PF_KTHREAD in its stat). */
+static bool is_kthread(pid_t pid)
+{
+	char path[64], buf[1024], *p;
+	unsigned long flags = 0;
+	int i;
+
+	if (pid == 0)
+		return true;
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	if (read_file(path, buf, sizeof(buf)))
+		return false;
+	p = strrchr(buf, ')');	/* comm may hold spaces */
+	for (i = 0; p && i < 7; i++)	/* state ppid pgrp session tty tpgid flags */
+		p = strchr(p + 1, ' ');
+	if (p)
+		flags = strtoul(p + 1, NULL, 10);
+	return flags & 0x00200000;	/* PF_KTHREAD */
+}
+
 TEST_F(sess, exclude_and_kernel_threads)
 {
 	size_t i, kern = 0, user = 0, kthread = 0, kthread_uregs = 0;
@@ -768,15 +788,15 @@ TEST_F(sess, exclude_and_kernel_threads)
 	for (i = 0; i < self->set.n; i++) {
 		const struct perfregs_rec_sample *s = self->set.s[i];
 
-		if (s->pid == 0) {	/* the idle task */
+		if (is_kthread(s->pid)) {	/* the idle task, kworkers... */
 			kthread++;
 			if (s->uregs_mask || s->abi != PERFREGS_ABI_NONE ||
 			    (s->flags & PERFREGS_SF_UREGS_MASK) || s->image_ino)
 				kthread_uregs++;
 		}
 	}
-	TH_LOG("%zu idle-task samples, %zu of them with user registers", kthread,
-	       kthread_uregs);
+	TH_LOG("%zu samples of kernel threads, %zu of them with user registers",
+	       kthread, kthread_uregs);
 	EXPECT_LT(10, kthread);
 	EXPECT_EQ(0, kthread_uregs);
 }
@@ -907,7 +927,7 @@ TEST(privilege_rules)
 	char old[16] = "";
 	struct priv_case c = { 0 };
 	pid_t mine, roots;
-	int fd;
+	int fd, i;
 
 	if (!module_loaded())
 		SKIP(return, "perfregs is not loaded");
@@ -922,10 +942,18 @@ TEST(privilege_rules)
 	if (mine == 0) {	/* a process of nobody's, dumpable again by exec */
 		if (setgid(65534) || setuid(65534))
 			_exit(99);
-		execl("/bin/sleep", "sleep", "3", NULL);
+		execl("/bin/sleep", "sleep", "60", NULL);
 		_exit(98);
 	}
-	usleep(100000);
+	/* until it has exec'ed: before, it is not dumpable, hence not ours */
+	for (i = 0; i < 500; i++) {
+		char path[64], comm[32] = "";
+
+		snprintf(path, sizeof(path), "/proc/%d/comm", mine);
+		if (!read_file(path, comm, sizeof(comm)) && !strcmp(comm, "sleep"))
+			break;
+		usleep(10000);
+	}
 
 	ASSERT_EQ(0, write_file("/proc/sys/kernel/perf_event_paranoid", "2"));
 	c = (struct priv_case){ .pid = mine, .flags = PERFREGS_CF_EXCLUDE_KERNEL };
