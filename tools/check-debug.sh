@@ -13,7 +13,7 @@ rel=$(cat "$BUILD/debug-kernel/current/done" 2>/dev/null) ||
 [ -f "$BUILD/kmod/$rel/module/perfregs.ko" ] ||
 	{ echo "check-debug: no module for $rel: run 'make check-debug'" >&2; exit 1; }
 start=$(date +%s)
-echo "==== selftests, fuzz and stress on $rel (about 45 min under TCG)"
+echo "==== selftests, fuzz and stress on $rel (about 20 min under TCG)"
 tools/vm/run --kernel debug --smp 2 --mem 2048 --timeout 5400 \
 	--append "syscall.x32=y" --nmi-hz 20 \
 	-- selftests/run_debug.sh "$BUILD" 2>&1 | tee "$log"
