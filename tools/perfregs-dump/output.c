@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Text and JSON Lines output of decoded records. */
+#define _GNU_SOURCE	/* fwrite_unlocked */
 #include <inttypes.h>
 #include <string.h>
 #include <stdlib.h>
@@ -84,7 +85,7 @@ static void json_string(FILE *fp, const char *s, size_t max)
 
 	if (max > 320)
 		max = 320;
-	fwrite(buf, 1, put_json(buf, s, max) - buf, fp);
+	fwrite_unlocked(buf, 1, put_json(buf, s, max) - buf, fp);
 }
 
 static char *put_str(char *p, const char *s)
@@ -196,7 +197,7 @@ static void out_regs(FILE *fp, enum out_format fmt, enum layout layout,
 	}
 	if (fmt == FMT_JSON)
 		*p++ = '}';
-	fwrite(buf, 1, p - buf, fp);
+	fwrite_unlocked(buf, 1, p - buf, fp);
 }
 
 /* The size a sample record must have, or 0 if its header is inconsistent. */
@@ -323,7 +324,7 @@ static void out_sample(struct decoder *d, const struct perfregs_rec_sample *s,
 		}
 		if (sym[0])
 			p = put_json(put_str(p, ",\"sym\":"), sym, sizeof(sym));
-		fwrite(line, 1, p - line, fp);
+		fwrite_unlocked(line, 1, p - line, fp);
 		out_regs(fp, FMT_JSON, ilayout, s->iregs_mask, vals, "iregs");
 		out_regs(fp, FMT_JSON, dd.layout, s->uregs_mask,
 			 vals + __builtin_popcountll(s->iregs_mask), "uregs");
@@ -361,7 +362,7 @@ static void out_sample(struct decoder *d, const struct perfregs_rec_sample *s,
 	p = put_str(put_str(p, " uregs "), uregs_src_name(s->flags));
 	if (s->flags & PERFREGS_SF_ENTRY_RACE)
 		p = put_str(p, " (entry race)");
-	fwrite(line, 1, p - line, fp);
+	fwrite_unlocked(line, 1, p - line, fp);
 	if (s->iregs_mask)
 		out_regs(fp, FMT_TEXT, ilayout, s->iregs_mask, vals, "iregs");
 	if (s->uregs_mask)

@@ -347,6 +347,8 @@ static int ksym_cmp(const void *a, const void *b)
 
 void ksym_add(struct decoder *d, uint64_t start, uint64_t end, const char *name)
 {
+	size_t lo, hi;
+
 	if (d->nksyms == d->ksyms_cap) {
 		size_t cap = d->ksyms_cap ? d->ksyms_cap * 2 : 1024;
 		void *p = realloc(d->ksyms, cap * sizeof(*d->ksyms));
@@ -356,13 +358,24 @@ void ksym_add(struct decoder *d, uint64_t start, uint64_t end, const char *name)
 		d->ksyms = p;
 		d->ksyms_cap = cap;
 	}
-	d->ksyms[d->nksyms].start = start;
-	d->ksyms[d->nksyms].end = end;
-	d->ksyms[d->nksyms].name = strdup(name);
-	d->ksyms[d->nksyms].owned = true;
-	d->ksyms[d->nksyms].recorded = true;
+	/* insert in order: a sort per symbol was 8% of decoding a recording */
+	lo = 0;
+	hi = d->nksyms;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (d->ksyms[mid].start <= start)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	memmove(&d->ksyms[lo + 1], &d->ksyms[lo], (d->nksyms - lo) * sizeof(*d->ksyms));
+	d->ksyms[lo].start = start;
+	d->ksyms[lo].end = end;
+	d->ksyms[lo].name = strdup(name);
+	d->ksyms[lo].owned = true;
+	d->ksyms[lo].recorded = true;
 	d->nksyms++;
-	qsort(d->ksyms, d->nksyms, sizeof(*d->ksyms), ksym_cmp);
 }
 
 /*
