@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include <errno.h>
 #include "dump.h"
 
 int elf_facts_of_file(const char *path, struct elf_facts *f)
@@ -88,6 +89,7 @@ const struct image *image_learn(struct decoder *d,
 	struct image *im;
 	struct stat st;
 	ssize_t n;
+	int ret;
 
 	if (!s->image_ino)
 		return NULL;
@@ -96,10 +98,19 @@ const struct image *image_learn(struct decoder *d,
 		return im;
 	path[0] = 0;
 	snprintf(link, sizeof(link), "/proc/%u/exe", s->pid);
-	if (stat(link, &st) == 0 && st.st_ino == s->image_ino) {
-		elf_facts_of_file(link, &f);
+	ret = stat(link, &st);
+	if (ret == 0 && st.st_ino == s->image_ino) {
+		if (elf_facts_of_file(link, &f))
+			return NULL;	/* try again with the next sample */
 		n = readlink(link, path, sizeof(path) - 1);
 		path[n > 0 ? n : 0] = 0;
+	} else if (ret == 0 || (errno != ENOENT && errno != ESRCH)) {
+		/*
+		 * The task is there but runs another image now (the sample
+		 * was taken around an exec), or /proc refused us for a moment:
+		 * not a final answer, another sample may tell.
+		 */
+		return NULL;
 	}
 	im = image_add(d, s->image_dev, s->image_ino, &f, path[0] ? path : NULL);
 	if (im && d->learnt_image)

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
 #include "dump.h"
 
 static unsigned int maps_hash(uint32_t pid, uint64_t ino)
@@ -126,23 +127,28 @@ found:
 void maps_learn(struct decoder *d, const struct perfregs_rec_sample *s)
 {
 	struct mapping *m = NULL;
-	unsigned int n = 0, cap = 0;
+	unsigned int n = 0, cap = 0, i;
 	char path[64], line[4096];
 	struct task_maps *tm;
+	bool saw_image = false;
 	FILE *fp;
 
 	if (!d->live || !s->pid || maps_find(d, s->pid, s->image_ino))
 		return;
 	snprintf(path, sizeof(path), "/proc/%u/maps", s->pid);
 	fp = fopen(path, "r");
+	if (!fp && errno != ENOENT && errno != ESRCH)
+		return;		/* refused for a moment: the next sample retries */
 	while (fp && fgets(line, sizeof(line), fp)) {
-		uint64_t start, end, pgoff;
+		uint64_t start, end, pgoff, inode;
 		char perms[8];
 		int pos = 0;
 
-		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s %" SCNx64 " %*s %*s %n",
-			   &start, &end, perms, &pgoff, &pos) < 4 || !pos)
+		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s %" SCNx64 " %*s %" SCNu64 " %n",
+			   &start, &end, perms, &pgoff, &inode, &pos) < 5 || !pos)
 			continue;
+		if (inode == s->image_ino)
+			saw_image = true;
 		if (perms[2] != 'x' || line[pos] != '/')
 			continue;
 		line[strcspn(line, "\n")] = 0;
@@ -163,6 +169,16 @@ void maps_learn(struct decoder *d, const struct perfregs_rec_sample *s)
 	}
 	if (fp)
 		fclose(fp);
+	/*
+	 * The task is there but its maps do not hold the sample's image: the
+	 * sample was taken around an exec.  Not a final answer.
+	 */
+	if (fp && s->image_ino && !saw_image) {
+		for (i = 0; i < n; i++)
+			free((char *)m[i].path);
+		free(m);
+		return;
+	}
 	/* remembered even when empty: the task may be gone already */
 	tm = maps_add(d, s->pid, s->image_ino, m, n);
 	if (tm && d->learnt_maps)
