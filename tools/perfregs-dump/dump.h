@@ -50,6 +50,7 @@ struct mapping {
 	uint8_t build_id[20];	/* GNU build-id of the file, if any */
 	uint8_t build_id_len;
 	char *local;		/* the file to read here, once resolved */
+	struct dwfl_entry *syms;	/* its symbol table, once opened */
 };
 
 /* The mappings of one task image, keyed by (pid, image ino). */
@@ -152,8 +153,7 @@ int unwind_sample(struct decoder *d, const struct perfregs_rec_sample *s,
 void unwind_free(void);
 
 /* regs_x86.c */
-const char *reg_name(enum layout layout, int reg);
-bool reg_in_layout(enum layout layout, int reg);
+const char *const *reg_names(enum layout layout, int *count);
 
 /* output.c */
 void decode_record(struct decoder *d, int cpu,
@@ -161,6 +161,7 @@ void decode_record(struct decoder *d, int cpu,
 void out_summary(struct decoder *d, FILE *fp, enum out_format fmt,
 		 uint64_t produced);
 const char *lost_cause_name(int cause);
+char *put_hex(char *p, uint64_t v, int width);
 
 /* recording.c: the self-describing file of -o / -i */
 struct recorder;

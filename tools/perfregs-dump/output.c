@@ -88,6 +88,15 @@ static void json_string(FILE *fp, const char *s, size_t max)
 	fwrite_unlocked(buf, 1, put_json(buf, s, max) - buf, fp);
 }
 
+/* a string literal: its length is known, so one memcpy */
+#define put_lit(p, s) put_mem((p), (s), sizeof(s) - 1)
+
+static inline char *put_mem(char *p, const char *s, size_t n)
+{
+	memcpy(p, s, n);
+	return p + n;
+}
+
 static char *put_str(char *p, const char *s)
 {
 	while (*s)
@@ -95,40 +104,64 @@ static char *put_str(char *p, const char *s)
 	return p;
 }
 
-/* v in lowercase hex, zero-padded to width digits (0: no padding). */
-static char *put_hex(char *p, uint64_t v, int width)
+/* "00".."ff": two hex digits per byte, half the steps of one per nibble */
+static char hex_pairs[256][2];
+
+static void __attribute__((constructor)) hex_pairs_init(void)
 {
 	static const char digits[] = "0123456789abcdef";
+	int i;
+
+	for (i = 0; i < 256; i++) {
+		hex_pairs[i][0] = digits[i >> 4];
+		hex_pairs[i][1] = digits[i & 15];
+	}
+}
+
+/* v in lowercase hex, zero-padded to width digits (0: no padding). */
+char *put_hex(char *p, uint64_t v, int width)
+{
 	int n = v ? (67 - __builtin_clzll(v)) / 4 : 1, i;
 
-	while (width > n) {
-		*p++ = '0';
-		width--;
+	if (n < width)	/* the high nibbles are 0: no separate padding loop */
+		n = width;
+	for (i = n - 2; i >= 0; i -= 2) {
+		memcpy(p + i, hex_pairs[v & 255], 2);
+		v >>= 8;
 	}
-	for (i = n - 1; i >= 0; i--) {
-		p[i] = digits[v & 15];
-		v >>= 4;
-	}
+	if (i == -1)	/* odd count: the top digit alone */
+		p[0] = hex_pairs[v & 15][1];
 	return p + n;
 }
 
 /* v in decimal, padded to width with pad ('0' or ' '), or on the right. */
 static char *put_dec(char *p, uint64_t v, int width, char pad, bool left)
 {
+	static const char pairs[] =
+		"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+		"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+		"8081828384858687888990919293949596979899";
 	char tmp[20];
-	int n = 0, len;
+	int n = 20, len;
 
-	do {
-		tmp[n++] = '0' + v % 10;
-		v /= 10;
-	} while (v);
-	len = n;
+	while (v >= 100) {	/* two digits a step */
+		n -= 2;
+		memcpy(tmp + n, pairs + 2 * (v % 100), 2);
+		v /= 100;
+	}
+	if (v >= 10) {
+		n -= 2;
+		memcpy(tmp + n, pairs + 2 * v, 2);
+	} else {
+		tmp[--n] = '0' + v;
+	}
+	len = 20 - n;
 	while (!left && width > len) {
 		*p++ = pad;
 		width--;
 	}
-	while (n)
-		*p++ = tmp[--n];
+	memcpy(p, tmp + n, len);
+	p += len;
 	while (left && width-- > len)
 		*p++ = ' ';
 	return p;
@@ -144,60 +177,60 @@ static char *put_rjust(char *p, const char *s, int width)
 	return put_str(p, s);
 }
 
+/* The most one register set takes in either format. */
+#define REGS_TEXT_MAX	(64 + PERFREGS_REG_MAX * 48)
+
 /*
- * Print one register set.  This is most of the output, so it is built in
- * a buffer by hand: printf made up 80% of the decoder's time.  The text is
- * exactly what " %-6s 0x%0*" PRIx64 " and "\"%s\":\"0x%" PRIx64 "\"" gave.
+ * One register set into p (at most REGS_TEXT_MAX bytes); returns the end.
+ * This is most of the output, so it is built by hand: printf made up 80%
+ * of the decoder's time.  The text is exactly what " %-6s 0x%0*" PRIx64
+ * and "\"%s\":\"0x%" PRIx64 "\"" gave.
  */
-static void out_regs(FILE *fp, enum out_format fmt, enum layout layout,
-		     uint64_t mask, const uint64_t *vals, const char *label)
+static char *out_regs(char *p, enum out_format fmt, enum layout layout,
+		      uint64_t mask, const uint64_t *vals, const char *label)
 {
-	char buf[64 + PERFREGS_REG_MAX * 48], *p = buf;
-	int reg, n = 0, shown = 0;
+	const char *const *names;
+	int n = 0, shown = 0, nnames;
 	int width = layout == LAYOUT_I386 ? 8 : 16;
 
 	if (fmt == FMT_JSON) {
-		p = put_str(put_str(put_str(p, ",\""), label), "\":{");
+		p = put_lit(put_str(put_lit(p, ",\""), label), "\":{");
 	} else {
-		p = put_str(put_str(p, "\n    "), label);
+		p = put_str(put_lit(p, "\n    "), label);
 		*p++ = ':';
 	}
-	for (reg = 0; reg < PERFREGS_REG_MAX; reg++) {
+	names = reg_names(layout, &nnames);
+	for (; mask; mask &= mask - 1) {	/* set bits, lowest first */
+		int reg = __builtin_ctzll(mask);
 		const char *name;
 		uint64_t v;
-		char *start;
 
-		if (!(mask & (1ULL << reg)))
-			continue;
 		v = vals[n++];
-		name = reg_name(layout, reg);
-		if (!name)
+		if (reg >= nnames)
 			continue;
+		name = names[reg];
 		v = reg_value(layout, v);
 		if (fmt == FMT_JSON) {
 			if (shown)
 				*p++ = ',';
 			*p++ = '"';
 			p = put_str(p, name);
-			p = put_str(p, "\":\"0x");
+			p = put_lit(p, "\":\"0x");
 			p = put_hex(p, v, 0);
 			*p++ = '"';
 		} else {
 			if (shown && shown % 4 == 0)
-				p = put_str(p, "\n         ");
-			*p++ = ' ';
-			start = p;
-			p = put_str(p, name);
-			while (p - start < 6)
-				*p++ = ' ';
-			p = put_str(p, " 0x");
-			p = put_hex(p, v, width);
+				p = put_lit(p, "\n         ");
+			/* " %-6s 0x": names have at most 6 characters */
+			memcpy(p, "        0x", 10);
+			put_str(p + 1, name);
+			p = put_hex(p + 10, v, width);
 		}
 		shown++;
 	}
 	if (fmt == FMT_JSON)
 		*p++ = '}';
-	fwrite_unlocked(buf, 1, p - buf, fp);
+	return p;
 }
 
 /* The size a sample record must have, or 0 if its header is inconsistent. */
@@ -277,13 +310,14 @@ static void out_sample(struct decoder *d, const struct perfregs_rec_sample *s,
 	enum layout ilayout = in_user && dd.layout != LAYOUT_NONE ?
 			      dd.layout : LAYOUT_X86_64;
 	const uint64_t *vals = (const uint64_t *)s->regs;
+	const uint64_t *uvals = vals + __builtin_popcountll(s->iregs_mask);
 	int ip_idx = prf_reg_index(s->iregs_mask, PERFREGS_REG_IP);
 	int uip_idx = prf_reg_index(s->uregs_mask, PERFREGS_REG_IP);
 	bool have_ip = ip_idx >= 0 || uip_idx >= 0;
 	uint64_t ip = ip_idx >= 0 ? vals[ip_idx] :
-		      uip_idx >= 0 ? vals[__builtin_popcountll(s->iregs_mask) + uip_idx] : 0;
+		      uip_idx >= 0 ? uvals[uip_idx] : 0;
 	FILE *fp = d->out;
-	char comm[17], sym[320], line[6 * 320 + 512], *p;
+	char comm[17], sym[320], line[6 * 320 + 512 + 2 * REGS_TEXT_MAX], *p;
 	int ret = -1;
 
 	memcpy(comm, s->comm, 16);
@@ -296,38 +330,37 @@ static void out_sample(struct decoder *d, const struct perfregs_rec_sample *s,
 	}
 	if (ret)
 		sym[0] = 0;
-	/* the line up to the registers, built by hand like out_regs() */
+	/* the line and both register sets, built by hand like out_regs() */
 	p = line;
 	if (d->o.format == FMT_JSON) {
-		p = put_str(p, "{\"type\":\"sample\",\"time\":");
+		p = put_lit(p, "{\"type\":\"sample\",\"time\":");
 		p = put_dec(p, s->time, 0, ' ', false);
-		p = put_dec(put_str(p, ",\"cpu\":"), s->cpu, 0, ' ', false);
-		p = put_dec(put_str(p, ",\"pid\":"), s->pid, 0, ' ', false);
-		p = put_dec(put_str(p, ",\"tid\":"), s->tid, 0, ' ', false);
-		p = put_json(put_str(p, ",\"comm\":"), comm, 16);
-		p = put_str(put_str(p, ",\"context\":\""), ctx_name(s->flags));
-		p = put_str(put_str(p, "\",\"abi\":\""), dd.abi_name);
-		p = put_str(put_str(p, "\",\"mixed\":"), dd.mixed ? "true" : "false");
-		p = put_str(put_str(p, ",\"kernel_abi\":\""), kabi_name(s->abi));
-		p = put_str(put_str(p, "\",\"uregs_source\":\""), uregs_src_name(s->flags));
+		p = put_dec(put_lit(p, ",\"cpu\":"), s->cpu, 0, ' ', false);
+		p = put_dec(put_lit(p, ",\"pid\":"), s->pid, 0, ' ', false);
+		p = put_dec(put_lit(p, ",\"tid\":"), s->tid, 0, ' ', false);
+		p = put_json(put_lit(p, ",\"comm\":"), comm, 16);
+		p = put_str(put_lit(p, ",\"context\":\""), ctx_name(s->flags));
+		p = put_str(put_lit(p, "\",\"abi\":\""), dd.abi_name);
+		p = put_str(put_lit(p, "\",\"mixed\":"), dd.mixed ? "true" : "false");
+		p = put_str(put_lit(p, ",\"kernel_abi\":\""), kabi_name(s->abi));
+		p = put_str(put_lit(p, "\",\"uregs_source\":\""), uregs_src_name(s->flags));
 		*p++ = '"';
 		if (ef && ef->known) {
-			p = put_dec(put_str(p, ",\"elf\":{\"class\":"), ef->elfclass, 0, ' ', false);
-			p = put_dec(put_str(p, ",\"machine\":"), ef->machine, 0, ' ', false);
+			p = put_dec(put_lit(p, ",\"elf\":{\"class\":"), ef->elfclass, 0, ' ', false);
+			p = put_dec(put_lit(p, ",\"machine\":"), ef->machine, 0, ' ', false);
 			*p++ = '}';
 		} else {
-			p = put_str(p, ",\"elf\":null");
+			p = put_lit(p, ",\"elf\":null");
 		}
 		if (have_ip) {
-			p = put_hex(put_str(p, ",\"ip\":\"0x"), ip, 0);
+			p = put_hex(put_lit(p, ",\"ip\":\"0x"), ip, 0);
 			*p++ = '"';
 		}
 		if (sym[0])
-			p = put_json(put_str(p, ",\"sym\":"), sym, sizeof(sym));
+			p = put_json(put_lit(p, ",\"sym\":"), sym, sizeof(sym));
+		p = out_regs(p, FMT_JSON, ilayout, s->iregs_mask, vals, "iregs");
+		p = out_regs(p, FMT_JSON, dd.layout, s->uregs_mask, uvals, "uregs");
 		fwrite_unlocked(line, 1, p - line, fp);
-		out_regs(fp, FMT_JSON, ilayout, s->iregs_mask, vals, "iregs");
-		out_regs(fp, FMT_JSON, dd.layout, s->uregs_mask,
-			 vals + __builtin_popcountll(s->iregs_mask), "uregs");
 		if (s->flags & PERFREGS_SF_STACK)
 			fprintf(fp, ",\"stack\":{\"size\":%" PRIu64 ",\"copied\":%" PRIu64 "}",
 				stack_size, stack_copied);
@@ -342,32 +375,31 @@ static void out_sample(struct decoder *d, const struct perfregs_rec_sample *s,
 	p = put_dec(p, s->pid, 6, ' ', false);
 	*p++ = '/';
 	p = put_dec(p, s->tid, 6, ' ', true);
-	p = put_str(p, " [");
+	p = put_lit(p, " [");
 	p = put_dec(p, s->cpu, 3, '0', false);
-	p = put_str(p, "] ");
+	p = put_lit(p, "] ");
 	p = put_dec(p, s->time / 1000000000, 0, ' ', false);
 	*p++ = '.';
 	p = put_dec(p, s->time % 1000000000, 9, '0', false);
-	p = put_str(put_str(p, ": "), d->o.event_name);
-	p = put_hex(put_str(p, ": ip 0x"), ip, 0);
+	p = put_str(put_lit(p, ": "), d->o.event_name);
+	p = put_hex(put_lit(p, ": ip 0x"), ip, 0);
 	if (sym[0]) {
-		p = put_str(put_str(p, " ("), sym);
+		p = put_str(put_lit(p, " ("), sym);
 		*p++ = ')';
 	}
-	p = put_str(put_str(p, in_user ? " user" : " kernel"), " abi ");
+	p = put_lit(put_str(p, in_user ? " user" : " kernel"), " abi ");
 	p = put_str(p, dd.abi_name);
 	if (dd.mixed)
-		p = put_str(p, " (mixed mode)");
-	p = put_str(put_str(p, " ctx "), ctx_name(s->flags));
-	p = put_str(put_str(p, " uregs "), uregs_src_name(s->flags));
+		p = put_lit(p, " (mixed mode)");
+	p = put_str(put_lit(p, " ctx "), ctx_name(s->flags));
+	p = put_str(put_lit(p, " uregs "), uregs_src_name(s->flags));
 	if (s->flags & PERFREGS_SF_ENTRY_RACE)
-		p = put_str(p, " (entry race)");
-	fwrite_unlocked(line, 1, p - line, fp);
+		p = put_lit(p, " (entry race)");
 	if (s->iregs_mask)
-		out_regs(fp, FMT_TEXT, ilayout, s->iregs_mask, vals, "iregs");
+		p = out_regs(p, FMT_TEXT, ilayout, s->iregs_mask, vals, "iregs");
 	if (s->uregs_mask)
-		out_regs(fp, FMT_TEXT, dd.layout, s->uregs_mask,
-			 vals + __builtin_popcountll(s->iregs_mask), "uregs");
+		p = out_regs(p, FMT_TEXT, dd.layout, s->uregs_mask, uvals, "uregs");
+	fwrite_unlocked(line, 1, p - line, fp);
 	if (s->flags & PERFREGS_SF_STACK)
 		fprintf(fp, "\n    stack: %" PRIu64 " bytes from sp, %" PRIu64 " copied",
 			stack_size, stack_copied);

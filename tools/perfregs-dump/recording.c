@@ -23,6 +23,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
@@ -219,6 +220,7 @@ int rec_decode(const char *path, struct decoder *d, uint64_t *produced,
 {
 	unsigned char *buf;
 	struct stat st;
+	bool mapped;
 	FILE *fp;
 	int ret;
 
@@ -230,17 +232,30 @@ int rec_decode(const char *path, struct decoder *d, uint64_t *produced,
 			fclose(fp);
 		return -EIO;
 	}
-	buf = malloc(st.st_size ? st.st_size : 1);
-	if (!buf || fread(buf, 1, st.st_size, fp) != (size_t)st.st_size) {
-		snprintf(err, errlen, "cannot read %s: %s", path,
-			 buf ? strerror(errno ? errno : EIO) : "out of memory");
-		free(buf);
-		fclose(fp);
-		return -EIO;
+	/*
+	 * Map a regular file rather than copy it: reading it into memory
+	 * was a tenth of the decoding time.  Anything else is read.
+	 */
+	buf = S_ISREG(st.st_mode) && st.st_size ?
+	      mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE,
+		   fileno(fp), 0) : MAP_FAILED;
+	mapped = buf != MAP_FAILED;
+	if (!mapped) {
+		buf = malloc(st.st_size ? st.st_size : 1);
+		if (!buf || fread(buf, 1, st.st_size, fp) != (size_t)st.st_size) {
+			snprintf(err, errlen, "cannot read %s: %s", path,
+				 buf ? strerror(errno ? errno : EIO) : "out of memory");
+			free(buf);
+			fclose(fp);
+			return -EIO;
+		}
 	}
 	fclose(fp);
 	ret = rec_decode_buf(buf, st.st_size, d, produced, err, errlen);
-	free(buf);
+	if (mapped)
+		munmap(buf, st.st_size);
+	else
+		free(buf);
 	return ret;
 }
 

@@ -13,22 +13,19 @@ static const char *const names32[PERFREGS_REG_R8] = {
 	"eip", "eflags", "cs", "ss", "ds", "es", "fs", "gs",
 };
 
-bool reg_in_layout(enum layout layout, int reg)
+/* The name table of a layout (count entries), or NULL if it has none. */
+const char *const *reg_names(enum layout layout, int *count)
 {
 	switch (layout) {
 	case LAYOUT_X86_64:
 	case LAYOUT_X32:
-		return reg >= 0 && reg < PERFREGS_REG_MAX;
+		*count = PERFREGS_REG_MAX;
+		return names64;
 	case LAYOUT_I386:
-		return reg >= 0 && reg < PERFREGS_REG_R8;
+		*count = PERFREGS_REG_R8;
+		return names32;
 	default:
-		return false;
-	}
-}
-
-const char *reg_name(enum layout layout, int reg)
-{
-	if (!reg_in_layout(layout, reg))
+		*count = 0;
 		return NULL;
-	return layout == LAYOUT_I386 ? names32[reg] : names64[reg];
+	}
 }

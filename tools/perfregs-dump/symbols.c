@@ -95,11 +95,12 @@ static bool build_id_matches(const char *path, const struct mapping *m)
 const char *mapping_file(struct decoder *d, struct mapping *m)
 {
 	char hex[41], path[PATH_MAX];
-	const char *dir = getenv("PERFREGS_BUILDID_DIR");
+	const char *dir;
 	unsigned int i;
 
 	if (m->local)
 		return m->local;
+	dir = getenv("PERFREGS_BUILDID_DIR");
 	for (i = 0; i < m->build_id_len; i++)
 		sprintf(hex + 2 * i, "%02x", m->build_id[i]);
 	hex[2 * m->build_id_len] = 0;
@@ -253,6 +254,26 @@ static struct symtab *symtab_for(Dwfl_Module *mod)
  * The function at addr: the last symbol starting at or below it that
  * either spans it or has no size (an asm label).
  */
+/*
+ * "name+0xoff" into buf, like snprintf "%s+0x%lx" (a long name is cut),
+ * without printf: this runs once per decoded sample.
+ */
+static void sym_offset(char *buf, size_t len, const char *name, uint64_t off)
+{
+	size_t n = strlen(name);
+
+	if (len < 20 + 1) {	/* "+0x" and 16 digits and the NUL */
+		if (len)
+			buf[0] = 0;
+		return;
+	}
+	if (n > len - 20)
+		n = len - 20;
+	memcpy(buf, name, n);
+	memcpy(buf + n, "+0x", 3);
+	*put_hex(buf + n + 3, off, 0) = 0;
+}
+
 int module_symbol(Dwfl_Module *mod, uint64_t addr, uint64_t show,
 		  char *buf, size_t len)
 {
@@ -274,7 +295,7 @@ int module_symbol(Dwfl_Module *mod, uint64_t addr, uint64_t show,
 		const struct usym *u = &t->s[i];
 
 		if (!u->size || addr < u->start + u->size) {
-			snprintf(buf, len, "%s+0x%" PRIx64, u->name, show - u->start);
+			sym_offset(buf, len, u->name, show - u->start);
 			return 0;
 		}
 		if (lo - i > 64)
@@ -348,7 +369,11 @@ int user_symbol(struct decoder *d, const struct perfregs_rec_sample *s,
 			break;
 	if (i == tm->n)
 		return -1;
-	e = dwfl_for(mapping_file(d, &tm->m[i]), tm->m[i].start - tm->m[i].pgoff);
+	e = tm->m[i].syms;
+	if (!e) {
+		e = dwfl_for(mapping_file(d, &tm->m[i]), tm->m[i].start - tm->m[i].pgoff);
+		tm->m[i].syms = e;
+	}
 	if (!e || !e->mod)
 		return -1;
 	return module_symbol(e->mod, ip, ip, buf, len);
@@ -509,7 +534,7 @@ int kernel_symbol(struct decoder *d, uint64_t ip, char *buf, size_t len)
 	k = ksym_find(d, ip);
 	if (!k)
 		return -1;
-	snprintf(buf, len, "%s+0x%" PRIx64, k->name, ip - k->start);
+	sym_offset(buf, len, k->name, ip - k->start);
 	return 0;
 }
 
