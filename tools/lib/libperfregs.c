@@ -224,11 +224,12 @@ long prf_peek(struct prf_reader *r, prf_record_fn fn, void *arg)
 
 	for (i = 0; i < r->nr_rings; i++) {
 		struct prf_cpu_ring *ring = &r->rings[i];
-		uint64_t mask = ring->size - 1, head, pos;
+		uint64_t mask = ring->size - 1, head, pos, tail;
 
 		/* C: as in prf_drain_ring(), pairs with the kernel's B */
 		head = prf_load_acquire(&ring->ctl->data_head);
-		pos = ring->ctl->data_tail;
+		/* acquire: the drain may run in another thread and move it */
+		pos = prf_load_acquire(&ring->ctl->data_tail);
 		if (ring->peeked > pos && ring->peeked <= head)
 			pos = ring->peeked;
 		while (head - pos >= sizeof(struct perfregs_rec_header)) {
@@ -243,6 +244,19 @@ long prf_peek(struct prf_reader *r, prf_record_fn fn, void *arg)
 			len = h->size < sizeof(copy) ? h->size : sizeof(copy);
 			for (j = sizeof(*h); j < len; j++)
 				copy.b[j] = ring->data[(off + j) & mask];
+			/*
+			 * A drain in another thread may have consumed the record
+			 * while we copied it, and the kernel reused its bytes:
+			 * the copy is good only if data_tail is still at or
+			 * before it.  The fence orders the copy before the load
+			 * (pairs with the release of data_tail in the drain).
+			 */
+			__atomic_thread_fence(__ATOMIC_ACQUIRE);
+			tail = __atomic_load_n(&ring->ctl->data_tail, __ATOMIC_RELAXED);
+			if (tail > pos) {
+				pos = tail < head ? tail : head;
+				continue;	/* consumed: already decoded */
+			}
 			fn(arg, ring->cpu, h);
 			pos += h->size;
 			n++;

@@ -55,7 +55,9 @@ long prf_drain(struct prf_reader *r, prf_record_fn fn, void *arg);
  * images and maps) while they still exist.  fn sees a copy of at most
  * the first sizeof(struct perfregs_rec_sample) bytes of each record,
  * with the header's size unchanged; its return value is ignored.
- * Safe to call from a prf_drain() callback.  Returns the records seen.
+ * Safe to call from a prf_drain() callback, or from one other thread
+ * while a prf_drain() runs (records it consumes meanwhile are skipped).
+ * Returns the records seen.
  */
 long prf_peek(struct prf_reader *r, prf_record_fn fn, void *arg);
 
