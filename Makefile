@@ -28,7 +28,7 @@ TOOL_LIB_SRCS	:= $(filter-out %/main.c %/fuzz_recording.c,$(wildcard tools/perfr
 		   tools/lib/libperfregs.c
 TOOL_SRCS	:= tools/perfregs-dump/main.c $(TOOL_LIB_SRCS)
 TOOL_HDRS	:= $(wildcard tools/perfregs-dump/*.h) tools/lib/libperfregs.h include/uapi/linux/perfregs.h
-TOOL_LIBS	:= -ldw -lelf
+TOOL_LIBS	:= -ldw -lelf -pthread
 
 KSFT_DIR	:= $(BUILD)/kselftest
 KSFT_HARNESS	:= $(KSFT_DIR)/kselftest_harness.h

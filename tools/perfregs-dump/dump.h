@@ -3,6 +3,7 @@
 #ifndef PERFREGS_DUMP_H
 #define PERFREGS_DUMP_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -90,6 +91,28 @@ struct opts {
 };
 
 /* What a decoder knows: images, task maps, kernel symbols. */
+/*
+ * Lookups in /proc that found no answer for a (pid, image).  Around an
+ * exec the answer can come a moment later (the new image's maps are
+ * still being set up): such a lookup is tried again RETRY_GAP_NS apart
+ * for at most RETRY_BUDGET_NS.  A task that is gone, or that runs
+ * another image now (the sample was taken before its exec), is given
+ * up at once.  Either way a given-up (pid, image) costs no more
+ * lookups: on a slow kernel, a lookup per sample made decoding fall
+ * seconds behind.
+ */
+#define RETRY_SLOTS	1024
+#define RETRY_GAP_NS	50000000ULL
+#define RETRY_BUDGET_NS	2000000000ULL
+enum retry_kind { RETRY_IMAGE = 1, RETRY_MAPS };
+
+struct retry {
+	uint32_t kind, pid;
+	uint64_t ino;
+	uint64_t first_ns, next_ns;	/* CLOCK_MONOTONIC */
+	bool given_up;
+};
+
 struct decoder {
 	struct opts o;
 	FILE *out;
@@ -100,6 +123,15 @@ struct decoder {
 	size_t nksyms, ksyms_cap;
 	char *ksyms_blob;		/* /proc/kallsyms, names point into it */
 	bool ksyms_loaded;
+	/*
+	 * Live: the learner thread and the decoding thread both learn
+	 * images and maps; learn_lock serializes the learning (and the
+	 * retries).  Lookups take no lock: entries are published whole
+	 * with a release store and never change or go away until
+	 * decoder_free(), after the learner has stopped.
+	 */
+	pthread_mutex_t learn_lock;
+	struct retry retries[RETRY_SLOTS];
 	uint64_t samples;
 	uint64_t lost[PERFREGS_LOST_MAX];
 	uint64_t bad_records;
@@ -120,6 +152,9 @@ struct image *image_add(struct decoder *d, uint32_t dev, uint64_t ino,
 const struct image *image_learn(struct decoder *d,
 				const struct perfregs_rec_sample *s);
 struct decoded decide_layout(uint32_t kernel_abi, const struct elf_facts *f);
+bool retry_due(struct decoder *d, enum retry_kind kind, uint32_t pid, uint64_t ino);
+bool retry_failed(struct decoder *d, enum retry_kind kind, uint32_t pid, uint64_t ino,
+		  bool final);
 
 /* symbols.c */
 struct task_maps *maps_find(struct decoder *d, uint32_t pid, uint64_t ino);

@@ -18,6 +18,8 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include <errno.h>
+#include <pthread.h>
+#include <time.h>
 #include "dump.h"
 
 int elf_facts_of_file(const char *path, struct elf_facts *f)
@@ -53,14 +55,22 @@ struct image *image_find(struct decoder *d, uint32_t dev, uint64_t ino)
 {
 	struct image *im;
 
-	for (im = d->images[image_hash(dev, ino)]; im; im = im->next)
+	/* acquire: pairs with the release in image_add(), another thread's */
+	for (im = __atomic_load_n(&d->images[image_hash(dev, ino)], __ATOMIC_ACQUIRE);
+	     im; im = im->next)
 		if (im->dev == dev && im->ino == ino)
 			return im;
 	return NULL;
 }
 
-struct image *image_add(struct decoder *d, uint32_t dev, uint64_t ino,
-			const struct elf_facts *f, const char *path)
+/*
+ * Add an image; with notify, hand it to learnt_image (the recording)
+ * before anyone can find it, so that the recording has the image before
+ * any sample that a decoding thread writes after finding it.
+ */
+static struct image *image_add_notify(struct decoder *d, uint32_t dev, uint64_t ino,
+				      const struct elf_facts *f, const char *path,
+				      bool notify)
 {
 	unsigned int h = image_hash(dev, ino);
 	struct image *im = calloc(1, sizeof(*im));
@@ -73,16 +83,92 @@ struct image *image_add(struct decoder *d, uint32_t dev, uint64_t ino,
 		im->facts = *f;
 	im->path = path ? strdup(path) : NULL;
 	im->next = d->images[h];
-	d->images[h] = im;
+	if (notify && d->learnt_image)
+		d->learnt_image(d->learnt_arg, im);
+	/* release: the entry is whole before a lock-free image_find() sees it */
+	__atomic_store_n(&d->images[h], im, __ATOMIC_RELEASE);
 	return im;
+}
+
+struct image *image_add(struct decoder *d, uint32_t dev, uint64_t ino,
+			const struct elf_facts *f, const char *path)
+{
+	return image_add_notify(d, dev, ino, f, path, false);
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec * 1000000000ULL + t.tv_nsec;
+}
+
+static struct retry *retry_slot(struct decoder *d, enum retry_kind kind,
+				uint32_t pid, uint64_t ino)
+{
+	return &d->retries[(pid * 31 + ino * 7 + kind) % RETRY_SLOTS];
+}
+
+/* May a lookup for (pid, ino) be made now? */
+bool retry_due(struct decoder *d, enum retry_kind kind, uint32_t pid, uint64_t ino)
+{
+	struct retry *r = retry_slot(d, kind, pid, ino);
+
+	if (r->kind != kind || r->pid != pid || r->ino != ino)
+		return true;	/* never failed (or evicted: tries again) */
+	return !r->given_up && now_ns() >= r->next_ns;
+}
+
+/*
+ * A lookup for (pid, ino) found no answer; final: none will ever come.
+ * Returns true if it is given up now (final, or out of time).
+ */
+bool retry_failed(struct decoder *d, enum retry_kind kind, uint32_t pid, uint64_t ino,
+		  bool final)
+{
+	struct retry *r = retry_slot(d, kind, pid, ino);
+	uint64_t now = now_ns();
+
+	if (r->kind != kind || r->pid != pid || r->ino != ino) {
+		r->kind = kind;	/* a collision evicts the other key */
+		r->pid = pid;
+		r->ino = ino;
+		r->first_ns = now;
+		r->given_up = false;
+	}
+	r->next_ns = now + RETRY_GAP_NS;
+	if (final || now - r->first_ns >= RETRY_BUDGET_NS)
+		r->given_up = true;
+	return r->given_up;
 }
 
 /*
  * The image of a sample: known already, or learnt now from the live task
  * (its /proc/PID/exe must still be the same inode).
  */
+static struct image *image_learn_locked(struct decoder *d,
+					const struct perfregs_rec_sample *s);
+
 const struct image *image_learn(struct decoder *d,
 				const struct perfregs_rec_sample *s)
+{
+	const struct image *im;
+
+	if (!s->image_ino)
+		return NULL;
+	im = image_find(d, s->image_dev, s->image_ino);
+	if (im || !d->live)
+		return im;
+	pthread_mutex_lock(&d->learn_lock);
+	im = image_learn_locked(d, s);
+	pthread_mutex_unlock(&d->learn_lock);
+	return im;
+}
+
+/* image_learn() under learn_lock: the learner thread may learn too. */
+static struct image *image_learn_locked(struct decoder *d,
+					const struct perfregs_rec_sample *s)
 {
 	struct elf_facts f = { 0 };
 	char link[64], path[PATH_MAX];
@@ -91,31 +177,37 @@ const struct image *image_learn(struct decoder *d,
 	ssize_t n;
 	int ret;
 
-	if (!s->image_ino)
-		return NULL;
 	im = image_find(d, s->image_dev, s->image_ino);
-	if (im || !d->live)
-		return im;
+	if (im)
+		return im;	/* learnt while we waited for the lock */
+	if (!retry_due(d, RETRY_IMAGE, s->pid, s->image_ino))
+		return NULL;
 	path[0] = 0;
 	snprintf(link, sizeof(link), "/proc/%u/exe", s->pid);
 	ret = stat(link, &st);
-	if (ret == 0 && st.st_ino == s->image_ino) {
-		if (elf_facts_of_file(link, &f))
-			return NULL;	/* try again with the next sample */
-		n = readlink(link, path, sizeof(path) - 1);
-		path[n > 0 ? n : 0] = 0;
-	} else if (ret == 0 || (errno != ENOENT && errno != ESRCH)) {
-		/*
-		 * The task is there but runs another image now (the sample
-		 * was taken around an exec), or /proc refused us for a moment:
-		 * not a final answer, another sample may tell.
-		 */
+	if (ret) {
+		/* gone: final; refused for a moment: a later sample retries */
+		retry_failed(d, RETRY_IMAGE, s->pid, s->image_ino,
+			     errno == ENOENT || errno == ESRCH);
 		return NULL;
 	}
-	im = image_add(d, s->image_dev, s->image_ino, &f, path[0] ? path : NULL);
-	if (im && d->learnt_image)
-		d->learnt_image(d->learnt_arg, im);
-	return im;
+	if (st.st_ino != s->image_ino) {
+		/*
+		 * The task runs another image now: the sample was taken
+		 * before its exec.  Nothing is cached for the image, which
+		 * other tasks may still run; only this task is given up.
+		 */
+		retry_failed(d, RETRY_IMAGE, s->pid, s->image_ino, true);
+		return NULL;
+	}
+	if (elf_facts_of_file(link, &f)) {
+		retry_failed(d, RETRY_IMAGE, s->pid, s->image_ino, false);
+		return NULL;
+	}
+	n = readlink(link, path, sizeof(path) - 1);
+	path[n > 0 ? n : 0] = 0;
+	return image_add_notify(d, s->image_dev, s->image_ino, &f,
+				path[0] ? path : NULL, true);
 }
 
 struct decoded decide_layout(uint32_t kernel_abi, const struct elf_facts *f)

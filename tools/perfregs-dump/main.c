@@ -13,6 +13,7 @@
 #include <getopt.h>
 #include <poll.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -219,7 +220,9 @@ static int parse_mem_event(const char *arg, struct perfregs_config *cfg)
 struct live {
 	struct decoder d;
 	struct prf_reader *r;
-	struct timespec last_peek;
+	pthread_t learner;
+	bool learner_running;
+	int learner_stop;	/* atomic: set to stop the learner */
 	struct recorder *rec;
 	int filter_tid;
 	int rec_error;
@@ -243,29 +246,50 @@ static int learn_record(void *arg, int cpu, const struct perfregs_rec_header *re
 }
 
 /*
- * Decoding (symbols, unwinding) can fall behind the samples; the tasks
- * they name may be gone by the time their turn comes, and with them
- * /proc/PID/exe and maps.  Every 50 ms of decoding, look ahead at what
- * the rings hold and learn about new tasks while they still exist.
+ * Decoding (symbols, unwinding) can fall behind the samples: on a slow
+ * kernel the first symbol lookup in a new library took seconds.  The
+ * tasks the samples name may be gone by the time their turn comes, and
+ * with them /proc/PID/exe and maps.  So a learner thread looks at what
+ * the rings hold every 20 ms, without consuming it, and learns about
+ * new tasks while they still exist, whatever the decoding is doing.
  */
-static void learn_ahead(struct live *lv, bool now)
+static void *learner_main(void *arg)
 {
-	struct timespec t;
+	struct live *lv = arg;
+	const struct timespec gap = { 0, 20000000L };
 
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	if (!now && (t.tv_sec - lv->last_peek.tv_sec) * 1000000000L +
-		    t.tv_nsec - lv->last_peek.tv_nsec < 50000000L)
+	while (!__atomic_load_n(&lv->learner_stop, __ATOMIC_RELAXED)) {
+		prf_peek(lv->r, learn_record, lv);
+		nanosleep(&gap, NULL);
+	}
+	return NULL;
+}
+
+static void learner_start(struct live *lv)
+{
+	sigset_t all, old;
+
+	/* signals (SIGINT, SIGTERM) stay with the main thread */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	lv->learner_running = !pthread_create(&lv->learner, NULL, learner_main, lv);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	/* without it, decoding still learns each task as its turn comes */
+}
+
+static void learner_stop(struct live *lv)
+{
+	if (!lv->learner_running)
 		return;
-	lv->last_peek = t;
-	prf_peek(lv->r, learn_record, lv);
+	__atomic_store_n(&lv->learner_stop, 1, __ATOMIC_RELAXED);
+	pthread_join(lv->learner, NULL);
+	lv->learner_running = false;
 }
 
 static int on_record(void *arg, int cpu, const struct perfregs_rec_header *rec)
 {
 	struct live *lv = arg;
 	struct decoder *d = &lv->d;
-
-	learn_ahead(lv, false);
 
 	if (rec->type == PERFREGS_REC_SAMPLE && rec->size >= sizeof(struct perfregs_rec_sample)) {
 		const struct perfregs_rec_sample *s = (const void *)rec;
@@ -695,6 +719,7 @@ int main(int argc, char **argv)
 		d->learnt_arg = lv.rec;
 	}
 	d->live = true;
+	pthread_mutex_init(&d->learn_lock, NULL);
 	/* from here on Ctrl-C ends the run cleanly, with its summary */
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
@@ -759,6 +784,8 @@ int main(int argc, char **argv)
 		exit_code = EXIT_SETUP;
 		goto out_kill;
 	}
+	if (!(cfg.flags & PERFREGS_CF_OVERWRITE))
+		learner_start(&lv);	/* overwrite mode reads only at the end */
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (child > 0) {
@@ -775,8 +802,6 @@ int main(int argc, char **argv)
 		int ev;
 
 		ev = prf_wait(&r, 100);
-		if (!(cfg.flags & PERFREGS_CF_OVERWRITE))
-			learn_ahead(&lv, true);
 		if (!(cfg.flags & PERFREGS_CF_OVERWRITE) &&
 		    prf_drain(&r, on_record, &lv) == -EBADMSG)
 			exit_code = EXIT_DATA;
@@ -804,6 +829,7 @@ int main(int argc, char **argv)
 		}
 	}
 	prf_stop(&r);
+	learner_stop(&lv);
 	if (prf_drain(&r, on_record, &lv) == -EBADMSG)
 		exit_code = EXIT_DATA;
 
@@ -836,6 +862,7 @@ int main(int argc, char **argv)
 	}
 
 out_kill:
+	learner_stop(&lv);
 	if (child > 0) {
 		if (exit_code != EXIT_OK && exit_code != EXIT_DATA)
 			kill(child, SIGKILL);

@@ -21,6 +21,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -78,6 +79,8 @@ struct recorder {
 	FILE *fp;
 	const char *path;
 	int error;
+	/* items come from the decoding and the learner threads, whole */
+	pthread_mutex_t lock;
 };
 
 static const char zeros[8];
@@ -94,10 +97,12 @@ static void put_item(struct recorder *r, uint32_t type, const void *a, size_t al
 	size_t len = sizeof(struct item) + alen + blen;
 	struct item it = { type, (uint32_t)((len + 7) & ~7UL) };
 
+	pthread_mutex_lock(&r->lock);
 	put(r, &it, sizeof(it));
 	put(r, a, alen);
 	put(r, b, blen);
 	put(r, zeros, it.size - len);
+	pthread_mutex_unlock(&r->lock);
 }
 
 struct recorder *rec_create(const char *path, const struct perfregs_config *cfg,
@@ -117,6 +122,7 @@ struct recorder *rec_create(const char *path, const struct perfregs_config *cfg,
 		free(r);
 		return NULL;
 	}
+	pthread_mutex_init(&r->lock, NULL);
 	h.header_size = sizeof(h);
 	h.version = REC_VERSION;
 	h.abi_major = PERFREGS_ABI_MAJOR;
@@ -137,7 +143,8 @@ int rec_sample(struct recorder *r, int cpu, const struct perfregs_rec_header *h)
 	uint32_t pre[2] = { (uint32_t)cpu, 0 };
 
 	put_item(r, ITEM_KREC, pre, sizeof(pre), h, h->size);
-	return r->error ? -r->error : 0;
+	/* relaxed: set under r->lock, by this thread or the learner's items */
+	return __atomic_load_n(&r->error, __ATOMIC_RELAXED) ? -r->error : 0;
 }
 
 void rec_image(void *arg, const struct image *im)
@@ -163,6 +170,7 @@ void rec_maps(void *arg, const struct task_maps *tm)
 		len += 56 + ((strlen(tm->m[i].path) + 1 + 7) & ~7UL);
 	it.type = ITEM_MAPS;
 	it.size = (uint32_t)len;
+	pthread_mutex_lock(&r->lock);
 	put(r, &it, sizeof(it));
 	put(r, &im, sizeof(im));
 	for (i = 0; i < tm->n; i++) {
@@ -178,6 +186,7 @@ void rec_maps(void *arg, const struct task_maps *tm)
 		put(r, tm->m[i].path, plen);
 		put(r, zeros, ((plen + 7) & ~7U) - plen);
 	}
+	pthread_mutex_unlock(&r->lock);
 }
 
 void rec_ksym(void *arg, const struct ksym *k)
@@ -197,6 +206,7 @@ int rec_close(struct recorder *r, uint64_t produced, const uint64_t *lost)
 	if (fclose(r->fp) && !r->error)
 		r->error = errno;
 	err = r->error;
+	pthread_mutex_destroy(&r->lock);
 	free(r);
 	return err ? -err : 0;
 }

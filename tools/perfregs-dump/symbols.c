@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <errno.h>
+#include <pthread.h>
+#include <sys/stat.h>
 #include "dump.h"
 
 static unsigned int maps_hash(uint32_t pid, uint64_t ino)
@@ -26,14 +28,17 @@ struct task_maps *maps_find(struct decoder *d, uint32_t pid, uint64_t ino)
 {
 	struct task_maps *tm;
 
-	for (tm = d->maps[maps_hash(pid, ino)]; tm; tm = tm->next)
+	/* acquire: pairs with the release in maps_add(), another thread's */
+	for (tm = __atomic_load_n(&d->maps[maps_hash(pid, ino)], __ATOMIC_ACQUIRE);
+	     tm; tm = tm->next)
 		if (tm->pid == pid && tm->ino == ino)
 			return tm;
 	return NULL;
 }
 
-struct task_maps *maps_add(struct decoder *d, uint32_t pid, uint64_t ino,
-			   struct mapping *m, unsigned int n)
+/* As image_add_notify(): the recording gets the maps before any finder. */
+static struct task_maps *maps_add_notify(struct decoder *d, uint32_t pid, uint64_t ino,
+					 struct mapping *m, unsigned int n, bool notify)
 {
 	unsigned int h = maps_hash(pid, ino);
 	struct task_maps *tm = calloc(1, sizeof(*tm));
@@ -45,8 +50,17 @@ struct task_maps *maps_add(struct decoder *d, uint32_t pid, uint64_t ino,
 	tm->m = m;
 	tm->n = n;
 	tm->next = d->maps[h];
-	d->maps[h] = tm;
+	if (notify && d->learnt_maps)
+		d->learnt_maps(d->learnt_arg, tm);
+	/* release: the entry is whole before a lock-free maps_find() sees it */
+	__atomic_store_n(&d->maps[h], tm, __ATOMIC_RELEASE);
 	return tm;
+}
+
+struct task_maps *maps_add(struct decoder *d, uint32_t pid, uint64_t ino,
+			   struct mapping *m, unsigned int n)
+{
+	return maps_add_notify(d, pid, ino, m, n, false);
 }
 
 /* The GNU build-id of an ELF file; 0 if it has one. */
@@ -124,34 +138,48 @@ found:
 	return m->local ? m->local : m->path;
 }
 
+static void maps_learn_locked(struct decoder *d, const struct perfregs_rec_sample *s);
+
 /* Learn the executable mappings of a live task, once per image. */
 void maps_learn(struct decoder *d, const struct perfregs_rec_sample *s)
 {
+	if (!d->live || !s->pid || maps_find(d, s->pid, s->image_ino))
+		return;
+	pthread_mutex_lock(&d->learn_lock);
+	maps_learn_locked(d, s);
+	pthread_mutex_unlock(&d->learn_lock);
+}
+
+/* maps_learn() under learn_lock: the learner thread may learn too. */
+static void maps_learn_locked(struct decoder *d, const struct perfregs_rec_sample *s)
+{
 	struct mapping *m = NULL;
-	unsigned int n = 0, cap = 0, i;
+	unsigned int n = 0, cap = 0, lines = 0, i;
 	char path[64], line[4096];
-	struct task_maps *tm;
 	bool saw_image = false;
 	FILE *fp;
 
-	if (!d->live || !s->pid || maps_find(d, s->pid, s->image_ino))
+	if (maps_find(d, s->pid, s->image_ino) ||	/* learnt meanwhile */
+	    !retry_due(d, RETRY_MAPS, s->pid, s->image_ino))
 		return;
 	snprintf(path, sizeof(path), "/proc/%u/maps", s->pid);
 	fp = fopen(path, "r");
-	if (!fp && errno != ENOENT && errno != ESRCH)
-		return;		/* refused for a moment: the next sample retries */
+	if (!fp && errno != ENOENT && errno != ESRCH &&
+	    !retry_failed(d, RETRY_MAPS, s->pid, s->image_ino, false))
+		return;		/* refused for a moment: a later sample retries */
 	while (fp && fgets(line, sizeof(line), fp)) {
 		uint64_t start, end, pgoff, inode;
 		char perms[8];
 		int pos = 0;
 
+		lines++;
 		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s %" SCNx64 " %*s %" SCNu64 " %n",
 			   &start, &end, perms, &pgoff, &inode, &pos) < 5 || !pos)
 			continue;
-		if (inode == s->image_ino)
-			saw_image = true;
 		if (perms[2] != 'x' || line[pos] != '/')
 			continue;
+		if (inode == s->image_ino)
+			saw_image = true;	/* the image's code is mapped */
 		line[strcspn(line, "\n")] = 0;
 		if (n == cap) {
 			void *p = realloc(m, (cap = cap ? cap * 2 : 8) * sizeof(*m));
@@ -171,19 +199,28 @@ void maps_learn(struct decoder *d, const struct perfregs_rec_sample *s)
 	if (fp)
 		fclose(fp);
 	/*
-	 * The task is there but its maps do not hold the sample's image: the
-	 * sample was taken around an exec.  Not a final answer.
+	 * The task is there but its maps do not hold the sample's image's
+	 * code.  If it still runs that image, its exec is being set up (the
+	 * loader maps one segment after the other): ask again a little later.  If it runs another, the sample came before its
+	 * exec: final.  (Empty maps are final: the task has exited and
+	 * awaits its parent.)
 	 */
-	if (fp && s->image_ino && !saw_image) {
+	if (fp && lines && s->image_ino && !saw_image) {
+		struct stat st;
+		bool final;
+
 		for (i = 0; i < n; i++)
 			free((char *)m[i].path);
 		free(m);
-		return;
+		m = NULL;
+		n = 0;	/* another image's maps are no answer for this one */
+		snprintf(path, sizeof(path), "/proc/%u/exe", s->pid);
+		final = stat(path, &st) || st.st_ino != s->image_ino;
+		if (!retry_failed(d, RETRY_MAPS, s->pid, s->image_ino, final))
+			return;
 	}
 	/* remembered even when empty: the task may be gone already */
-	tm = maps_add(d, s->pid, s->image_ino, m, n);
-	if (tm && d->learnt_maps)
-		d->learnt_maps(d->learnt_arg, tm);
+	maps_add_notify(d, s->pid, s->image_ino, m, n, true);
 }
 
 /*
@@ -578,4 +615,6 @@ void decoder_free(struct decoder *d)
 		free(e->path);
 		free(e);
 	}
+	if (d->live)	/* the learner has stopped: nobody holds it */
+		pthread_mutex_destroy(&d->learn_lock);
 }
