@@ -123,12 +123,17 @@ deps:
 	tools/deps.sh
 
 # Benchmarks against perf: printed and saved, never a pass/fail.
-bench: all $(BUILD)/bench/work
+bench: all $(BUILD)/bench/work $(BUILD)/bench/chain_pie
 	bench/run --kernel $(or $(BENCH_KERNEL),6.1)
 
 $(BUILD)/bench/work: bench/work.c
 	@mkdir -p $(@D)
 	$(CC) -O2 -static -o $@ $<
+
+# the unwinding comparison's chain as a dynamic PIE, which perf unwinds
+$(BUILD)/bench/chain_pie: selftests/chain.c
+	@mkdir -p $(@D)
+	$(CC) -O2 -g -fomit-frame-pointer -fPIE -pie -o $@ $<
 
 .PHONY: deps-if-root
 deps-if-root:
