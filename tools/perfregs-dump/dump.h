@@ -90,7 +90,6 @@ struct opts {
 	const char *event_name;
 };
 
-/* What a decoder knows: images, task maps, kernel symbols. */
 /*
  * Lookups in /proc that found no answer for a (pid, image).  Around an
  * exec the answer can come a moment later (the new image's maps are
@@ -113,6 +112,7 @@ struct retry {
 	bool given_up;
 };
 
+/* What a decoder knows: images, task maps, kernel symbols. */
 struct decoder {
 	struct opts o;
 	FILE *out;

@@ -110,12 +110,18 @@ static struct retry *retry_slot(struct decoder *d, enum retry_kind kind,
 	return &d->retries[(pid * 31 + ino * 7 + kind) % RETRY_SLOTS];
 }
 
+static bool retry_is(const struct retry *r, enum retry_kind kind, uint32_t pid,
+		     uint64_t ino)
+{
+	return r->kind == kind && r->pid == pid && r->ino == ino;
+}
+
 /* May a lookup for (pid, ino) be made now? */
 bool retry_due(struct decoder *d, enum retry_kind kind, uint32_t pid, uint64_t ino)
 {
 	struct retry *r = retry_slot(d, kind, pid, ino);
 
-	if (r->kind != kind || r->pid != pid || r->ino != ino)
+	if (!retry_is(r, kind, pid, ino))
 		return true;	/* never failed (or evicted: tries again) */
 	return !r->given_up && now_ns() >= r->next_ns;
 }
@@ -130,7 +136,7 @@ bool retry_failed(struct decoder *d, enum retry_kind kind, uint32_t pid, uint64_
 	struct retry *r = retry_slot(d, kind, pid, ino);
 	uint64_t now = now_ns();
 
-	if (r->kind != kind || r->pid != pid || r->ino != ino) {
+	if (!retry_is(r, kind, pid, ino)) {
 		r->kind = kind;	/* a collision evicts the other key */
 		r->pid = pid;
 		r->ino = ino;

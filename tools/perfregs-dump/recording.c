@@ -141,10 +141,12 @@ struct recorder *rec_create(const char *path, const struct perfregs_config *cfg,
 int rec_sample(struct recorder *r, int cpu, const struct perfregs_rec_header *h)
 {
 	uint32_t pre[2] = { (uint32_t)cpu, 0 };
+	int err;
 
 	put_item(r, ITEM_KREC, pre, sizeof(pre), h, h->size);
 	/* relaxed: set under r->lock, by this thread or the learner's items */
-	return __atomic_load_n(&r->error, __ATOMIC_RELAXED) ? -r->error : 0;
+	err = __atomic_load_n(&r->error, __ATOMIC_RELAXED);
+	return err ? -err : 0;
 }
 
 void rec_image(void *arg, const struct image *im)

@@ -201,9 +201,10 @@ static void maps_learn_locked(struct decoder *d, const struct perfregs_rec_sampl
 	/*
 	 * The task is there but its maps do not hold the sample's image's
 	 * code.  If it still runs that image, its exec is being set up (the
-	 * loader maps one segment after the other): ask again a little later.  If it runs another, the sample came before its
-	 * exec: final.  (Empty maps are final: the task has exited and
-	 * awaits its parent.)
+	 * loader maps one segment after the other): ask again a little
+	 * later.  If it runs another, the sample came before its exec:
+	 * final.  (Empty maps are final: the task has exited and awaits
+	 * its parent.)
 	 */
 	if (fp && lines && s->image_ino && !saw_image) {
 		struct stat st;
@@ -288,10 +289,6 @@ static struct symtab *symtab_for(Dwfl_Module *mod)
 }
 
 /*
- * The function at addr: the last symbol starting at or below it that
- * either spans it or has no size (an asm label).
- */
-/*
  * "name+0xoff" into buf, like snprintf "%s+0x%lx" (a long name is cut),
  * without printf: this runs once per decoded sample.
  */
@@ -311,6 +308,10 @@ static void sym_offset(char *buf, size_t len, const char *name, uint64_t off)
 	*put_hex(buf + n + 3, off, 0) = 0;
 }
 
+/*
+ * The function at addr: the last symbol starting at or below it that
+ * either spans it or has no size (an asm label).
+ */
 int module_symbol(Dwfl_Module *mod, uint64_t addr, uint64_t show,
 		  char *buf, size_t len)
 {
