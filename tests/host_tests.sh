@@ -13,8 +13,9 @@ trap 'rm -rf "$T"' EXIT
 echo "TAP version 13"
 echo "# host tests"
 
-if "$B/mkrec" "$T/syn.prf" 25 && "$B/perfregs-dump" -q -f json -i "$T/syn.prf" > "$T/syn.jsonl"; then
-	if /usr/bin/python3 - "$T/syn.jsonl" selftests/magic.h <<'PY'
+if "$B/mkrec" "$T/syn.prf" 25 && "$B/perfregs-dump" -q -f json -i "$T/syn.prf" > "$T/syn.jsonl" &&
+   "$B/perfregs-dump" -q -f text -i "$T/syn.prf" > "$T/syn.txt"; then
+	if /usr/bin/python3 - "$T/syn.jsonl" selftests/magic.h "$T/syn.txt" <<'PY'
 import json, re, sys
 magic = {(m.group(1), m.group(2).lower()): int(m.group(3), 16) for m in
          re.finditer(r"MAGIC(64|32)_(\w+)\s+(0x[0-9a-f]+)", open(sys.argv[2]).read())}
@@ -33,6 +34,13 @@ for r in recs:
     for (b, reg), v in magic.items():
         if b == bits and int(r["uregs"].get(reg, "0x0"), 16) != v:
             bad.append(f"pid {r['pid']} {reg}={r['uregs'].get(reg)}")
+    fl = r["iregs"].get("eflags" if bits == "32" else "rflags")
+    if fl != "0x246":       # hex formatting of an odd digit count
+        bad.append(f"pid {r['pid']} flags={fl}")
+text = open(sys.argv[3]).read()
+padded = text.count("rflags 0x0000000000000246") + text.count("eflags 0x00000246")
+if padded != 101:
+    bad.append(f"text: {padded} of 101 flags zero-padded to the layout's width")
 ks = [r for r in recs if r["type"] == "sample" and r["ip"].startswith("0xffff")]
 if len(ks) != 1 or ks[0].get("sym") != "known_kernel_function+0x10":
     bad.append(f"kernel symbol: {[r.get('sym') for r in ks]}")

@@ -38,8 +38,9 @@ static void sample(struct recorder *r, uint32_t pid, uint32_t abi, uint64_t ino,
 	snprintf(s->comm, sizeof(s->comm), "task%u", pid);
 	s->image_ino = ino;
 	s->image_dev = 0x801;
-	s->iregs_mask = R(IP);
+	s->iregs_mask = R(IP) | R(FLAGS);
 	*v++ = kernel ? 0xffffffff81000010ULL : 0x401000 + pid;
+	*v++ = 0x246;	/* odd-length hex: "0x246", zero-padded in text */
 	if (abi == PERFREGS_ABI_32) {
 		umask = R(BX) | R(SI) | R(DI) | R(BP) | R(IP);
 		*v++ = MAGIC32_EBX;
