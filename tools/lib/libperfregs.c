@@ -135,6 +135,20 @@ void prf_close(struct prf_reader *r)
 	r->fd = -1;
 }
 
+/* Copy len bytes from offset off of a ring's data, around the wrap. */
+static void ring_copy(const struct prf_cpu_ring *ring, uint64_t off, void *dst,
+		      uint64_t len)
+{
+	uint64_t first = ring->size - off;
+
+	if (first >= len) {
+		memcpy(dst, ring->data + off, len);
+	} else {
+		memcpy(dst, ring->data + off, first);
+		memcpy((char *)dst + first, ring->data, len - first);
+	}
+}
+
 static long prf_drain_ring(struct prf_reader *r, struct prf_cpu_ring *ring,
 			   prf_record_fn fn, void *arg, int *stop)
 {
@@ -156,12 +170,7 @@ static long prf_drain_ring(struct prf_reader *r, struct prf_cpu_ring *ring,
 			break;
 		}
 		first = ring->size - pos;
-		if (first >= sizeof(hdr)) {
-			memcpy(&hdr, ring->data + pos, sizeof(hdr));
-		} else {
-			memcpy(&hdr, ring->data + pos, first);
-			memcpy((char *)&hdr + first, ring->data, sizeof(hdr) - first);
-		}
+		ring_copy(ring, pos, &hdr, sizeof(hdr));
 		if (hdr.size < sizeof(hdr) || hdr.size % 8 || hdr.size > head - tail) {
 			ret = -EBADMSG;
 			tail = head;	/* skip what we cannot parse */
@@ -170,8 +179,7 @@ static long prf_drain_ring(struct prf_reader *r, struct prf_cpu_ring *ring,
 		if (hdr.size <= first) {
 			rec = (const void *)(ring->data + pos);
 		} else {
-			memcpy(ring->scratch, ring->data + pos, first);
-			memcpy(ring->scratch + first, ring->data, hdr.size - first);
+			ring_copy(ring, pos, ring->scratch, hdr.size);
 			rec = (const void *)ring->scratch;
 		}
 		if (rec->type == PERFREGS_REC_SAMPLE) {
@@ -233,17 +241,15 @@ long prf_peek(struct prf_reader *r, prf_record_fn fn, void *arg)
 		if (ring->peeked > pos && ring->peeked <= head)
 			pos = ring->peeked;
 		while (head - pos >= sizeof(struct perfregs_rec_header)) {
-			uint64_t off = pos & mask, len, j;
+			uint64_t off = pos & mask, len;
 			struct perfregs_rec_header *h = &copy.s.header;
 
-			/* byte by byte around the wrap: only the fixed part */
-			for (j = 0; j < sizeof(*h); j++)
-				copy.b[j] = ring->data[(off + j) & mask];
+			ring_copy(ring, off, copy.b, sizeof(*h));
 			if (h->size < sizeof(*h) || h->size % 8 || h->size > head - pos)
 				break;	/* prf_drain() will report it */
+			/* only the fixed part */
 			len = h->size < sizeof(copy) ? h->size : sizeof(copy);
-			for (j = sizeof(*h); j < len; j++)
-				copy.b[j] = ring->data[(off + j) & mask];
+			ring_copy(ring, off, copy.b, len);
 			/*
 			 * A drain in another thread may have consumed the record
 			 * while we copied it, and the kernel reused its bytes:

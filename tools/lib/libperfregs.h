@@ -71,12 +71,25 @@ uint64_t prf_lost_total(const struct prf_reader *r, int cause);
 /* Default config: cpu-clock, all CPUs, every register, 64 pages. */
 void prf_config_default(struct perfregs_config *cfg);
 
+/*
+ * Bits set in a register mask.  Baseline x86-64 has no POPCNT, so the
+ * builtin becomes a call into libgcc's table loop; this takes a dozen
+ * instructions, and it runs a few times for every sample decoded.
+ */
+static inline unsigned int prf_popcount(uint64_t m)
+{
+	m -= (m >> 1) & 0x5555555555555555ULL;
+	m = (m & 0x3333333333333333ULL) + ((m >> 2) & 0x3333333333333333ULL);
+	m = (m + (m >> 4)) & 0x0f0f0f0f0f0f0f0fULL;
+	return (unsigned int)((m * 0x0101010101010101ULL) >> 56);
+}
+
 /* Index of register reg inside a record's value array, or -1. */
 static inline int prf_reg_index(uint64_t mask, int reg)
 {
 	if (!(mask & (1ULL << reg)))
 		return -1;
-	return __builtin_popcountll(mask & ((1ULL << reg) - 1));
+	return prf_popcount(mask & ((1ULL << reg) - 1));
 }
 
 #endif

@@ -293,14 +293,15 @@ static int on_record(void *arg, int cpu, const struct perfregs_rec_header *rec)
 
 	if (rec->type == PERFREGS_REC_SAMPLE && rec->size >= sizeof(struct perfregs_rec_sample)) {
 		const struct perfregs_rec_sample *s = (const void *)rec;
-		int ip_idx = prf_reg_index(s->iregs_mask, PERFREGS_REG_IP);
+		int ip_idx;
 
 		if (lv->filter_tid > 0 && s->tid != (uint32_t)lv->filter_tid)
 			return 0;
 		image_learn(d, s);
 		if (d->o.symbols) {
 			maps_learn(d, s);
-			if (lv->rec && ip_idx >= 0 && (s->flags & PERFREGS_SF_KERNEL))
+			if (lv->rec && (s->flags & PERFREGS_SF_KERNEL) &&
+			    (ip_idx = prf_reg_index(s->iregs_mask, PERFREGS_REG_IP)) >= 0)
 				ksym_learn(d, s->regs[ip_idx]);
 		}
 	}

@@ -244,8 +244,8 @@ static size_t sample_size(const struct perfregs_rec_sample *s, size_t avail,
 		return 0;
 	if ((s->iregs_mask | s->uregs_mask) & ~PERFREGS_MASK_64)
 		return 0;
-	nregs = __builtin_popcountll(s->iregs_mask) +
-		__builtin_popcountll(s->uregs_mask);
+	nregs = prf_popcount(s->iregs_mask) +
+		prf_popcount(s->uregs_mask);
 	need = sizeof(*s) + 8 * nregs;
 	*stack_size = *stack_copied = 0;
 	if (s->flags & PERFREGS_SF_STACK) {
@@ -310,7 +310,7 @@ static void out_sample(struct decoder *d, const struct perfregs_rec_sample *s,
 	enum layout ilayout = in_user && dd.layout != LAYOUT_NONE ?
 			      dd.layout : LAYOUT_X86_64;
 	const uint64_t *vals = (const uint64_t *)s->regs;
-	const uint64_t *uvals = vals + __builtin_popcountll(s->iregs_mask);
+	const uint64_t *uvals = vals + prf_popcount(s->iregs_mask);
 	int ip_idx = prf_reg_index(s->iregs_mask, PERFREGS_REG_IP);
 	int uip_idx = prf_reg_index(s->uregs_mask, PERFREGS_REG_IP);
 	bool have_ip = ip_idx >= 0 || uip_idx >= 0;

@@ -145,7 +145,7 @@ static void on_record(void *arg, int cpu, const struct perfregs_rec_header *rec)
 	if (rec->type == PERFREGS_REC_SAMPLE) {
 		const struct perfregs_rec_sample *s = (const void *)rec;
 		const uint64_t *iv = (const uint64_t *)s->regs;
-		const uint64_t *uv = iv + __builtin_popcountll(s->iregs_mask);
+		const uint64_t *uv = iv + prf_popcount(s->iregs_mask);
 		uint64_t uabi = s->abi == PERFREGS_ABI_64 ? PERF_SAMPLE_REGS_ABI_64 :
 				s->abi == PERFREGS_ABI_32 ? PERF_SAMPLE_REGS_ABI_32 :
 				PERF_SAMPLE_REGS_ABI_NONE;
@@ -156,16 +156,16 @@ static void on_record(void *arg, int cpu, const struct perfregs_rec_header *rec)
 		uint64_t copied = 0;
 
 		if (s->flags & PERFREGS_SF_STACK) {
-			stack_size = *(const uint64_t *)(uv + __builtin_popcountll(s->uregs_mask));
-			stack = (const unsigned char *)(uv + __builtin_popcountll(s->uregs_mask) + 1);
+			stack_size = *(const uint64_t *)(uv + prf_popcount(s->uregs_mask));
+			stack = (const unsigned char *)(uv + prf_popcount(s->uregs_mask) + 1);
 			copied = *(const uint64_t *)(stack + stack_size);
 		}
 		comm_once(c, s);
 		size = 8 + 8 + 8 + 8 + 8 + 8;	/* header ip tid time cpu period */
-		size += 8 + (uabi ? 8 * __builtin_popcountll(c->umask) : 0);
+		size += 8 + (uabi ? 8 * prf_popcount(c->umask) : 0);
 		if (c->stack)
 			size += 8 + (uabi ? c->stack + 8 : 0);
-		size += 8 + 8 * __builtin_popcountll(c->imask);
+		size += 8 + 8 * prf_popcount(c->imask);
 		put_hdr(c, PERF_RECORD_SAMPLE,
 			(s->flags & PERFREGS_SF_KERNEL) ? PERF_RECORD_MISC_KERNEL :
 							  PERF_RECORD_MISC_USER, size);

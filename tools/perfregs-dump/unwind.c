@@ -234,7 +234,7 @@ int unwind_sample(struct decoder *d, const struct perfregs_rec_sample *s,
 		  uint64_t stack_len, struct frame *frames, unsigned int max)
 {
 	const uint64_t *u = (const uint64_t *)s->regs +
-			    __builtin_popcountll(s->iregs_mask);
+			    prf_popcount(s->iregs_mask);
 	struct unwind_ctx c = {
 		.d = d, .s = s, .layout = layout, .stack = stack,
 		.stack_len = stack_len, .frames = frames, .max = max,
