@@ -12,7 +12,8 @@
  *     ITEM_IMAGE  an executable (dev, ino): ELF class/machine, path
  *     ITEM_MAPS   a task image's executable mappings, for symbols
  *     ITEM_KSYM   a kernel symbol some sample hit
- *     ITEM_KREC   { u32 cpu; u32 zero; } + one record from the kernel
+ *     ITEM_KREC   { u32 cpu; u32 zero; } + one or more records from the
+ *                 kernel, back to back, all of that CPU (format 1: one)
  *     ITEM_END    produced and lost counters: the file is complete
  *
  * Everything a sample's decoding needs (its image, maps, kernel symbol)
@@ -20,6 +21,7 @@
  * the file and stops at the first malformed item with its offset.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -31,7 +33,8 @@
 #include "dump.h"
 
 #define REC_MAGIC	"PRFREC\0\0"
-#define REC_VERSION	1
+#define REC_VERSION	2	/* 2: several records per ITEM_KREC */
+#define REC_VERSION_MIN	1
 
 enum { ITEM_INFO = 1, ITEM_IMAGE, ITEM_MAPS, ITEM_KSYM, ITEM_KREC, ITEM_END };
 
@@ -75,20 +78,68 @@ struct item_end {
 	uint64_t lost[PERFREGS_LOST_MAX];
 };
 
+/*
+ * Our own buffer and write(2), not stdio: a recording takes one item per
+ * sample, and stdio's locking and copying per call cost more than the
+ * rest of the recording path together (measured under icount).
+ */
+#define REC_BUF_SIZE (256 * 1024)
+
 struct recorder {
-	FILE *fp;
+	int fd;
 	const char *path;
 	int error;
+	size_t len;
+	/*
+	 * The ITEM_KREC at buf + krec_off takes further records of krec_cpu
+	 * until another item, or a flush, closes it (krec_open false).
+	 */
+	bool krec_open;
+	uint32_t krec_cpu;
+	size_t krec_off;
 	/* items come from the decoding and the learner threads, whole */
 	pthread_mutex_t lock;
+	unsigned char buf[REC_BUF_SIZE];
 };
 
 static const char zeros[8];
 
+static void write_all(struct recorder *r, const void *p, size_t n)
+{
+	while (n && !r->error) {
+		ssize_t w = write(r->fd, p, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			r->error = w < 0 ? errno : EIO;
+			break;
+		}
+		p = (const char *)p + w;
+		n -= (size_t)w;
+	}
+}
+
+static void flush(struct recorder *r)
+{
+	r->krec_open = false;
+	write_all(r, r->buf, r->len);
+	r->len = 0;
+}
+
+/* Called with r->lock held, or before a second thread can see r. */
 static void put(struct recorder *r, const void *p, size_t n)
 {
-	if (!r->error && n && fwrite(p, 1, n, r->fp) != n)
-		r->error = errno ? errno : EIO;
+	r->krec_open = false;
+	if (r->len + n > sizeof(r->buf)) {
+		flush(r);
+		if (n > sizeof(r->buf)) {
+			write_all(r, p, n);
+			return;
+		}
+	}
+	memcpy(r->buf + r->len, p, n);
+	r->len += n;
 }
 
 static void put_item(struct recorder *r, uint32_t type, const void *a, size_t alen,
@@ -117,8 +168,8 @@ struct recorder *rec_create(const char *path, const struct perfregs_config *cfg,
 	if (!r)
 		return NULL;
 	r->path = path;
-	r->fp = fopen(path, "wb");
-	if (!r->fp) {
+	r->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+	if (r->fd < 0) {
 		free(r);
 		return NULL;
 	}
@@ -138,12 +189,41 @@ struct recorder *rec_create(const char *path, const struct perfregs_config *cfg,
 	return r;
 }
 
+/*
+ * A record from the kernel.  Records of one CPU in a row share one item:
+ * 16 bytes and a few calls less per sample than an item each.
+ */
 int rec_sample(struct recorder *r, int cpu, const struct perfregs_rec_header *h)
 {
 	uint32_t pre[2] = { (uint32_t)cpu, 0 };
+	struct item it;
 	int err;
 
-	put_item(r, ITEM_KREC, pre, sizeof(pre), h, h->size);
+	pthread_mutex_lock(&r->lock);
+	if (r->krec_open && r->krec_cpu == (uint32_t)cpu &&
+	    r->len + h->size <= sizeof(r->buf)) {
+		memcpy(&it, r->buf + r->krec_off, sizeof(it));
+		if (it.size + h->size <= UINT32_MAX) {
+			/* h->size is a multiple of 8: the item stays aligned */
+			memcpy(r->buf + r->len, h, h->size);
+			r->len += h->size;
+			it.size += h->size;
+			memcpy(r->buf + r->krec_off, &it, sizeof(it));
+			goto unlock;
+		}
+	}
+	it.type = ITEM_KREC;
+	it.size = sizeof(it) + sizeof(pre) + h->size;
+	put(r, &it, sizeof(it));
+	/* where the item starts, now that put() may have flushed */
+	r->krec_off = r->len - sizeof(it);
+	put(r, pre, sizeof(pre));
+	put(r, h, h->size);
+	/* a write straight from h (bigger than the buffer) leaves none open */
+	r->krec_open = r->len >= sizeof(it) + sizeof(pre) + h->size;
+	r->krec_cpu = (uint32_t)cpu;
+unlock:
+	pthread_mutex_unlock(&r->lock);
 	/* relaxed: set under r->lock, by this thread or the learner's items */
 	err = __atomic_load_n(&r->error, __ATOMIC_RELAXED);
 	return err ? -err : 0;
@@ -205,7 +285,8 @@ int rec_close(struct recorder *r, uint64_t produced, const uint64_t *lost)
 
 	memcpy(e.lost, lost, sizeof(e.lost));
 	put_item(r, ITEM_END, &e, sizeof(e), NULL, 0);
-	if (fclose(r->fp) && !r->error)
+	flush(r);
+	if (close(r->fd) && !r->error)
 		r->error = errno;
 	err = r->error;
 	pthread_mutex_destroy(&r->lock);
@@ -285,7 +366,8 @@ int rec_config(const char *path, struct perfregs_config *cfg, char *err,
 	}
 	n = fread(&h, 1, sizeof(h), fp);
 	fclose(fp);
-	if (n != sizeof(h) || memcmp(h.magic, REC_MAGIC, 8) || h.version != REC_VERSION) {
+	if (n != sizeof(h) || memcmp(h.magic, REC_MAGIC, 8) ||
+	    h.version < REC_VERSION_MIN || h.version > REC_VERSION) {
 		snprintf(err, errlen, "%s is not a perfregs recording this tool reads", path);
 		return -EBADMSG;
 	}
@@ -309,9 +391,10 @@ int rec_decode_buf(const unsigned char *buf, size_t size, struct decoder *d,
 		snprintf(err, errlen, "not a perfregs recording (bad magic at offset 0)");
 		return -EBADMSG;
 	}
-	if (h.version != REC_VERSION || h.header_size != sizeof(h)) {
-		snprintf(err, errlen, "recording format %u, this tool reads %u",
-			 h.version, REC_VERSION);
+	if (h.version < REC_VERSION_MIN || h.version > REC_VERSION ||
+	    h.header_size != sizeof(h)) {
+		snprintf(err, errlen, "recording format %u, this tool reads %u to %u",
+			 h.version, REC_VERSION_MIN, REC_VERSION);
 		return -EBADMSG;
 	}
 	for (off = sizeof(h); off < size && !ended;) {
@@ -432,23 +515,31 @@ int rec_decode_buf(const unsigned char *buf, size_t size, struct decoder *d,
 		}
 		case ITEM_KREC: {
 			const struct perfregs_rec_header *kh;
+			uint64_t before = d->bad_records, left, at;
 			uint32_t cpu;
-			uint64_t before = d->bad_records;
 
 			if (blen < 8 + sizeof(*kh)) {
 				ret = bad(err, errlen, off, "short kernel record item");
 				goto out;
 			}
 			memcpy(&cpu, body, sizeof(cpu));
-			kh = (const void *)(body + 8);
-			if (kh->size < sizeof(*kh) || kh->size % 8 || kh->size > blen - 8) {
-				ret = bad(err, errlen, off, "kernel record size disagrees with its item");
-				goto out;
-			}
-			decode_record(d, cpu, kh, blen - 8);
-			if (d->bad_records != before) {
-				ret = bad(err, errlen, off, "malformed kernel record");
-				goto out;
+			/* format 1: exactly one record; 2: one or more */
+			for (at = 8; at < blen; at += kh->size) {
+				left = blen - at;
+				kh = (const void *)(body + at);
+				if (left < sizeof(*kh) || kh->size < sizeof(*kh) ||
+				    kh->size % 8 || kh->size > left ||
+				    (h.version < 2 && kh->size != left)) {
+					ret = bad(err, errlen, off + sizeof(it) + at,
+						  "kernel record size disagrees with its item");
+					goto out;
+				}
+				decode_record(d, cpu, kh, kh->size);
+				if (d->bad_records != before) {
+					ret = bad(err, errlen, off + sizeof(it) + at,
+						  "malformed kernel record");
+					goto out;
+				}
 			}
 			break;
 		}
