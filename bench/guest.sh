@@ -1,15 +1,24 @@
 #!/bin/bash
 # Runs inside the guest (bench/run starts it): every measurement of one
 # boot, side by side, perfregs and perf under the same conditions.
-# Writes KEY=VALUE lines to $OUT/raw.txt.  usage: bench/guest.sh OUT ITER REPS
+# Writes KEY=VALUE lines to $OUT/raw.txt.
+#
+# usage: bench/guest.sh OUT ITER REPS [icount]
+#
+# icount: the guest runs under QEMU -icount (its clocks count executed
+# instructions) on one CPU; only the overhead and the in-kernel cost are
+# measured, into $OUT/raw-icount.txt, with two more kinds of run that
+# split the cost: each tool in overwrite mode, where nothing is read
+# until the workload has ended, so that the slowdown is the kernel's part.
 set -u
-OUT=$1 ITER=$2 REPS=$3
+OUT=$1 ITER=$2 REPS=$3 MODE=${4:-full}
 B=build
 PERF=$(ls /usr/bin/perf_* 2>/dev/null | sort -V | tail -1)
 PERF=${PERF:-/usr/bin/perf}
 REGS=ip,sp,bp,bx,r12,r13,r14,r15
 PREGS=IP,SP,BP,BX,R12,R13,R14,R15
 raw=$OUT/raw.txt
+[ "$MODE" = icount ] && raw=$OUT/raw-icount.txt
 : > "$raw"
 insmod $B/kmod/$(uname -r)/module/perfregs.ko || exit 1
 echo "kernel=$(uname -r)" >> "$raw"
@@ -17,7 +26,10 @@ echo "perf=$($PERF --version 2>&1)" >> "$raw"
 echo "cpus=$(nproc)" >> "$raw"
 echo "max_sample_rate_start=$(cat /proc/sys/kernel/perf_event_max_sample_rate)" >> "$raw"
 
-ns() { sed -n 's/^work_ns=//p'; }
+# The workload's output goes to a file, read afterwards: a reader of a
+# pipe would run beside it and its start-up would count as overhead.
+WOUT=/tmp/bench-work.out
+ns() { sed -n 's/^work_ns=//p' $WOUT; }
 # Lost means every sample the kernel made and the reader did not get:
 # buffer overflows, plus the throttling episodes of both tools (neither
 # counts the samples a throttled period would have given).
@@ -52,14 +64,17 @@ ON_W="taskset -c $LAST"
 ON_T="taskset -c 0"
 echo "pinning=workload cpu $LAST, tools cpu 0" >> "$raw"
 
-run_base() { $ON_W $B/bench/work "$ITER" | ns; }
-run_perf() {	# period output -> work ns
-	$ON_T $PERF record -q -e cpu-clock -c "$1" --user-regs=$PREGS --intr-regs=$PREGS \
-		-o "$2" -- $ON_W $B/bench/work "$ITER" 2>/dev/null | ns
+run_base() { $ON_W $B/bench/work "$ITER" > $WOUT; ns; }
+run_perf() {	# period output [option] -> work ns
+	$ON_T $PERF record -q ${3:-} -e cpu-clock -c "$1" --user-regs=$PREGS \
+		--intr-regs=$PREGS -o "$2" -- $ON_W $B/bench/work "$ITER" \
+		> $WOUT 2>/dev/null
+	ns
 }
-run_ours() {	# period output -> work ns
-	$ON_T $B/perfregs-dump -q -c "$1" --iregs=$REGS --uregs=$REGS \
-		-o "$2" -- $ON_W $B/bench/work "$ITER" | ns
+run_ours() {	# period output [option] -> work ns
+	$ON_T $B/perfregs-dump -q ${3:-} -c "$1" --iregs=$REGS --uregs=$REGS \
+		-o "$2" -- $ON_W $B/bench/work "$ITER" > $WOUT
+	ns
 }
 one() {		# kind period rep: one run, one line of raw.txt
 	local t s l
@@ -76,6 +91,12 @@ one() {		# kind period rep: one run, one line of raw.txt
 		$B/perfregs-dump -q --summary -f json -i "$OUT/ours-$2.prf" > "$OUT/sum.json"
 		read -r s l < <(ours_samples "$OUT/sum.json")
 		echo "ours period=$2 rep=$3 ns=$t samples=$s lost=$l" >> "$raw" ;;
+	perf_ow)	# read after the run: the kernel's part
+		t=$(run_perf "$2" "$OUT/perf-ow.data" --overwrite)
+		echo "perf_ow period=$2 rep=$3 ns=$t" >> "$raw" ;;
+	ours_ow)
+		t=$(run_ours "$2" "$OUT/ours-ow.prf" --overwrite)
+		echo "ours_ow period=$2 rep=$3 ns=$t" >> "$raw" ;;
 	esac
 }
 
@@ -88,6 +109,7 @@ for period in 1000000 250000 100000; do
 		1) order="perf ours base" ;;
 		2) order="ours base perf" ;;
 		esac
+		[ "$MODE" = icount ] && order="$order perf_ow ours_ow"
 		for kind in $order; do
 			one "$kind" "$period" "$rep"
 		done
@@ -98,6 +120,8 @@ done
 # perfregs' handler (prf_sample) and of perf's sample output for the same
 # registers (perf_event_output_forward), one run of each
 T=/sys/kernel/tracing
+KC=$OUT/kcost
+[ "$MODE" = icount ] && KC=$OUT/icount-kcost
 kcost() {	# tool function command...
 	local tool=$1 fn=$2
 	shift 2
@@ -114,8 +138,8 @@ kcost() {	# tool function command...
 	echo 1 > $T/tracing_on
 	"$@" > /dev/null 2>&1
 	echo 0 > $T/tracing_on
-	grep -oE '[0-9]+\.[0-9]+ us' $T/trace | awk '{print $1}' > "$OUT/kcost-$tool.txt"
-	echo "kcost tool=$tool calls=$(wc -l < "$OUT/kcost-$tool.txt")" >> "$raw"
+	grep -oE '[0-9]+\.[0-9]+ us' $T/trace | awk '{print $1}' > "$KC-$tool.txt"
+	echo "kcost tool=$tool calls=$(wc -l < "$KC-$tool.txt")" >> "$raw"
 	echo nop > $T/current_tracer
 	echo > $T/set_ftrace_filter
 }
@@ -127,6 +151,12 @@ if [ -w $T/current_tracer ] && grep -qw function_graph $T/available_tracers; the
 		-o "$OUT/ours-kcost.prf" -- $ON_W $B/bench/work "$ITER"
 else
 	echo "kcost tool=none error=no_function_graph_tracer" >> "$raw"
+fi
+
+if [ "$MODE" = icount ]; then
+	rmmod perfregs
+	echo "done=1" >> "$raw"
+	exit 0
 fi
 
 # 2. the highest rate with no loss, each tool: the rate delivered is
@@ -146,11 +176,11 @@ done
 # period and registers, a longer run so start-up costs amortize
 ITER_DECODE=$((ITER * 3))
 t=$($ON_T $PERF record -q -e cpu-clock -c 20000 --user-regs=$PREGS --intr-regs=$PREGS \
-	-o "$OUT/perf-decode.data" -- $ON_W $B/bench/work "$ITER_DECODE" 2>/dev/null | ns)
+	-o "$OUT/perf-decode.data" -- $ON_W $B/bench/work "$ITER_DECODE" 2>/dev/null > $WOUT; ns)
 read -r s l < <(perf_samples "$OUT/perf-decode.data")
 echo "decode tool=perf ns=$t samples=$s lost=$l" >> "$raw"
 t=$($ON_T $B/perfregs-dump -q -c 20000 --iregs=$REGS --uregs=$REGS \
-	-o "$OUT/ours-decode.prf" -- $ON_W $B/bench/work "$ITER_DECODE" | ns)
+	-o "$OUT/ours-decode.prf" -- $ON_W $B/bench/work "$ITER_DECODE" > $WOUT; ns)
 $B/perfregs-dump -q --summary -f json -i "$OUT/ours-decode.prf" > "$OUT/sum.json"
 read -r s l < <(ours_samples "$OUT/sum.json")
 echo "decode tool=ours ns=$t samples=$s lost=$l" >> "$raw"
