@@ -75,6 +75,7 @@ struct prf_ring *prf_ring_alloc(struct prf_session *s, int cpu,
 void prf_ring_free(struct prf_ring *rb);
 int prf_ring_begin(struct prf_ring *rb, struct prf_handle *h, u32 size);
 void prf_ring_write(struct prf_handle *h, const void *src, size_t len);
+void *prf_ring_direct(struct prf_handle *h, size_t len);
 void prf_ring_end(struct prf_handle *h);
 void prf_ring_lost(struct prf_ring *rb, enum perfregs_lost_cause cause);
 void prf_ring_produced(struct prf_ring *rb);

@@ -121,17 +121,18 @@ static u32 prf_sample_context(void)
 /*
  * Values are copied as the CPU left them, all 64 bits; a 32-bit frame's
  * upper halves are whatever the hardware held (zero for a compat task).
+ * Returns the slot after the last one written.
  */
-static void prf_write_regs(struct prf_handle *h, struct pt_regs *regs,
-			   u64 mask)
+static u64 *prf_put_regs(u64 *dst, struct pt_regs *regs, u64 mask)
 {
-	u64 val;
 	int bit;
 
-	for_each_set_bit(bit, (unsigned long *)&mask, PERFREGS_REG_MAX) {
-		val = *(unsigned long *)((char *)regs + prf_reg_offset[bit]);
-		prf_ring_write(h, &val, sizeof(val));
+	while (mask) {
+		bit = __ffs64(mask);
+		mask &= mask - 1;
+		*dst++ = *(unsigned long *)((char *)regs + prf_reg_offset[bit]);
 	}
+	return dst;
 }
 
 /*
@@ -158,18 +159,66 @@ static void prf_sample_image(struct perfregs_rec_sample *rec)
 	rcu_read_unlock();
 }
 
+/* The fixed part of a sample record, written in place or into a copy. */
+static void prf_fill_rec(struct perfregs_rec_sample *rec, u32 size,
+			 const struct prf_sample_ctx *ctx, u64 imask, u64 umask)
+{
+	const char *comm = current->comm;
+	int i;
+
+	rec->header.type = PERFREGS_REC_SAMPLE;
+	rec->header.size = size;
+	rec->time = ktime_get_mono_fast_ns();
+	rec->cpu = smp_processor_id();
+	rec->pid = task_tgid_nr(current);
+	rec->tid = task_pid_nr(current);
+	rec->flags = ctx->flags;
+	rec->abi = ctx->abi;
+	rec->reserved = 0;
+	rec->iregs_mask = imask;
+	rec->uregs_mask = umask;
+	/* No lock in NMI: copy up to the NUL, pad with zeros. */
+	for (i = 0; i < sizeof(rec->comm) - 1 && comm[i]; i++)
+		rec->comm[i] = comm[i];
+	memset(rec->comm + i, 0, sizeof(rec->comm) - i);
+	prf_sample_image(rec);
+	rec->reserved2 = 0;
+}
+
+/*
+ * The record's fixed part and registers wrap around the end of the ring:
+ * copies, written piecewise.  Out of line, so that the common path does
+ * not carry these buffers on the (NMI) stack.
+ */
+static noinline void prf_write_wrapped(struct prf_handle *h, u32 size,
+				       const struct prf_sample_ctx *ctx,
+				       struct pt_regs *regs, u64 imask, u64 umask)
+{
+	struct perfregs_rec_sample rec;
+	u64 vals[PERFREGS_REG_MAX];
+	u64 *end;
+
+	prf_fill_rec(&rec, size, ctx, imask, umask);
+	prf_ring_write(h, &rec, sizeof(rec));
+	end = prf_put_regs(vals, regs, imask);
+	prf_ring_write(h, vals, (end - vals) * sizeof(*vals));
+	if (umask) {
+		end = prf_put_regs(vals, ctx->uregs, umask);
+		prf_ring_write(h, vals, (end - vals) * sizeof(*vals));
+	}
+}
+
 void prf_sample(struct prf_session *s, struct pt_regs *regs, bool throttled)
 {
 	struct prf_ring *rb = s->rings[smp_processor_id()];
-	struct perfregs_rec_sample rec;
 	struct prf_sample_ctx ctx = { .iregs = regs };
+	struct perfregs_rec_sample *rec;
 	struct pt_regs *uregs;
 	struct prf_handle h;
 	u64 imask, umask, stack_size = 0;
-	const char *comm = current->comm;
+	u32 size, fixed;
 	size_t copied;
-	u32 size;
-	int i;
+	u64 *v;
 
 	if (unlikely(!rb))
 		return;
@@ -196,34 +245,23 @@ void prf_sample(struct prf_session *s, struct pt_regs *regs, bool throttled)
 		stack_size = s->cfg.stack_bytes;
 	}
 
-	size = sizeof(rec) + 8 * (hweight64(imask) + hweight64(umask));
+	fixed = sizeof(*rec) + 8 * (hweight64(imask) + hweight64(umask));
+	size = fixed;
 	if (stack_size)
 		size += 16 + stack_size;
-	rec.header.type = PERFREGS_REC_SAMPLE;
-	rec.header.size = size;
 	if (prf_ring_begin(rb, &h, size))
 		return;
 
-	rec.time = ktime_get_mono_fast_ns();
-	rec.cpu = smp_processor_id();
-	rec.pid = task_tgid_nr(current);
-	rec.tid = task_pid_nr(current);
-	rec.flags = ctx.flags;
-	rec.abi = ctx.abi;
-	rec.reserved = 0;
-	rec.iregs_mask = imask;
-	rec.uregs_mask = umask;
-	/* No lock in NMI: copy up to the NUL, pad with zeros. */
-	for (i = 0; i < sizeof(rec.comm) - 1 && comm[i]; i++)
-		rec.comm[i] = comm[i];
-	memset(rec.comm + i, 0, sizeof(rec.comm) - i);
-	prf_sample_image(&rec);
-	rec.reserved2 = 0;
-
-	prf_ring_write(&h, &rec, sizeof(rec));
-	prf_write_regs(&h, regs, imask);
-	if (umask)
-		prf_write_regs(&h, uregs, umask);
+	rec = prf_ring_direct(&h, fixed);
+	if (likely(rec)) {
+		/* the common case: no wrap, every field stored in place */
+		prf_fill_rec(rec, size, &ctx, imask, umask);
+		v = prf_put_regs(rec->regs, regs, imask);
+		if (umask)
+			prf_put_regs(v, uregs, umask);
+	} else {
+		prf_write_wrapped(&h, size, &ctx, regs, imask, umask);
+	}
 	if (stack_size) {
 		u64 n;
 
