@@ -24,7 +24,7 @@ for k in "$@"; do
 	log="$BUILD/check-$k.log"
 	echo "==== selftests on $k"
 	start=$(date +%s)
-	tools/vm/run --kernel "$k" --smp 2 --timeout 900 --append syscall.x32=y --nmi-hz 20 \
+	tools/vm/run --kernel "$k" --smp 2 --timeout 1500 --append syscall.x32=y --nmi-hz 20 \
 		-- selftests/run_guest.sh "$BUILD" 2>&1 | tee "$log"
 	rc=${PIPESTATUS[0]}
 	if [ "$rc" -ne 0 ]; then
