@@ -230,6 +230,17 @@ def run_corrupt(rec):
            f"{tries} damaged copies decoded or rejected cleanly")
 
 
+def caught_sigint(pid):
+    """Has pid a handler for SIGINT (bit 1 of SigCgt in its status)?"""
+    try:
+        for line in open(f"/proc/{pid}/status"):
+            if line.startswith("SigCgt:"):
+                return bool(int(line.split()[1], 16) & 0x2)
+    except OSError:
+        pass
+    return False
+
+
 def jsonl(out):
     return [json.loads(l) for l in out.splitlines() if l.startswith("{")]
 
@@ -277,11 +288,17 @@ def run_cli():
 
     import signal
     import time
+    scale = int(os.environ.get("PERFREGS_TIMEOUT_SCALE", "1"))
     t = subprocess.Popen([TOOL, "-f", "json", "-a"], stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, text=True)
+    # Interrupt it only once it catches SIGINT: on a debug kernel its
+    # start-up alone took more than a fixed 1.5 s.
+    deadline = time.monotonic() + 60 * scale
+    while time.monotonic() < deadline and t.poll() is None and not caught_sigint(t.pid):
+        time.sleep(0.05)
     time.sleep(1.5)
     t.send_signal(signal.SIGINT)
-    out, err = t.communicate(timeout=30 * int(os.environ.get("PERFREGS_TIMEOUT_SCALE", "1")))
+    out, err = t.communicate(timeout=30 * scale)
     recs = jsonl(out)
     report(t.returncode == 0 and recs and recs[-1]["type"] == "summary" and
            "stopped cleanly" in err, "cli_sigint_summary",
