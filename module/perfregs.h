@@ -45,9 +45,23 @@ struct prf_handle {
 	unsigned long end;		/* end of the reservation */
 };
 
+/*
+ * The registers a sample stores, as indexes of unsigned longs in struct
+ * pt_regs in record order: worked out once per configuration, so that
+ * the handler copies them without walking the mask.
+ */
+struct prf_regsel {
+	u64 mask;			/* what the record's mask says */
+	u8 n;
+	u8 idx[PERFREGS_REG_MAX];
+};
+
 struct prf_session {
 	struct mutex lock;		/* serializes ioctl, mmap setup, release */
 	struct perfregs_config cfg;
+	struct prf_regsel isel;		/* interrupt registers */
+	struct prf_regsel usel64;	/* user registers of a 64-bit frame */
+	struct prf_regsel usel32;	/* ... and of a 32-bit frame */
 	bool configured;
 	bool running;
 	bool privileged;		/* CAP_PERFMON or CAP_SYS_ADMIN at open */
@@ -87,6 +101,7 @@ void prf_ring_write_user(struct prf_handle *h, const void __user *src,
 
 /* sample.c */
 void prf_sample(struct prf_session *s, struct pt_regs *regs, bool throttled);
+void prf_sample_setup(struct prf_session *s);
 
 /* source_perf.c */
 int prf_perf_init(void);

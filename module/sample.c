@@ -9,6 +9,8 @@
 #include <linux/hardirq.h>
 #include <linux/timekeeping.h>
 #include <linux/bitops.h>
+#include <linux/string.h>
+#include <asm/word-at-a-time.h>
 #include <linux/fs.h>
 #include <linux/kdev_t.h>
 #include <linux/rcupdate.h>
@@ -118,21 +120,67 @@ static u32 prf_sample_context(void)
 	return PERFREGS_SF_CTX_EXCEPTION;
 }
 
+static void prf_regsel_init(struct prf_regsel *sel, u64 mask)
+{
+	int bit;
+
+	sel->mask = mask;
+	sel->n = 0;
+	while (mask) {
+		bit = __ffs64(mask);
+		mask &= mask - 1;
+		sel->idx[sel->n++] = prf_reg_offset[bit] / sizeof(unsigned long);
+	}
+}
+
+/* Called with the new configuration in s->cfg, before any sample. */
+void prf_sample_setup(struct prf_session *s)
+{
+	prf_regsel_init(&s->isel, s->cfg.iregs_mask & PRF_VALID_64);
+	prf_regsel_init(&s->usel64, s->cfg.uregs_mask_64 & PRF_VALID_64);
+	prf_regsel_init(&s->usel32, s->cfg.uregs_mask_32 & PRF_VALID_32);
+}
+
 /*
  * Values are copied as the CPU left them, all 64 bits; a 32-bit frame's
  * upper halves are whatever the hardware held (zero for a compat task).
  * Returns the slot after the last one written.
  */
-static u64 *prf_put_regs(u64 *dst, struct pt_regs *regs, u64 mask)
+static u64 *prf_put_regs(u64 *dst, struct pt_regs *regs,
+			 const struct prf_regsel *sel)
 {
-	int bit;
+	const unsigned long *r = (const unsigned long *)regs;
+	unsigned int i;
 
-	while (mask) {
-		bit = __ffs64(mask);
-		mask &= mask - 1;
-		*dst++ = *(unsigned long *)((char *)regs + prf_reg_offset[bit]);
+	for (i = 0; i < sel->n; i++)
+		dst[i] = r[sel->idx[i]];
+	return dst + sel->n;
+}
+
+/*
+ * The task's name, NUL-padded, in two word loads: no lock in NMI, so a
+ * rename may race with us; we then get either name, or a mix of both,
+ * always terminated since the last byte is forced to NUL.
+ */
+static void prf_put_comm(char *dst, const char *comm)
+{
+	const struct word_at_a_time zero = WORD_AT_A_TIME_CONSTANTS;
+	unsigned long w[2], data;
+	int i;
+
+	BUILD_BUG_ON(TASK_COMM_LEN != 16 || sizeof(unsigned long) != 8);
+	memcpy(w, comm, sizeof(w));
+	w[1] &= ~(0xffUL << 56);
+	for (i = 0; i < 2; i++) {
+		if (has_zero(w[i], &data, &zero)) {
+			data = prep_zero_mask(w[i], data, &zero);
+			w[i] &= zero_bytemask(create_zero_mask(data));
+			if (i == 0)
+				w[1] = 0;
+			break;
+		}
 	}
-	return dst;
+	memcpy(dst, w, sizeof(w));
 }
 
 /*
@@ -163,9 +211,6 @@ static void prf_sample_image(struct perfregs_rec_sample *rec)
 static void prf_fill_rec(struct perfregs_rec_sample *rec, u32 size,
 			 const struct prf_sample_ctx *ctx, u64 imask, u64 umask)
 {
-	const char *comm = current->comm;
-	int i;
-
 	rec->header.type = PERFREGS_REC_SAMPLE;
 	rec->header.size = size;
 	rec->time = ktime_get_mono_fast_ns();
@@ -177,10 +222,7 @@ static void prf_fill_rec(struct perfregs_rec_sample *rec, u32 size,
 	rec->reserved = 0;
 	rec->iregs_mask = imask;
 	rec->uregs_mask = umask;
-	/* No lock in NMI: copy up to the NUL, pad with zeros. */
-	for (i = 0; i < sizeof(rec->comm) - 1 && comm[i]; i++)
-		rec->comm[i] = comm[i];
-	memset(rec->comm + i, 0, sizeof(rec->comm) - i);
+	prf_put_comm(rec->comm, current->comm);
 	prf_sample_image(rec);
 	rec->reserved2 = 0;
 }
@@ -192,18 +234,20 @@ static void prf_fill_rec(struct perfregs_rec_sample *rec, u32 size,
  */
 static noinline void prf_write_wrapped(struct prf_handle *h, u32 size,
 				       const struct prf_sample_ctx *ctx,
-				       struct pt_regs *regs, u64 imask, u64 umask)
+				       struct pt_regs *regs,
+				       const struct prf_regsel *isel,
+				       const struct prf_regsel *usel)
 {
 	struct perfregs_rec_sample rec;
 	u64 vals[PERFREGS_REG_MAX];
 	u64 *end;
 
-	prf_fill_rec(&rec, size, ctx, imask, umask);
+	prf_fill_rec(&rec, size, ctx, isel->mask, usel ? usel->mask : 0);
 	prf_ring_write(h, &rec, sizeof(rec));
-	end = prf_put_regs(vals, regs, imask);
+	end = prf_put_regs(vals, regs, isel);
 	prf_ring_write(h, vals, (end - vals) * sizeof(*vals));
-	if (umask) {
-		end = prf_put_regs(vals, ctx->uregs, umask);
+	if (usel) {
+		end = prf_put_regs(vals, ctx->uregs, usel);
 		prf_ring_write(h, vals, (end - vals) * sizeof(*vals));
 	}
 }
@@ -214,8 +258,9 @@ void prf_sample(struct prf_session *s, struct pt_regs *regs, bool throttled)
 	struct prf_sample_ctx ctx = { .iregs = regs };
 	struct perfregs_rec_sample *rec;
 	struct pt_regs *uregs;
+	const struct prf_regsel *usel;
 	struct prf_handle h;
-	u64 imask, umask, stack_size = 0;
+	u64 stack_size = 0;
 	u32 size, fixed;
 	size_t copied;
 	u64 *v;
@@ -233,19 +278,20 @@ void prf_sample(struct prf_session *s, struct pt_regs *regs, bool throttled)
 	if (ctx.flags & PERFREGS_SF_ENTRY_RACE)
 		prf_ring_lost(rb, PERFREGS_LOST_ENTRY);
 
-	imask = s->cfg.iregs_mask & PRF_VALID_64;
-	umask = 0;
+	usel = NULL;
 	if (ctx.abi == PERFREGS_ABI_64)
-		umask = s->cfg.uregs_mask_64 & PRF_VALID_64;
+		usel = &s->usel64;
 	else if (ctx.abi == PERFREGS_ABI_32)
-		umask = s->cfg.uregs_mask_32 & PRF_VALID_32;
+		usel = &s->usel32;
+	if (usel && !usel->n)
+		usel = NULL;
 
 	if (s->cfg.stack_bytes && uregs) {
 		ctx.flags |= PERFREGS_SF_STACK;
 		stack_size = s->cfg.stack_bytes;
 	}
 
-	fixed = sizeof(*rec) + 8 * (hweight64(imask) + hweight64(umask));
+	fixed = sizeof(*rec) + 8 * (s->isel.n + (usel ? usel->n : 0));
 	size = fixed;
 	if (stack_size)
 		size += 16 + stack_size;
@@ -255,12 +301,13 @@ void prf_sample(struct prf_session *s, struct pt_regs *regs, bool throttled)
 	rec = prf_ring_direct(&h, fixed);
 	if (likely(rec)) {
 		/* the common case: no wrap, every field stored in place */
-		prf_fill_rec(rec, size, &ctx, imask, umask);
-		v = prf_put_regs(rec->regs, regs, imask);
-		if (umask)
-			prf_put_regs(v, uregs, umask);
+		prf_fill_rec(rec, size, &ctx, s->isel.mask,
+			     usel ? usel->mask : 0);
+		v = prf_put_regs(rec->regs, regs, &s->isel);
+		if (usel)
+			prf_put_regs(v, uregs, usel);
 	} else {
-		prf_write_wrapped(&h, size, &ctx, regs, imask, umask);
+		prf_write_wrapped(&h, size, &ctx, regs, &s->isel, usel);
 	}
 	if (stack_size) {
 		u64 n;

@@ -309,6 +309,7 @@ static int prf_ioc_config(struct prf_session *s, void __user *arg)
 	if (ret)
 		goto out_unlock;
 	s->data_pages = cfg.data_pages;
+	prf_sample_setup(s);
 	s->configured = true;
 
 out_unlock:
