@@ -36,6 +36,12 @@ struct prf_ring {
 
 	struct irq_work work;		/* wake-up, never from NMI directly */
 	struct prf_session *session;
+
+	/* the last user task sampled here, to count new ones */
+	pid_t last_tgid;
+	const struct mm_struct *last_mm;	/* compared, never dereferenced */
+	local_t new_tasks;
+	struct irq_work task_work;	/* EPOLLPRI wake-up */
 };
 
 /* A reservation in a ring: where the writer copies its record. */
@@ -93,6 +99,7 @@ void *prf_ring_direct(struct prf_handle *h, size_t len);
 void prf_ring_end(struct prf_handle *h);
 void prf_ring_lost(struct prf_ring *rb, enum perfregs_lost_cause cause);
 void prf_ring_produced(struct prf_ring *rb);
+void prf_ring_new_task(struct prf_ring *rb);
 bool prf_ring_readable(struct prf_ring *rb);
 void prf_ring_reset(struct prf_ring *rb);
 void prf_ring_flush_lost(struct prf_ring *rb);

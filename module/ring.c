@@ -40,6 +40,13 @@ static void prf_ring_wake(struct irq_work *work)
 	wake_up_interruptible_poll(&rb->session->wq, EPOLLIN | EPOLLRDNORM);
 }
 
+static void prf_ring_wake_task(struct irq_work *work)
+{
+	struct prf_ring *rb = container_of(work, struct prf_ring, task_work);
+
+	wake_up_interruptible_poll(&rb->session->wq, EPOLLPRI);
+}
+
 /*
  * For the tests: fill new data pages with a pattern instead of zeros, so
  * a byte of a record the writer forgot shows up as 0xa5.
@@ -72,6 +79,7 @@ struct prf_ring *prf_ring_alloc(struct prf_session *s, int cpu,
 	rb->session = s;
 	local_set(&rb->nest, 0);
 	init_irq_work(&rb->work, prf_ring_wake);
+	init_irq_work(&rb->task_work, prf_ring_wake_task);
 	prf_ring_reset(rb);	/* the counters, head and tail */
 
 	rb->ctl->version = PERFREGS_ABI_MAJOR;
@@ -91,6 +99,7 @@ void prf_ring_free(struct prf_ring *rb)
 	if (!rb)
 		return;
 	irq_work_sync(&rb->work);
+	irq_work_sync(&rb->task_work);
 	vfree(rb->data);
 	vfree(rb->ctl);
 	kfree(rb);
@@ -100,6 +109,38 @@ void prf_ring_produced(struct prf_ring *rb)
 {
 	local_inc(&rb->produced);
 	WRITE_ONCE(rb->ctl->produced, local_read(&rb->produced));
+}
+
+/*
+ * A sample of another task than the previous one on this CPU has been
+ * written: count it, and wake the EPOLLPRI pollers if userspace had seen
+ * every earlier one.  Otherwise either a wake-up for an earlier one is
+ * on its way, or userspace has not stored new_tasks_seen yet; it polls
+ * after storing it, and its poll then finds the counts differ:
+ *
+ *   kernel (writer)                     user (learner)
+ *   STORE ctl->new_tasks                STORE ctl->new_tasks_seen
+ *   smp_mb()           (E)              poll: smp_mb()          (F)
+ *   LOAD  ctl->new_tasks_seen                 LOAD ctl->new_tasks
+ *
+ * E pairs with F in prf_session_poll(): at least one side sees the
+ * other's store, so a learner never sleeps through a new task.
+ */
+void prf_ring_new_task(struct prf_ring *rb)
+{
+	u64 n = local_inc_return(&rb->new_tasks);
+
+	/*
+	 * G: our record's data_head before the count; pairs with the
+	 * reader's acquire of new_tasks before data_head.  (A nested
+	 * writer's record is published by the one it interrupted, a few
+	 * instructions later.)
+	 */
+	smp_wmb();
+	WRITE_ONCE(rb->ctl->new_tasks, n);
+	smp_mb(); /* E: see above, pairs with F in prf_session_poll() */
+	if (READ_ONCE(rb->ctl->new_tasks_seen) == n - 1)
+		irq_work_queue(&rb->task_work);
 }
 
 /* Count a record that will not be written, for the next LOST record. */
@@ -362,7 +403,11 @@ void prf_ring_reset(struct prf_ring *rb)
 	int i;
 
 	irq_work_sync(&rb->work);
+	irq_work_sync(&rb->task_work);
 	local_set(&rb->head, 0);
+	local_set(&rb->new_tasks, 0);
+	rb->last_tgid = 0;
+	rb->last_mm = NULL;
 	local_set(&rb->wakeup, 0);
 	local_set(&rb->produced, 0);
 	local_set(&rb->lost_any, 0);
@@ -372,6 +417,8 @@ void prf_ring_reset(struct prf_ring *rb)
 		WRITE_ONCE(rb->ctl->lost[i], 0);
 	}
 	WRITE_ONCE(rb->ctl->produced, 0);
+	WRITE_ONCE(rb->ctl->new_tasks, 0);
+	WRITE_ONCE(rb->ctl->new_tasks_seen, 0);
 	WRITE_ONCE(rb->ctl->data_tail, 0);
 	WRITE_ONCE(rb->ctl->data_head, 0);
 }

@@ -319,4 +319,12 @@ void prf_sample(struct prf_session *s, struct pt_regs *regs, bool throttled)
 		prf_ring_write(&h, &n, sizeof(n));
 	}
 	prf_ring_end(&h);
+
+	/* a learner in userspace wants to hear of a new process or image */
+	if (uregs && (rb->last_tgid != current->tgid ||
+		      rb->last_mm != current->mm)) {
+		rb->last_tgid = current->tgid;
+		rb->last_mm = current->mm;
+		prf_ring_new_task(rb);
+	}
 }

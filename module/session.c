@@ -488,11 +488,17 @@ __poll_t prf_session_poll(struct prf_session *s, struct file *file,
 		mask = EPOLLERR;
 		goto out_unlock;
 	}
+	smp_mb(); /* F: new_tasks_seen store before these loads; pairs with E */
 	for_each_possible_cpu(cpu) {
-		if (s->rings[cpu] && prf_ring_readable(s->rings[cpu])) {
-			mask = EPOLLIN | EPOLLRDNORM;
-			break;
-		}
+		struct prf_ring *rb = s->rings[cpu];
+
+		if (!rb)
+			continue;
+		if (prf_ring_readable(rb))
+			mask |= EPOLLIN | EPOLLRDNORM;
+		if (READ_ONCE(rb->ctl->new_tasks) !=
+		    READ_ONCE(rb->ctl->new_tasks_seen))
+			mask |= EPOLLPRI;
 	}
 	/* Nothing more will come: stopped, or the target process is gone. */
 	if (!s->running || (s->target && !pid_has_task(s->target, PIDTYPE_TGID)))

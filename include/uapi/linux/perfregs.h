@@ -21,7 +21,7 @@
 #include <linux/ioctl.h>
 
 #define PERFREGS_ABI_MAJOR	1	/* incompatible changes */
-#define PERFREGS_ABI_MINOR	0	/* compatible additions */
+#define PERFREGS_ABI_MINOR	1	/* compatible additions */
 
 #define PERFREGS_DEVICE		"/dev/perfregs"
 
@@ -205,7 +205,22 @@ struct perfregs_ctl {
 	__u64 data_tail;	/* written by userspace */
 	__u64 produced;		/* samples the module took on this CPU */
 	__u64 lost[8];		/* by enum perfregs_lost_cause, running */
-	__u64 reserved[64 - 13];
+	/*
+	 * Since minor 1.  new_tasks counts the samples, published to
+	 * data_head, whose process or image differs from the previous user
+	 * sample's on this CPU.  Userspace stores in new_tasks_seen the
+	 * count it has looked at; poll() reports EPOLLPRI while the two
+	 * differ on any ring, so a reader that learns about new tasks
+	 * (their /proc/PID/maps, before they exit) sleeps until one comes.
+	 *
+	 *   seen = READ_ONCE(ctl->new_tasks);   smp_rmb();
+	 *   ... look at the records in [tail, data_head) ...
+	 *   WRITE_ONCE(ctl->new_tasks_seen, seen);
+	 *   poll(fd, POLLPRI);
+	 */
+	__u64 new_tasks;	/* written by the kernel */
+	__u64 new_tasks_seen;	/* written by userspace */
+	__u64 reserved[64 - 15];
 };
 
 /* --- records ----------------------------------------------------------- */
