@@ -20,6 +20,7 @@
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <sys/resource.h>
 #include "kselftest_harness.h"
@@ -42,12 +43,25 @@ static uint64_t now_ns(void)
 /* Children that make each software event happen. */
 static volatile uint64_t bp_target;
 
-static void spin_child(int seconds)
+static void spin_child_for(int seconds)
 {
 	uint64_t end = now_ns() + seconds * 1000000000ULL;
 
 	while (now_ns() < end)
 		;
+}
+
+static void spin_child_for_ms(int ms)
+{
+	uint64_t end = now_ns() + ms * 1000000ULL;
+
+	while (now_ns() < end)
+		;
+}
+
+static void spin_child(int seconds)
+{
+	spin_child_for(seconds);
 	_exit(0);
 }
 
@@ -498,6 +512,152 @@ TEST_F(sess, poll_watermark)
 	child_status(child);
 	ret = poll(&pfd, 1, 2000);
 	EXPECT_TRUE(pfd.revents & POLLHUP) TH_LOG("no hang-up once the target is gone");
+}
+
+/* Spin on one CPU, then fork a process that spins there too. */
+static void newtask_child(int seconds)
+{
+	cpu_set_t one;
+	pid_t pid;
+
+	CPU_ZERO(&one);
+	CPU_SET(sched_getcpu(), &one);
+	if (sched_setaffinity(0, sizeof(one), &one))
+		_exit(1);
+	spin_child_for(seconds);
+	pid = fork();
+	if (pid == 0)
+		spin_child(seconds);
+	_exit(pid > 0 && child_status(pid) == 0 ? 0 : 1);
+}
+
+static uint64_t new_tasks_ack(struct prf_reader *r)
+{
+	uint64_t sum = 0;
+	unsigned int i;
+
+	for (i = 0; i < r->nr_rings; i++) {
+		struct perfregs_ctl *c = r->rings[i].ctl;
+		uint64_t n = __atomic_load_n(&c->new_tasks, __ATOMIC_ACQUIRE);
+
+		__atomic_store_n(&c->new_tasks_seen, n, __ATOMIC_RELAXED);
+		sum += n;
+	}
+	return sum;
+}
+
+/* Names of every length, each for a while: "a", "bb", ..., 15 o's. */
+static void names_child(int seconds)
+{
+	char name[17];
+	int len;
+
+	for (len = 1; len <= 15; len++) {
+		memset(name, 'a' + len - 1, len);
+		name[len] = 0;
+		if (prctl(PR_SET_NAME, name))
+			_exit(1);
+		spin_child_for_ms(seconds * 1000 / 15);
+	}
+	_exit(0);
+}
+
+/*
+ * Each sample's comm is the task's name at the time, NUL-padded to 16
+ * bytes: names of 1 to 15 bytes cross the word boundary of the copy.
+ */
+TEST_F(sess, comm_names)
+{
+	pid_t child = start_child(names_child, 3);
+	unsigned int seen = 0, bad = 0, other = 0;
+	size_t i;
+
+	self->cfg.pid = child;
+	ASSERT_EQ(0, prf_config(&self->r, &self->cfg));
+	ASSERT_EQ(0, prf_start(&self->r));
+	EXPECT_EQ(0, run_session(&self->r, &self->set, child, 0));
+	for (i = 0; i < self->set.n; i++) {
+		const char *c = self->set.s[i]->comm;
+		size_t len = strnlen(c, 16);
+		char want[16] = "";
+
+		if (len < 1 || len > 15) {
+			bad++;
+			continue;
+		}
+		memset(want, 'a' + len - 1, len);
+		if (!memcmp(c, want, 16)) {
+			seen |= 1U << len;
+			continue;
+		}
+		if (!strcmp(c, "test_engine"))
+			other++;	/* before the first rename */
+		else if (bad++ < 3)
+			TH_LOG("sample %zu: comm \"%.16s\" (%zu bytes)", i, c, len);
+	}
+	TH_LOG("%zu samples, %d of 15 name lengths seen, %u before the first rename",
+	       self->set.n, __builtin_popcount(seen), other);
+	EXPECT_EQ(0, bad);
+	EXPECT_EQ(0xfffeU, seen);
+}
+
+/* Drain while waiting up to ms for POLLPRI; true if it came. */
+static bool wait_pri(struct prf_reader *r, struct sample_set *set, int ms)
+{
+	struct pollfd pfd = { .fd = r->fd, .events = POLLPRI | POLLIN };
+	uint64_t end = now_ns() + (uint64_t)ms * 1000000;
+
+	do {
+		int left = (int)((end - now_ns()) / 1000000);
+
+		pfd.revents = 0;
+		if (poll(&pfd, 1, left > 0 ? left : 0) < 0)
+			return false;
+		if (pfd.revents & POLLPRI)
+			return true;
+		prf_drain(r, collect_record, set);
+	} while (now_ns() < end);
+	return false;
+}
+
+/*
+ * POLLPRI: a sample of a new process (or image) on a CPU, not yet seen.
+ * One task pinned to one CPU is new once; the process it forks is new
+ * again.  Userspace acknowledges through new_tasks_seen.
+ */
+TEST_F(sess, poll_new_task)
+{
+	struct pollfd pfd = { .fd = self->r.fd, .events = POLLPRI };
+	pid_t child = start_child(newtask_child, 2);
+	uint64_t first, quiet, second;
+
+	self->cfg.pid = child;
+	ASSERT_EQ(0, prf_config(&self->r, &self->cfg));
+	ASSERT_LE(1, self->r.version.minor);
+	poll(&pfd, 1, 0);	/* POLLHUP: not started */
+	EXPECT_FALSE(pfd.revents & POLLPRI) TH_LOG("POLLPRI before start");
+	usleep(100000);		/* the child pins itself first */
+	ASSERT_EQ(0, prf_start(&self->r));
+	EXPECT_TRUE(wait_pri(&self->r, &self->set, 5000))
+		TH_LOG("no POLLPRI for the first task");
+	first = new_tasks_ack(&self->r);
+	EXPECT_EQ(1, first) TH_LOG("one pinned task counted %llu times",
+				   (unsigned long long)first);
+	/* the same task, sampled on: nothing new (the ring is drained) */
+	EXPECT_FALSE(wait_pri(&self->r, &self->set, 500))
+		TH_LOG("POLLPRI with no new task");
+	quiet = new_tasks_ack(&self->r);
+	EXPECT_EQ(first, quiet);
+	/* its child, a new process on the same CPU */
+	EXPECT_TRUE(wait_pri(&self->r, &self->set, (int)(10000 * work_scale())))
+		TH_LOG("no POLLPRI for the forked process");
+	second = new_tasks_ack(&self->r);
+	TH_LOG("new tasks: %llu at first, %llu after the fork",
+	       (unsigned long long)first, (unsigned long long)second);
+	EXPECT_LT(quiet, second);
+	EXPECT_EQ(0, poll(&pfd, 1, 0)) TH_LOG("POLLPRI after the acknowledgement");
+	EXPECT_EQ(0, run_session(&self->r, &self->set, child, 0));
+	EXPECT_LT(0, self->set.n);
 }
 
 /*
