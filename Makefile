@@ -42,7 +42,7 @@ ST_HDRS		:= $(wildcard selftests/*.h) tools/lib/libperfregs.h include/uapi/linux
 
 MOD_SRCS	:= $(wildcard module/*.c module/*.h) module/Kbuild include/uapi/linux/perfregs.h
 
-HOST_TESTS	:= $(BUILD)/mkrec $(BUILD)/fuzz_recording
+HOST_TESTS	:= $(BUILD)/mkrec $(BUILD)/fuzz_recording $(BUILD)/elfpeek
 
 .PHONY: all module tool selftests host-tests check demo deps clean checkpatch bench \
 	debug-kernel check-debug \
@@ -72,6 +72,9 @@ $(TOOL): $(TOOL_SRCS) $(TOOL_HDRS)
 host-tests: $(HOST_TESTS) $(CHECKPATCH)
 $(BUILD)/mkrec: tests/mkrec.c $(TOOL_LIB_SRCS) $(TOOL_HDRS) selftests/magic.h
 	$(CC) $(CFLAGS) $(WARN) $(UAPI) -o $@ tests/mkrec.c $(TOOL_LIB_SRCS) $(TOOL_LIBS)
+
+$(BUILD)/elfpeek: tests/elfpeek.c $(TOOL_LIB_SRCS) $(TOOL_HDRS)
+	$(CC) $(CFLAGS) $(WARN) $(UAPI) -o $@ tests/elfpeek.c $(TOOL_LIB_SRCS) $(TOOL_LIBS)
 
 # libFuzzer needs clang; without it the fuzz test reports a skip.
 $(BUILD)/fuzz_recording: tools/perfregs-dump/fuzz_recording.c $(TOOL_LIB_SRCS) $(TOOL_HDRS)

@@ -3,6 +3,7 @@
 #  - a synthetic recording with known contents decodes with the right
 #    layout per task (x86-64, i386, x32, mixed mode) and exact values,
 #    on a machine that has none of its images ("another machine");
+#  - the learner's own ELF reader agrees with libelf on this machine's files;
 #  - the recording reader survives a bounded libFuzzer run.
 # usage: tests/host_tests.sh [BUILD_DIR] [FUZZ_SECONDS]
 set -u
@@ -57,6 +58,26 @@ PY
 	fi
 else
 	echo "not ok - synthetic recording decodes per layout (mkrec or -i failed)"
+fi
+
+# the learner's pread() ELF reader against libelf, on every library and
+# program here and the 32-bit, x32 and 64-bit workloads
+if [ -x "$B/elfpeek" ]; then
+	if out=$("$B/elfpeek" /usr/lib/x86_64-linux-gnu/*.so* /usr/bin/* \
+			"$B"/selftests/* "$B/perfregs-dump" 2>&1); then
+		echo "ok - ELF header and build-id read without libelf agree with libelf"
+	else
+		echo "not ok - ELF header and build-id read without libelf agree with libelf"
+	fi
+	printf '%s\n' "$out" | tail -5
+	if out=$("$B/elfpeek" --maps /proc/[0-9]*/maps 2>&1); then
+		echo "ok - /proc/PID/maps lines parsed by hand as sscanf() parses them"
+	else
+		echo "not ok - /proc/PID/maps lines parsed by hand as sscanf() parses them"
+	fi
+	printf '%s\n' "$out" | tail -5
+else
+	echo "not ok - ELF header and build-id read without libelf (no $B/elfpeek)"
 fi
 
 if [ -x "$B/fuzz_recording" ]; then

@@ -41,6 +41,9 @@ struct image {
 	uint64_t ino;
 	struct elf_facts facts;
 	char *path;		/* may be NULL */
+	bool build_id_known;	/* learnt live: build_id is the file's */
+	uint8_t build_id_len;
+	uint8_t build_id[20];
 	struct image *next;
 };
 
@@ -146,6 +149,7 @@ struct decoder {
 
 /* images.c */
 int elf_facts_of_file(const char *path, struct elf_facts *f);
+int elf_peek(const char *path, struct elf_facts *f, uint8_t *id, uint8_t *len);
 struct image *image_find(struct decoder *d, uint32_t dev, uint64_t ino);
 struct image *image_add(struct decoder *d, uint32_t dev, uint64_t ino,
 			const struct elf_facts *f, const char *path);
@@ -161,6 +165,8 @@ struct task_maps *maps_find(struct decoder *d, uint32_t pid, uint64_t ino);
 struct task_maps *maps_add(struct decoder *d, uint32_t pid, uint64_t ino,
 			   struct mapping *m, unsigned int n);
 void maps_learn(struct decoder *d, const struct perfregs_rec_sample *s);
+int maps_line(const char *line, uint64_t *start, uint64_t *end, char perms[8],
+	      uint64_t *pgoff, uint32_t *dev, uint64_t *inode, int *pos);
 int file_build_id(const char *path, uint8_t *id, uint8_t *len);
 struct Dwfl_Module;
 int module_symbol(struct Dwfl_Module *mod, uint64_t addr, uint64_t show,
