@@ -60,7 +60,7 @@ def main():
         print("1..0 # SKIP perfregs is not loaded")
         return 4
     print("TAP version 13")
-    print("1..5")
+    print("1..6")
     rec_out = None
     for work, abi in (("chain_64", "x86_64"), ("chain_32", "i386"), ("chain_x32", "x32")):
         path = os.path.join(ST, work)
@@ -113,7 +113,42 @@ def main():
     else:
         skip("unwind_from_recording", "no chain_64 recording")
         skip("unwind_by_build_id", "no chain_64 recording")
+    learn_short_lived()
     return 0 if all(results) else 1
+
+
+def learn_short_lived():
+    """Processes that live 0.2 s each, recorded: a recording drains only
+    at the watermark or once a second, so each one's image and maps must
+    be learnt by the learner thread while it runs, woken by the module's
+    POLLPRI for a new process."""
+    name = "learn_short_lived"
+    path = os.path.join(ST, "chain_64")
+    if not os.access(path, os.X_OK):
+        skip(name, "chain_64 was not built")
+        return
+    n = 8
+    tmp = tempfile.mkdtemp()
+    rec = os.path.join(tmp, "short.prf")
+    script = f'for i in $(seq {n}); do "$0" 0.2 > /dev/null; done'
+    p = subprocess.run([TOOL, "-q", "-c", "1000000", "-o", rec, "--",
+                        "/bin/sh", "-c", script, path], capture_output=True, text=True)
+    q = subprocess.run([TOOL, "-q", "-f", "json", "-i", rec], capture_output=True, text=True)
+    pids, named = {}, {}
+    for line in q.stdout.splitlines():
+        r = json.loads(line)
+        if r["type"] != "sample" or r.get("comm") != "chain_64" or r.get("uregs_source") != "direct":
+            continue
+        pids[r["pid"]] = pids.get(r["pid"], 0) + 1
+        if fname(r) in WANT:
+            named[r["pid"]] = named.get(r["pid"], 0) + 1
+    total, good = sum(pids.values()), sum(named.values())
+    unnamed = sorted(pid for pid in pids if pid not in named)
+    report(p.returncode == 0 and q.returncode == 0 and len(pids) == n and not unnamed
+           and good >= 0.9 * total, name,
+           f"exit {p.returncode}/{q.returncode}: {len(pids)} of {n} processes sampled, "
+           f"{len(pids) - len(unnamed)} with symbols; {good} of {total} user samples "
+           f"named in {'/'.join(WANT)}" + (f"; none for pids {unnamed}" if unnamed else ""))
 
 
 if __name__ == "__main__":

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -150,42 +151,44 @@ static void ring_copy(const struct prf_cpu_ring *ring, uint64_t off, void *dst,
 }
 
 static long prf_drain_ring(struct prf_reader *r, struct prf_cpu_ring *ring,
-			   prf_record_fn fn, void *arg, int *stop)
+			   prf_record_fn fn, prf_span_fn span, void *arg,
+			   int *stop)
 {
-	uint64_t head, tail, mask = ring->size - 1;
+	uint64_t head, tail, start, mask = ring->size - 1;
+	bool skip = false;
 	long n = 0;
 	int ret = 0;
 
 	/* C: the load of data_head is an acquire, pairs with the kernel's B. */
 	head = prf_load_acquire(&ring->ctl->data_head);
-	tail = ring->ctl->data_tail;
+	tail = start = ring->ctl->data_tail;
 	while (tail < head) {
-		struct perfregs_rec_header hdr;
-		const struct perfregs_rec_header *rec;
+		const struct perfregs_rec_header *rec, *hdr;
 		uint64_t pos = tail & mask;
 		uint64_t first;
 
-		if (head - tail < sizeof(hdr)) {
+		if (head - tail < sizeof(*hdr)) {
 			ret = -EBADMSG;
 			break;
 		}
 		first = ring->size - pos;
-		ring_copy(ring, pos, &hdr, sizeof(hdr));
-		if (hdr.size < sizeof(hdr) || hdr.size % 8 || hdr.size > head - tail) {
+		/* records are 8-aligned: a header never wraps */
+		hdr = (const void *)(ring->data + pos);
+		if (hdr->size < sizeof(*hdr) || hdr->size % 8 || hdr->size > head - tail) {
 			ret = -EBADMSG;
-			tail = head;	/* skip what we cannot parse */
+			skip = true;
 			break;
 		}
-		if (hdr.size <= first) {
-			rec = (const void *)(ring->data + pos);
+		if (hdr->size <= first) {
+			rec = hdr;
 		} else {
-			ring_copy(ring, pos, ring->scratch, hdr.size);
+			ring_copy(ring, pos, ring->scratch, hdr->size);
 			rec = (const void *)ring->scratch;
 		}
 		if (rec->type == PERFREGS_REC_SAMPLE) {
 			r->samples++;
 		} else if (rec->type == PERFREGS_REC_LOST &&
-			   hdr.size >= sizeof(struct perfregs_rec_lost)) {
+			   rec->size >= sizeof(struct perfregs_rec_lost)) {
 			const struct perfregs_rec_lost *l = (const void *)rec;
 			int i;
 
@@ -194,31 +197,47 @@ static long prf_drain_ring(struct prf_reader *r, struct prf_cpu_ring *ring,
 		}
 		r->records++;
 		n++;
-		tail += hdr.size;
+		tail += rec->size;
 		if (fn && fn(arg, ring->cpu, rec)) {
 			*stop = 1;
 			break;
 		}
 	}
+	/* the well-formed records as they lie in the ring, in two pieces at most */
+	if (span && tail > start) {
+		uint64_t pos = start & mask, len = tail - start;
+		uint64_t first = ring->size - pos < len ? ring->size - pos : len;
+
+		if (span(arg, ring->cpu, ring->data + pos, first, ring->data, len - first))
+			*stop = 1;
+	}
+	if (skip)
+		tail = head;	/* skip what we cannot parse */
 	/* D: the release orders our loads of the records before the tail store. */
 	prf_store_release(&ring->ctl->data_tail, tail);
 	return ret ? ret : n;
 }
 
-long prf_drain(struct prf_reader *r, prf_record_fn fn, void *arg)
+long prf_drain_spans(struct prf_reader *r, prf_record_fn fn, prf_span_fn span,
+		     void *arg)
 {
 	long total = 0, n;
 	unsigned int i;
 	int stop = 0, bad = 0;
 
 	for (i = 0; i < r->nr_rings && !stop; i++) {
-		n = prf_drain_ring(r, &r->rings[i], fn, arg, &stop);
+		n = prf_drain_ring(r, &r->rings[i], fn, span, arg, &stop);
 		if (n < 0)
 			bad = (int)n;
 		else
 			total += n;
 	}
 	return bad ? prf_fail(-bad) : total;
+}
+
+long prf_drain(struct prf_reader *r, prf_record_fn fn, void *arg)
+{
+	return prf_drain_spans(r, fn, NULL, arg);
 }
 
 long prf_peek(struct prf_reader *r, prf_record_fn fn, void *arg)
@@ -232,8 +251,14 @@ long prf_peek(struct prf_reader *r, prf_record_fn fn, void *arg)
 
 	for (i = 0; i < r->nr_rings; i++) {
 		struct prf_cpu_ring *ring = &r->rings[i];
-		uint64_t mask = ring->size - 1, head, pos, tail;
+		uint64_t mask = ring->size - 1, head, pos, tail, tasks;
 
+		/*
+		 * The new-task count first: the kernel publishes a record
+		 * before it counts it, so the records below head include
+		 * every task this count has seen.
+		 */
+		tasks = prf_load_acquire(&ring->ctl->new_tasks);
 		/* C: as in prf_drain_ring(), pairs with the kernel's B */
 		head = prf_load_acquire(&ring->ctl->data_head);
 		/* acquire: the drain may run in another thread and move it */
@@ -268,18 +293,52 @@ long prf_peek(struct prf_reader *r, prf_record_fn fn, void *arg)
 			n++;
 		}
 		ring->peeked = pos;
+		/* what we looked at: poll() reports POLLPRI past it */
+		if (prf_has_new_tasks(r))
+			__atomic_store_n(&ring->ctl->new_tasks_seen, tasks,
+					 __ATOMIC_RELAXED);
 	}
 	return n;
 }
 
+int prf_wait_new_task(struct prf_reader *r, int wake_fd, int timeout_ms)
+{
+	struct pollfd pfd[2] = {
+		{ .fd = r->fd, .events = POLLPRI },
+		{ .fd = wake_fd, .events = POLLIN },
+	};
+	int ret;
+
+	if (!prf_has_new_tasks(r))
+		return prf_fail(EOPNOTSUPP);
+	ret = poll(pfd, wake_fd >= 0 ? 2 : 1, timeout_ms);
+	if (ret < 0)
+		return -errno;
+	if (!ret)
+		return 0;
+	if (pfd[1].revents)
+		return PRF_WAIT_WOKEN;
+	return pfd[0].revents;
+}
+
 int prf_wait(struct prf_reader *r, int timeout_ms)
 {
-	struct pollfd pfd = { .fd = r->fd, .events = POLLIN };
-	int ret = poll(&pfd, 1, timeout_ms);
+	return prf_wait_also(r, -1, timeout_ms);
+}
+
+int prf_wait_also(struct prf_reader *r, int fd, int timeout_ms)
+{
+	struct pollfd pfd[2] = {
+		{ .fd = r->fd, .events = POLLIN },
+		{ .fd = fd, .events = POLLIN },
+	};
+	int ret = poll(pfd, fd >= 0 ? 2 : 1, timeout_ms);
 
 	if (ret < 0)
 		return -errno;
-	return ret ? pfd.revents : 0;
+	if (!ret)
+		return 0;
+	return pfd[0].revents | (pfd[1].revents ? PRF_WAIT_WOKEN : 0);
 }
 
 uint64_t prf_produced(const struct prf_reader *r)

@@ -50,6 +50,22 @@ void prf_close(struct prf_reader *r);
 long prf_drain(struct prf_reader *r, prf_record_fn fn, void *arg);
 
 /*
+ * A run of whole, consecutive records of one CPU as they lie in its
+ * ring: in two pieces when the run wraps around the ring's end (b, blen;
+ * blen is 0 otherwise).  A nonzero return stops the drain.
+ */
+typedef int (*prf_span_fn)(void *arg, int cpu, const void *a, size_t alen,
+			   const void *b, size_t blen);
+
+/*
+ * prf_drain(), and after fn has seen the records of a ring, span sees
+ * them all at once, before their space is released: a recorder copies
+ * them in one go.  A malformed header ends the run before it.
+ */
+long prf_drain_spans(struct prf_reader *r, prf_record_fn fn, prf_span_fn span,
+		     void *arg);
+
+/*
  * Show fn the records published since the last peek, without consuming
  * them: a reader whose decoding lags can learn about new tasks (their
  * images and maps) while they still exist.  fn sees a copy of at most
@@ -61,8 +77,33 @@ long prf_drain(struct prf_reader *r, prf_record_fn fn, void *arg);
  */
 long prf_peek(struct prf_reader *r, prf_record_fn fn, void *arg);
 
-/* Wait until a ring reaches its watermark or the session ends. */
+/*
+ * Wait until a ring reaches its watermark or the session ends.  Returns
+ * the poll events, 0 on timeout, or a negative errno.
+ */
 int prf_wait(struct prf_reader *r, int timeout_ms);
+
+/* Set in what the waits return when the other fd became readable. */
+#define PRF_WAIT_WOKEN	0x10000
+
+/* prf_wait(), also returning when fd (if >= 0) becomes readable. */
+int prf_wait_also(struct prf_reader *r, int fd, int timeout_ms);
+
+/* Does the module count new tasks for prf_wait_new_task()?  (minor 1) */
+static inline int prf_has_new_tasks(const struct prf_reader *r)
+{
+	return r->version.minor >= 1;
+}
+
+/*
+ * Wait until a ring holds a sample of a task (process or image) that
+ * the previous user sample on its CPU was not of, published after what
+ * prf_peek() last looked at; or until wake_fd (if >= 0) is readable
+ * (PRF_WAIT_WOKEN).  Returns the poll events (POLLPRI; POLLHUP once the
+ * session is stopped or its target gone), 0 on timeout, a negative
+ * errno, -EOPNOTSUPP when the module is too old to tell.
+ */
+int prf_wait_new_task(struct prf_reader *r, int wake_fd, int timeout_ms);
 
 /* Sum of the per-CPU control page counters. */
 uint64_t prf_produced(const struct prf_reader *r);

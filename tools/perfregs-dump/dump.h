@@ -124,6 +124,7 @@ struct decoder {
 	struct task_maps *maps[256];
 	struct ksym *ksyms;		/* sorted by start */
 	size_t nksyms, ksyms_cap;
+	struct { uint64_t start, end; } ksym_seen[64];	/* ksym_learn() */
 	char *ksyms_blob;		/* /proc/kallsyms, names point into it */
 	bool ksyms_loaded;
 	/*
@@ -209,6 +210,8 @@ struct recorder;
 struct recorder *rec_create(const char *path, const struct perfregs_config *cfg,
 			    const char *event_name);
 int rec_sample(struct recorder *r, int cpu, const struct perfregs_rec_header *h);
+int rec_records(struct recorder *r, int cpu, const void *a, size_t alen,
+		const void *b, size_t blen);
 void rec_image(void *arg, const struct image *im);
 void rec_maps(void *arg, const struct task_maps *tm);
 void rec_ksym(void *arg, const struct ksym *k);

@@ -20,6 +20,8 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/eventfd.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include "dump.h"
 
@@ -217,19 +219,59 @@ static int parse_mem_event(const char *arg, struct perfregs_config *cfg)
 	return cfg->bp_type ? 0 : -1;
 }
 
+/* The last task a CPU's samples named, once its image and maps were known. */
+struct learnt {
+	bool known;
+	uint32_t pid, dev;
+	uint64_t ino;
+};
+#define LEARNT_CPUS	1024	/* CPUs above: no memo */
+
 struct live {
 	struct decoder d;
+	struct learnt memo[LEARNT_CPUS];	/* for on_record() */
+	struct learnt learner_memo[LEARNT_CPUS];	/* for the learner */
 	struct prf_reader *r;
 	pthread_t learner;
 	bool learner_running;
 	int learner_stop;	/* atomic: set to stop the learner */
+	int learner_wake;	/* eventfd: wakes the learner to stop */
 	struct recorder *rec;
+	bool spans;		/* rec takes whole runs of records (rec_records) */
 	int filter_tid;
 	int rec_error;
 	bool tee;		/* -o with -f: record and print */
 };
 
-/* Learn the image and maps of a sample's task, ahead of decoding it. */
+/*
+ * Learn the image and maps of a sample's task, unless the previous
+ * sample of its CPU was of the same task and both were known then: one
+ * compare instead of two hash lookups for a CPU that stays on a task.
+ */
+static void learn_task(struct decoder *d, struct learnt *memo, int cpu,
+		       const struct perfregs_rec_sample *s)
+{
+	struct learnt *m = cpu >= 0 && cpu < LEARNT_CPUS ? &memo[cpu] : NULL;
+
+	if (m && m->known && m->pid == s->pid && m->ino == s->image_ino &&
+	    m->dev == s->image_dev)
+		return;
+	if (!image_learn(d, s) && s->image_ino)
+		return;		/* not known (yet): no memo */
+	if (d->o.symbols) {
+		maps_learn(d, s);
+		if (s->pid && !maps_find(d, s->pid, s->image_ino))
+			return;
+	}
+	if (m) {
+		m->pid = s->pid;
+		m->ino = s->image_ino;
+		m->dev = s->image_dev;
+		m->known = true;
+	}
+}
+
+/* The learner's view of a record (see learner_main()). */
 static int learn_record(void *arg, int cpu, const struct perfregs_rec_header *rec)
 {
 	struct live *lv = arg;
@@ -239,9 +281,7 @@ static int learn_record(void *arg, int cpu, const struct perfregs_rec_header *re
 		return 0;
 	if (lv->filter_tid > 0 && s->tid != (uint32_t)lv->filter_tid)
 		return 0;
-	image_learn(&lv->d, s);
-	if (lv->d.o.symbols)
-		maps_learn(&lv->d, s);
+	learn_task(&lv->d, lv->learner_memo, cpu, s);
 	return 0;
 }
 
@@ -250,17 +290,43 @@ static int learn_record(void *arg, int cpu, const struct perfregs_rec_header *re
  * kernel the first symbol lookup in a new library took seconds.  The
  * tasks the samples name may be gone by the time their turn comes, and
  * with them /proc/PID/exe and maps.  So a learner thread looks at what
- * the rings hold every 20 ms, without consuming it, and learns about
- * new tasks while they still exist, whatever the decoding is doing.
+ * the rings hold, without consuming it, and learns about new tasks
+ * while they still exist, whatever the decoding is doing.  It looks at
+ * most every 20 ms, and only when the module reports a sample of a new
+ * process or image (POLLPRI): a run of one long task wakes it twice.
+ * A module older than ABI minor 1 cannot report that: then it looks
+ * every 20 ms.
  */
+static bool learner_stopping(struct live *lv)
+{
+	return __atomic_load_n(&lv->learner_stop, __ATOMIC_RELAXED);
+}
+
 static void *learner_main(void *arg)
 {
 	struct live *lv = arg;
 	const struct timespec gap = { 0, 20000000L };
+	struct pollfd pfd = { .fd = lv->learner_wake, .events = POLLIN };
+	int ev;
 
-	while (!__atomic_load_n(&lv->learner_stop, __ATOMIC_RELAXED)) {
+	while (!learner_stopping(lv)) {
 		prf_peek(lv->r, learn_record, lv);
 		nanosleep(&gap, NULL);
+		if (learner_stopping(lv))
+			break;
+		ev = prf_wait_new_task(lv->r, lv->learner_wake, -1);
+		if (ev == -EOPNOTSUPP || ev == -EINTR)
+			continue;
+		if (ev < 0 || (ev & PRF_WAIT_WOKEN))
+			break;
+		if (ev & (POLLHUP | POLLERR)) {
+			/* stopped or the target is gone: a last look, then wait */
+			prf_peek(lv->r, learn_record, lv);
+			while (!learner_stopping(lv) && poll(&pfd, 1, -1) < 0 &&
+			       errno == EINTR)
+				;
+			break;
+		}
 	}
 	return NULL;
 }
@@ -269,20 +335,32 @@ static void learner_start(struct live *lv)
 {
 	sigset_t all, old;
 
+	lv->learner_wake = eventfd(0, EFD_CLOEXEC);
+	if (lv->learner_wake < 0)
+		return;	/* decoding still learns each task as its turn comes */
 	/* signals (SIGINT, SIGTERM) stay with the main thread */
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	lv->learner_running = !pthread_create(&lv->learner, NULL, learner_main, lv);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	/* without it, decoding still learns each task as its turn comes */
+	if (!lv->learner_running) {
+		close(lv->learner_wake);
+		lv->learner_wake = -1;
+	}
 }
 
 static void learner_stop(struct live *lv)
 {
+	uint64_t one = 1;
+
 	if (!lv->learner_running)
 		return;
 	__atomic_store_n(&lv->learner_stop, 1, __ATOMIC_RELAXED);
+	if (write(lv->learner_wake, &one, sizeof(one)) != sizeof(one))
+		perror("perfregs-dump: waking the learner");
 	pthread_join(lv->learner, NULL);
+	close(lv->learner_wake);
+	lv->learner_wake = -1;
 	lv->learner_running = false;
 }
 
@@ -297,18 +375,15 @@ static int on_record(void *arg, int cpu, const struct perfregs_rec_header *rec)
 
 		if (lv->filter_tid > 0 && s->tid != (uint32_t)lv->filter_tid)
 			return 0;
-		image_learn(d, s);
-		if (d->o.symbols) {
-			maps_learn(d, s);
-			if (lv->rec && (s->flags & PERFREGS_SF_KERNEL) &&
-			    (ip_idx = prf_reg_index(s->iregs_mask, PERFREGS_REG_IP)) >= 0)
-				ksym_learn(d, s->regs[ip_idx]);
-		}
+		learn_task(d, lv->memo, cpu, s);
+		if (d->o.symbols && lv->rec && (s->flags & PERFREGS_SF_KERNEL) &&
+		    (ip_idx = prf_reg_index(s->iregs_mask, PERFREGS_REG_IP)) >= 0)
+			ksym_learn(d, s->regs[ip_idx]);
 	}
 	if (lv->rec) {
 		bool summary = d->o.summary;
 
-		if (rec_sample(lv->rec, cpu, rec))
+		if (!lv->spans && rec_sample(lv->rec, cpu, rec))
 			lv->rec_error = 1;
 		if (!lv->tee)
 			d->o.summary = true;	/* count and check, print nothing */
@@ -317,6 +392,17 @@ static int on_record(void *arg, int cpu, const struct perfregs_rec_header *rec)
 	} else {
 		decode_record(d, cpu, rec, rec->size);
 	}
+	return 0;
+}
+
+/* The records on_record() has seen, into the recording in one go. */
+static int on_span(void *arg, int cpu, const void *a, size_t alen,
+		   const void *b, size_t blen)
+{
+	struct live *lv = arg;
+
+	if (rec_records(lv->rec, cpu, a, alen, b, blen))
+		lv->rec_error = 1;
 	return 0;
 }
 
@@ -442,6 +528,7 @@ int main(int argc, char **argv)
 	bool all_cpus = false, period_set = false;
 	int pid = -1, tid = -1, c, ret, status = 0, exit_code = EXIT_OK;
 	int go_pipe[2] = { -1, -1 };
+	int pidfd = -1, wait_ms;
 	uint64_t cpus[PERFREGS_MAX_CPU_BYTES / 8], v;
 	pid_t child = -1;
 	struct timespec t0;
@@ -718,6 +805,8 @@ int main(int argc, char **argv)
 		d->learnt_maps = rec_maps;
 		d->learnt_ksym = rec_ksym;
 		d->learnt_arg = lv.rec;
+		/* whole runs of records, unless -t keeps only some */
+		lv.spans = lv.filter_tid <= 0;
 	}
 	d->live = true;
 	pthread_mutex_init(&d->learn_lock, NULL);
@@ -798,13 +887,29 @@ int main(int argc, char **argv)
 		go_pipe[1] = -1;
 	}
 
+	/*
+	 * A live decode drains every 100 ms, so that its output follows
+	 * the samples.  A recording only drains when a ring reaches its
+	 * watermark, as perf record does, and wakes once a second for the
+	 * progress line: each wake-up costs the sampled task a context
+	 * switch.  The exit of COMMAND ends the wait at once (pidfd).
+	 */
+	if (child > 0)
+		pidfd = (int)syscall(SYS_pidfd_open, child, 0);
+	wait_ms = lv.rec && !lv.tee && (child <= 0 || pidfd >= 0) ? 1000 : 100;
 	for (;;) {
 		double t;
-		int ev;
+		int ev, ms = wait_ms;
 
-		ev = prf_wait(&r, 100);
+		if (duration > 0) {
+			t = duration - elapsed_since(&t0);
+			if (t * 1000 < ms)
+				ms = t > 0 ? (int)(t * 1000) + 1 : 0;
+		}
+		ev = prf_wait_also(&r, pidfd, ms);
 		if (!(cfg.flags & PERFREGS_CF_OVERWRITE) &&
-		    prf_drain(&r, on_record, &lv) == -EBADMSG)
+		    prf_drain_spans(&r, on_record, lv.spans ? on_span : NULL,
+				    &lv) == -EBADMSG)
 			exit_code = EXIT_DATA;
 		if (interrupted)
 			break;
@@ -831,7 +936,9 @@ int main(int argc, char **argv)
 	}
 	prf_stop(&r);
 	learner_stop(&lv);
-	if (prf_drain(&r, on_record, &lv) == -EBADMSG)
+	if (pidfd >= 0)
+		close(pidfd);
+	if (prf_drain_spans(&r, on_record, lv.spans ? on_span : NULL, &lv) == -EBADMSG)
 		exit_code = EXIT_DATA;
 
 	if (lv.rec) {

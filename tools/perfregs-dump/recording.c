@@ -28,6 +28,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
+#include <sys/uio.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include "dump.h"
@@ -84,6 +85,8 @@ struct item_end {
  * rest of the recording path together (measured under icount).
  */
 #define REC_BUF_SIZE (256 * 1024)
+/* Runs of kernel records this long are written from the ring directly. */
+#define REC_DIRECT (16 * 1024)
 
 struct recorder {
 	int fd;
@@ -117,6 +120,30 @@ static void write_all(struct recorder *r, const void *p, size_t n)
 		}
 		p = (const char *)p + w;
 		n -= (size_t)w;
+	}
+}
+
+static void writev_all(struct recorder *r, struct iovec *iov, int cnt)
+{
+	while (cnt && !r->error) {
+		ssize_t w = writev(r->fd, iov, cnt);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			r->error = w < 0 ? errno : EIO;
+			break;
+		}
+		/* a short write: skip what went out */
+		while (cnt && (size_t)w >= iov->iov_len) {
+			w -= (ssize_t)iov->iov_len;
+			iov++;
+			cnt--;
+		}
+		if (cnt) {
+			iov->iov_base = (char *)iov->iov_base + w;
+			iov->iov_len -= (size_t)w;
+		}
 	}
 }
 
@@ -199,41 +226,71 @@ struct recorder *rec_create(const char *path, const struct perfregs_config *cfg,
  * A record from the kernel.  Records of one CPU in a row share one item:
  * 16 bytes and a few calls less per sample than an item each.
  */
-int rec_sample(struct recorder *r, int cpu, const struct perfregs_rec_header *h)
+int rec_records(struct recorder *r, int cpu, const void *a, size_t alen,
+		const void *b, size_t blen)
 {
 	uint32_t pre[2] = { (uint32_t)cpu, 0 };
+	size_t n = alen + blen;
 	struct item it;
 	int err;
 
 	pthread_mutex_lock(&r->lock);
+	if (n >= REC_DIRECT) {
+		/*
+		 * Straight from the ring to the file, after what the buffer
+		 * holds: no copy of our own (the kernel's, or none for 9p).
+		 */
+		struct {
+			struct item it;
+			uint32_t pre[2];
+		} head = { { ITEM_KREC, (uint32_t)(sizeof(head) + n) },
+			   { (uint32_t)cpu, 0 } };
+		struct iovec iov[3] = {
+			{ &head, sizeof(head) },
+			{ (void *)a, alen }, { (void *)b, blen },
+		};
+
+		flush(r);
+		writev_all(r, iov, blen ? 3 : 2);
+		goto unlock;
+	}
 	if (r->krec_open && r->krec_cpu == (uint32_t)cpu &&
-	    r->len + h->size <= sizeof(r->buf)) {
+	    r->len + n <= sizeof(r->buf)) {
 		/*
 		 * The item lies wholly in the buffer, so its size stays below
-		 * REC_BUF_SIZE; h->size is a multiple of 8: still aligned.
+		 * REC_BUF_SIZE; record sizes are multiples of 8: still aligned.
 		 */
 		memcpy(&it, r->buf + r->krec_off, sizeof(it));
-		memcpy(r->buf + r->len, h, h->size);
-		r->len += h->size;
-		it.size += h->size;
+		memcpy(r->buf + r->len, a, alen);
+		if (blen)
+			memcpy(r->buf + r->len + alen, b, blen);
+		r->len += n;
+		it.size += (uint32_t)n;
 		memcpy(r->buf + r->krec_off, &it, sizeof(it));
 		goto unlock;
 	}
 	it.type = ITEM_KREC;
-	it.size = sizeof(it) + sizeof(pre) + h->size;
+	it.size = (uint32_t)(sizeof(it) + sizeof(pre) + n);
 	put(r, &it, sizeof(it));
 	/* where the item starts, now that put() may have flushed */
 	r->krec_off = r->len - sizeof(it);
 	put(r, pre, sizeof(pre));
-	put(r, h, h->size);
-	/* a write straight from h (bigger than the buffer) leaves none open */
-	r->krec_open = r->len >= sizeof(it) + sizeof(pre) + h->size;
+	put(r, a, alen);
+	if (blen)
+		put(r, b, blen);
+	/* a write straight from a or b (bigger than the buffer) leaves none open */
+	r->krec_open = r->len >= sizeof(it) + sizeof(pre) + n;
 	r->krec_cpu = (uint32_t)cpu;
 unlock:
 	pthread_mutex_unlock(&r->lock);
 	/* relaxed: set under r->lock, by this thread or the learner's items */
 	err = __atomic_load_n(&r->error, __ATOMIC_RELAXED);
 	return err ? -err : 0;
+}
+
+int rec_sample(struct recorder *r, int cpu, const struct perfregs_rec_header *h)
+{
+	return rec_records(r, cpu, h, h->size, NULL, 0);
 }
 
 void rec_image(void *arg, const struct image *im)

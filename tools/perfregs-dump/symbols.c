@@ -610,16 +610,27 @@ const struct ksym *ksym_find(struct decoder *d, uint64_t ip)
 	return NULL;
 }
 
-/* Hand the symbol of a kernel IP to the recording, once. */
+/*
+ * Hand the symbol of a kernel IP to the recording, once.  A small cache
+ * of symbols already handed on spares the binary search over ~100k
+ * symbols (~200 instructions) for the functions samples keep hitting.
+ */
 void ksym_learn(struct decoder *d, uint64_t ip)
 {
+	unsigned int slot = (ip >> 4) % 64;
 	struct ksym *k;
 
+	if (ip >= d->ksym_seen[slot].start && ip < d->ksym_seen[slot].end)
+		return;
 	ksyms_load(d);
 	k = (struct ksym *)ksym_find(d, ip);
 	if (k && !k->recorded && d->learnt_ksym) {
 		k->recorded = true;
 		d->learnt_ksym(d->learnt_arg, k);
+	}
+	if (k && k->recorded) {
+		d->ksym_seen[slot].start = k->start;
+		d->ksym_seen[slot].end = k->end;
 	}
 }
 
