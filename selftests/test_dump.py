@@ -246,7 +246,7 @@ def jsonl(out):
 
 
 def run_cli():
-    """Options end to end: -C, -e nmi, --overwrite, -t, SIGINT, usage errors."""
+    """Options end to end: -C, -e nmi, --overwrite, -t, :u/:k, SIGINT, usage errors."""
     spin = os.path.join(ST, "magic_64")
     p = subprocess.run([TOOL, "-q", "-f", "json", "-C", "0", "-d", "1"],
                        capture_output=True, text=True)
@@ -286,6 +286,20 @@ def run_cli():
            f"exit {p.returncode}, {len(recs)} samples of tids {sorted(tids)[:5]} "
            f"{p.stderr.strip()[:200]}")
 
+    # perf's event modifiers: :u user mode only, :k kernel mode only
+    p = subprocess.run([TOOL, "-q", "-f", "json", "-e", "cpu-clock:u", "--", spin, "1"],
+                       capture_output=True, text=True)
+    u = [r for r in jsonl(p.stdout) if r["type"] == "sample"]
+    ubad = sum(1 for r in u if r["uregs_source"] != "direct")
+    q = subprocess.run([TOOL, "-q", "-f", "json", "-e", "cpu-clock:k", "-a", "-d", "1"],
+                       capture_output=True, text=True)
+    k = [r for r in jsonl(q.stdout) if r["type"] == "sample"]
+    kbad = sum(1 for r in k if r["uregs_source"] == "direct")
+    report(p.returncode == 0 and q.returncode == 0 and len(u) > 50 and len(k) > 50 and
+           not ubad and not kbad, "cli_event_modifiers",
+           f"exit {p.returncode}/{q.returncode}: cpu-clock:u {len(u)} samples, {ubad} not "
+           f"in user mode; cpu-clock:k {len(k)} samples, {kbad} in user mode")
+
     import signal
     import time
     scale = int(os.environ.get("PERFREGS_TIMEOUT_SCALE", "1"))
@@ -305,6 +319,7 @@ def run_cli():
            f"exit {t.returncode}, last line {recs[-1]['type'] if recs else None}")
 
     bad = [(["-m", "3", "-a"], 1), (["-e", "bogus", "-a"], 1), (["--iregs=foo", "-a"], 1),
+           (["-e", "cpu-clock:x", "-a"], 1), (["-e", "nmi:u", "-a"], 1),
            (["-C", "9999", "-d", "1"], 1), (["-i", "/nonexistent"], 5),
            (["-p", "999999"], 2), (["--", "/nonexistent/cmd"], 3), (["-a", "-p", "1"], 1)]
     wrong = []

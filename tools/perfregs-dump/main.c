@@ -60,7 +60,9 @@ static void usage(FILE *fp)
 "\n"
 "  -e, --event EVENT     cpu-clock (default), task-clock, page-faults,\n"
 "                        context-switches, cycles, instructions, nmi,\n"
-"                        mem:ADDR[:rwx] (hardware breakpoint, default w)\n"
+"                        mem:ADDR[:rwx] (hardware breakpoint, default w);\n"
+"                        EVENT:u samples user mode only, EVENT:k kernel\n"
+"                        mode only (not nmi or mem:)\n"
 "  -c, --period N        events per sample (cpu-clock: ns; default 1000000)\n"
 "  -F, --freq HZ         samples per second instead of a period\n"
 "  -a, --all-cpus        sample every task on every CPU\n"
@@ -523,7 +525,7 @@ int main(int argc, char **argv)
 	struct decoder *d = &lv.d;
 	struct perfregs_config cfg;
 	struct prf_reader r;
-	const char *output = NULL, *input = NULL, *cpu_list = NULL;
+	const char *output = NULL, *input = NULL, *cpu_list = NULL, *mod;
 	double duration = 0, last_progress = 0;
 	bool all_cpus = false, period_set = false;
 	int pid = -1, tid = -1, c, ret, status = 0, exit_code = EXIT_OK;
@@ -560,12 +562,31 @@ int main(int argc, char **argv)
 				d->o.event_name = "mem";
 				break;
 			}
+			mod = strchr(optarg, ':');
 			for (i = 0; i < sizeof(events) / sizeof(events[0]); i++)
-				if (!strcmp(optarg, events[i].name))
+				if (!strncmp(optarg, events[i].name, mod ? (size_t)(mod - optarg) :
+					     strlen(optarg) + 1) &&
+				    (!mod || !events[i].name[mod - optarg]))
 					break;
 			if (i == sizeof(events) / sizeof(events[0])) {
 				fprintf(stderr, "perfregs-dump: unknown event '%s'; "
 					"see --help for the list\n", optarg);
+				return EXIT_USAGE;
+			}
+			/* perf's modifiers: :u user mode only, :k kernel mode only */
+			cfg.flags &= ~(PERFREGS_CF_EXCLUDE_USER | PERFREGS_CF_EXCLUDE_KERNEL);
+			if (mod && events[i].id == PERFREGS_EV_NMI) {
+				fprintf(stderr, "perfregs-dump: the nmi event takes no "
+					"modifier: it samples every NMI\n");
+				return EXIT_USAGE;
+			}
+			if (mod && (!strcmp(mod, ":u") || !strcmp(mod, ":k"))) {
+				cfg.flags |= mod[1] == 'u' ? PERFREGS_CF_EXCLUDE_KERNEL :
+							     PERFREGS_CF_EXCLUDE_USER;
+			} else if (mod && strcmp(mod, ":uk") && strcmp(mod, ":ku")) {
+				fprintf(stderr, "perfregs-dump: unknown modifier in '%s': "
+					"use :u (user mode only) or :k (kernel mode only)\n",
+					optarg);
 				return EXIT_USAGE;
 			}
 			cfg.event = events[i].id;
