@@ -65,41 +65,35 @@ static int note_build_id(const uint8_t *b, size_t n, size_t align,
  * each new task's image and libraries while that task waits for the
  * CPU: no libelf (its first use alone cost ~180k instructions here), no
  * mmap.  id may be NULL.  Returns 0 if the file is ELF; *len is 0 when
- * no build-id was found this way.
+ * no build-id was found this way.  elf_peek_fd() reads an open file.
  */
-int elf_peek(const char *path, struct elf_facts *f, uint8_t *id, uint8_t *len)
+int elf_peek_fd(int fd, struct elf_facts *f, uint8_t *id, uint8_t *len)
 {
 	uint8_t eh[64], ph[56], notes[4096];
 	uint64_t phoff, off, size;
 	unsigned int phentsize, phnum, i;
 	bool is64;
 	ssize_t n;
-	int fd;
 
 	memset(f, 0, sizeof(*f));
 	if (len)
 		*len = 0;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
 	n = pread(fd, eh, sizeof(eh), 0);
 	is64 = n >= EI_NIDENT && eh[EI_CLASS] == ELFCLASS64;
 	if (n < (is64 ? 64 : 52) || memcmp(eh, ELFMAG, SELFMAG) ||
 	    (eh[EI_CLASS] != ELFCLASS32 && eh[EI_CLASS] != ELFCLASS64) ||
-	    eh[EI_DATA] != ELFDATA2LSB) {
-		close(fd);
+	    eh[EI_DATA] != ELFDATA2LSB)
 		return -1;
-	}
 	f->known = true;
 	f->elfclass = eh[EI_CLASS];
 	f->machine = (uint16_t)le(eh + 18, 2);
 	if (!id)
-		goto out;
+		return 0;
 	phoff = is64 ? le(eh + 32, 8) : le(eh + 28, 4);
 	phentsize = (unsigned int)le(eh + (is64 ? 54 : 42), 2);
 	phnum = (unsigned int)le(eh + (is64 ? 56 : 44), 2);
 	if (phentsize < (is64 ? 56U : 32U) || phnum == PN_XNUM)
-		goto out;
+		return 0;
 	for (i = 0; i < phnum && i < 128; i++) {
 		uint64_t align;
 
@@ -115,9 +109,22 @@ int elf_peek(const char *path, struct elf_facts *f, uint8_t *id, uint8_t *len)
 		if (n > 0 && !note_build_id(notes, n, align == 8 ? 8 : 4, id, len))
 			break;
 	}
-out:
-	close(fd);
 	return 0;
+}
+
+int elf_peek(const char *path, struct elf_facts *f, uint8_t *id, uint8_t *len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), ret;
+
+	if (fd < 0) {
+		memset(f, 0, sizeof(*f));
+		if (len)
+			*len = 0;
+		return -1;
+	}
+	ret = elf_peek_fd(fd, f, id, len);
+	close(fd);
+	return ret;
 }
 
 int elf_facts_of_file(const char *path, struct elf_facts *f)
@@ -266,7 +273,7 @@ static struct image *image_learn_locked(struct decoder *d,
 	struct image *im;
 	struct stat st;
 	ssize_t n;
-	int ret;
+	int ret, fd;
 
 	im = image_find(d, s->image_dev, s->image_ino);
 	if (im)
@@ -275,13 +282,19 @@ static struct image *image_learn_locked(struct decoder *d,
 		return NULL;
 	path[0] = 0;
 	snprintf(link, sizeof(link), "/proc/%u/exe", s->pid);
-	ret = stat(link, &st);
-	if (ret) {
+	/* one open for the inode, the header and the build-id */
+	fd = open(link, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st)) {
 		/* gone: final; refused for a moment: a later sample retries */
+		ret = errno;
+		if (fd >= 0)
+			close(fd);
 		retry_failed(d, RETRY_IMAGE, s->pid, s->image_ino,
-			     errno == ENOENT || errno == ESRCH);
+			     ret == ENOENT || ret == ESRCH);
 		return NULL;
 	}
+	ret = st.st_ino == s->image_ino ? elf_peek_fd(fd, &f, id, &id_len) : 0;
+	close(fd);
 	if (st.st_ino != s->image_ino) {
 		/*
 		 * The task runs another image now: the sample was taken
@@ -291,7 +304,7 @@ static struct image *image_learn_locked(struct decoder *d,
 		retry_failed(d, RETRY_IMAGE, s->pid, s->image_ino, true);
 		return NULL;
 	}
-	if (elf_peek(link, &f, id, &id_len)) {
+	if (ret) {
 		retry_failed(d, RETRY_IMAGE, s->pid, s->image_ino, false);
 		return NULL;
 	}

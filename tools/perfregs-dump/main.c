@@ -295,7 +295,7 @@ static int learn_record(void *arg, int cpu, const struct perfregs_rec_header *re
  * the rings hold, without consuming it, and learns about new tasks
  * while they still exist, whatever the decoding is doing.  It looks at
  * most every 20 ms, and only when the module reports a sample of a new
- * process or image (POLLPRI): a run of one long task wakes it twice.
+ * process or image (POLLPRI): a run of one long task wakes it once.
  * A module older than ABI minor 1 cannot report that: then it looks
  * every 20 ms.
  */
@@ -304,31 +304,49 @@ static bool learner_stopping(struct live *lv)
 	return __atomic_load_n(&lv->learner_stop, __ATOMIC_RELAXED);
 }
 
+static uint64_t mono_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec * 1000000000ULL + t.tv_nsec;
+}
+
 static void *learner_main(void *arg)
 {
 	struct live *lv = arg;
-	const struct timespec gap = { 0, 20000000L };
+	const uint64_t gap = 20000000;	/* ns: at most one look per gap */
 	struct pollfd pfd = { .fd = lv->learner_wake, .events = POLLIN };
+	bool waits = prf_has_new_tasks(lv->r);
+	uint64_t last = 0, now;
 	int ev;
 
 	while (!learner_stopping(lv)) {
-		prf_peek(lv->r, learn_record, lv);
-		nanosleep(&gap, NULL);
-		if (learner_stopping(lv))
-			break;
-		ev = prf_wait_new_task(lv->r, lv->learner_wake, -1);
-		if (ev == -EOPNOTSUPP || ev == -EINTR)
-			continue;
-		if (ev < 0 || (ev & PRF_WAIT_WOKEN))
-			break;
-		if (ev & (POLLHUP | POLLERR)) {
-			/* stopped or the target is gone: a last look, then wait */
-			prf_peek(lv->r, learn_record, lv);
-			while (!learner_stopping(lv) && poll(&pfd, 1, -1) < 0 &&
-			       errno == EINTR)
-				;
-			break;
+		if (waits) {
+			ev = prf_wait_new_task(lv->r, lv->learner_wake, -1);
+			if (ev == -EINTR)
+				continue;
+			if (ev < 0 || (ev & PRF_WAIT_WOKEN))
+				break;
+			if (ev & (POLLHUP | POLLERR)) {
+				/* stopped or the target is gone: a last look, then wait */
+				prf_peek(lv->r, learn_record, lv);
+				while (!learner_stopping(lv) && poll(&pfd, 1, -1) < 0 &&
+				       errno == EINTR)
+					;
+				break;
+			}
 		}
+		now = mono_ns();
+		if (now - last < gap) {
+			struct timespec rest = { 0, (long)(gap - (now - last)) };
+
+			nanosleep(&rest, NULL);
+			if (learner_stopping(lv))
+				break;
+		}
+		last = mono_ns();
+		prf_peek(lv->r, learn_record, lv);
 	}
 	return NULL;
 }
