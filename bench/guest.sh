@@ -26,6 +26,15 @@ echo "perf=$($PERF --version 2>&1)" >> "$raw"
 echo "cpus=$(nproc)" >> "$raw"
 echo "max_sample_rate_start=$(cat /proc/sys/kernel/perf_event_max_sample_rate)" >> "$raw"
 
+# The workload runs from tmpfs, as from a local disk.  The guest's root
+# is 9p, where every open() of a file is a round trip to the host that
+# cost the sampled task ~88k instructions under -icount: perfregs-dump
+# opens the workload's image once while it runs (to read its ELF header
+# and build-id), perf only after it has ended.
+mkdir -p /tmp/perfregs-bench
+cp $B/bench/work /tmp/perfregs-bench/work || exit 1
+WORK=/tmp/perfregs-bench/work
+
 # The workload's output goes to a file, read afterwards: a reader of a
 # pipe would run beside it and its start-up would count as overhead.
 WOUT=/tmp/bench-work.out
@@ -64,16 +73,16 @@ ON_W="taskset -c $LAST"
 ON_T="taskset -c 0"
 echo "pinning=workload cpu $LAST, tools cpu 0" >> "$raw"
 
-run_base() { $ON_W $B/bench/work "$ITER" > $WOUT; ns; }
-run_perf() {	# period output [option] -> work ns
-	$ON_T $PERF record -q ${3:-} -e cpu-clock -c "$1" --user-regs=$PREGS \
-		--intr-regs=$PREGS -o "$2" -- $ON_W $B/bench/work "$ITER" \
+run_base() { $ON_W $WORK "$ITER" > $WOUT; ns; }
+run_perf() {	# period output [option] -> work ns; $EV: the event
+	$ON_T $PERF record -q ${3:-} -e "${EV:-cpu-clock}" -c "$1" --user-regs=$PREGS \
+		--intr-regs=$PREGS -o "$2" -- $ON_W $WORK "$ITER" \
 		> $WOUT 2>/dev/null
 	ns
 }
-run_ours() {	# period output [option] -> work ns
-	$ON_T $B/perfregs-dump -q ${3:-} -c "$1" --iregs=$REGS --uregs=$REGS \
-		-o "$2" -- $ON_W $B/bench/work "$ITER" > $WOUT
+run_ours() {	# period output [option] -> work ns; $EV: the event
+	$ON_T $B/perfregs-dump -q ${3:-} -e "${EV:-cpu-clock}" -c "$1" --iregs=$REGS --uregs=$REGS \
+		-o "$2" -- $ON_W $WORK "$ITER" > $WOUT
 	ns
 }
 one() {		# kind period rep: one run, one line of raw.txt
@@ -97,6 +106,15 @@ one() {		# kind period rep: one run, one line of raw.txt
 	ours_ow)
 		t=$(run_ours "$2" "$OUT/ours-ow.prf" --overwrite)
 		echo "ours_ow period=$2 rep=$3 ns=$t" >> "$raw" ;;
+	# the floor both tools stand on: the same timer at the same period
+	# through the same perf core, with no sample taken (the user-mode
+	# workload is excluded by :k)
+	perf_floor)
+		t=$(EV=cpu-clock:k run_perf "$2" "$OUT/perf-ow.data" --overwrite)
+		echo "perf_floor period=$2 rep=$3 ns=$t" >> "$raw" ;;
+	ours_floor)
+		t=$(EV=cpu-clock:k run_ours "$2" "$OUT/ours-ow.prf" --overwrite)
+		echo "ours_floor period=$2 rep=$3 ns=$t" >> "$raw" ;;
 	esac
 }
 
@@ -109,7 +127,7 @@ for period in 1000000 250000 100000; do
 		1) order="perf ours base" ;;
 		2) order="ours base perf" ;;
 		esac
-		[ "$MODE" = icount ] && order="$order perf_ow ours_ow"
+		[ "$MODE" = icount ] && order="$order perf_ow ours_ow perf_floor ours_floor"
 		for kind in $order; do
 			one "$kind" "$period" "$rep"
 		done
@@ -146,9 +164,9 @@ kcost() {	# tool function command...
 if [ -w $T/current_tracer ] && grep -qw function_graph $T/available_tracers; then
 	kcost perf perf_event_output_forward $ON_T $PERF record -q -e cpu-clock -c 250000 \
 		--user-regs=$PREGS --intr-regs=$PREGS -o "$OUT/perf-kcost.data" \
-		-- $ON_W $B/bench/work "$ITER"
+		-- $ON_W $WORK "$ITER"
 	kcost ours prf_sample $ON_T $B/perfregs-dump -q -c 250000 --iregs=$REGS --uregs=$REGS \
-		-o "$OUT/ours-kcost.prf" -- $ON_W $B/bench/work "$ITER"
+		-o "$OUT/ours-kcost.prf" -- $ON_W $WORK "$ITER"
 else
 	echo "kcost tool=none error=no_function_graph_tracer" >> "$raw"
 fi
@@ -176,11 +194,11 @@ done
 # period and registers, a longer run so start-up costs amortize
 ITER_DECODE=$((ITER * 3))
 t=$($ON_T $PERF record -q -e cpu-clock -c 20000 --user-regs=$PREGS --intr-regs=$PREGS \
-	-o "$OUT/perf-decode.data" -- $ON_W $B/bench/work "$ITER_DECODE" 2>/dev/null > $WOUT; ns)
+	-o "$OUT/perf-decode.data" -- $ON_W $WORK "$ITER_DECODE" 2>/dev/null > $WOUT; ns)
 read -r s l < <(perf_samples "$OUT/perf-decode.data")
 echo "decode tool=perf ns=$t samples=$s lost=$l" >> "$raw"
 t=$($ON_T $B/perfregs-dump -q -c 20000 --iregs=$REGS --uregs=$REGS \
-	-o "$OUT/ours-decode.prf" -- $ON_W $B/bench/work "$ITER_DECODE" > $WOUT; ns)
+	-o "$OUT/ours-decode.prf" -- $ON_W $WORK "$ITER_DECODE" > $WOUT; ns)
 $B/perfregs-dump -q --summary -f json -i "$OUT/ours-decode.prf" > "$OUT/sum.json"
 read -r s l < <(ours_samples "$OUT/sum.json")
 echo "decode tool=ours ns=$t samples=$s lost=$l" >> "$raw"
