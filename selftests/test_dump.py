@@ -91,18 +91,28 @@ def schema_errors(rec):
     return errs
 
 
-def run_case(work, abi, mixed, ipreg, magic):
+def run_case(work, abi, mixed, ipreg, magic, record=None, suffix=""):
+    """record: the -m to record with (-o only, no live output), then
+    decode the recording; None: decode live."""
     path = os.path.join(ST, work)
-    name = f"dump_{work}"
+    name = f"dump_{work}{suffix}"
     if not os.access(path, os.X_OK):
         skip(name, f"{work} was not built (compiler lacks the target?)")
         return
     with tempfile.TemporaryDirectory() as tmp:
         wl_out = os.path.join(tmp, "workload.txt")
+        cmd = ["--", "/bin/sh", "-c", f'exec "$0" 2 > "{wl_out}"', path]
         # the workload's own line goes to a file, the tool's JSON to stdout
-        p = subprocess.run([TOOL, "-q", "-f", "json", "-m", "256", "--", "/bin/sh", "-c",
-                            f'exec "$0" 2 > "{wl_out}"', path],
-                           capture_output=True, text=True)
+        if record:
+            rec = os.path.join(tmp, "rec.prf")
+            p = subprocess.run([TOOL, "-q", "-m", record, "-o", rec] + cmd,
+                               capture_output=True, text=True)
+            if p.returncode == 0:
+                p = subprocess.run([TOOL, "-q", "-f", "json", "-i", rec],
+                                   capture_output=True, text=True)
+        else:
+            p = subprocess.run([TOOL, "-q", "-f", "json", "-m", "256"] + cmd,
+                               capture_output=True, text=True)
         first = open(wl_out).readline().strip() if os.path.exists(wl_out) else ""
         if work == "magic_x32" and not first:
             skip(name, "x32 binaries do not run here (boot with syscall.x32=y)")
@@ -404,12 +414,16 @@ def main():
         print("1..0 # SKIP perfregs is not loaded")
         return 4
     print("TAP version 13")
-    print(f"1..{3 * len(CASES) + 13}")
+    print(f"1..{3 * len(CASES) + 20}")
     for c in CASES:
         before = len(results)
         run_case(*c)
         while len(results) < before + 3:
             skip(f"dump_{c[0]}_magic", "see above")
+    # through recordings: whole runs of records written from the ring
+    # (writev), and, with a 2-page ring, runs cut by its end (copied)
+    run_case(*CASES[0], record="256", suffix="_recorded")
+    run_case(*CASES[0], record="2", suffix="_recorded_small_ring")
     run_text()
     run_cli()
     run_convert("magic_64")
