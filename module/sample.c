@@ -320,7 +320,11 @@ void prf_sample(struct prf_session *s, struct pt_regs *regs, bool throttled)
 	}
 	prf_ring_end(&h);
 
-	/* a learner in userspace wants to hear of a new process or image */
+	/*
+	 * A learner in userspace wants to hear of a new process or image.
+	 * A nested writer samples the same task as the one it interrupted,
+	 * so a race on last_* can only count that task twice.
+	 */
 	if (uregs && (rb->last_tgid != current->tgid ||
 		      rb->last_mm != current->mm)) {
 		rb->last_tgid = current->tgid;

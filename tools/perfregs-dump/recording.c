@@ -107,27 +107,18 @@ struct recorder {
 
 static const char zeros[8];
 
-static void write_all(struct recorder *r, const void *p, size_t n)
-{
-	while (n && !r->error) {
-		ssize_t w = write(r->fd, p, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			r->error = w < 0 ? errno : EIO;
-			break;
-		}
-		p = (const char *)p + w;
-		n -= (size_t)w;
-	}
-}
-
 static void writev_all(struct recorder *r, struct iovec *iov, int cnt)
 {
-	while (cnt && !r->error) {
-		ssize_t w = writev(r->fd, iov, cnt);
+	for (;;) {
+		ssize_t w;
 
+		while (cnt && !iov->iov_len) {	/* nothing to write there */
+			iov++;
+			cnt--;
+		}
+		if (!cnt || r->error)
+			break;
+		w = writev(r->fd, iov, cnt);
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w <= 0) {
@@ -145,6 +136,13 @@ static void writev_all(struct recorder *r, struct iovec *iov, int cnt)
 			iov->iov_len -= (size_t)w;
 		}
 	}
+}
+
+static void write_all(struct recorder *r, const void *p, size_t n)
+{
+	struct iovec iov = { (void *)p, n };
+
+	writev_all(r, &iov, 1);
 }
 
 static void flush(struct recorder *r)
