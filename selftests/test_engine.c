@@ -43,14 +43,6 @@ static uint64_t now_ns(void)
 /* Children that make each software event happen. */
 static volatile uint64_t bp_target;
 
-static void spin_child_for(int seconds)
-{
-	uint64_t end = now_ns() + seconds * 1000000000ULL;
-
-	while (now_ns() < end)
-		;
-}
-
 static void spin_child_for_ms(int ms)
 {
 	uint64_t end = now_ns() + ms * 1000000ULL;
@@ -61,7 +53,7 @@ static void spin_child_for_ms(int ms)
 
 static void spin_child(int seconds)
 {
-	spin_child_for(seconds);
+	spin_child_for_ms(seconds * 1000);
 	_exit(0);
 }
 
@@ -524,7 +516,7 @@ static void newtask_child(int seconds)
 	CPU_SET(sched_getcpu(), &one);
 	if (sched_setaffinity(0, sizeof(one), &one))
 		_exit(1);
-	spin_child_for(seconds);
+	spin_child_for_ms(seconds * 1000);
 	pid = fork();
 	if (pid == 0)
 		spin_child(seconds);

@@ -301,35 +301,11 @@ long prf_peek(struct prf_reader *r, prf_record_fn fn, void *arg)
 	return n;
 }
 
-int prf_wait_new_task(struct prf_reader *r, int wake_fd, int timeout_ms)
+/* Poll the session for events, and fd (if >= 0) for input. */
+static int prf_poll(struct prf_reader *r, short events, int fd, int timeout_ms)
 {
 	struct pollfd pfd[2] = {
-		{ .fd = r->fd, .events = POLLPRI },
-		{ .fd = wake_fd, .events = POLLIN },
-	};
-	int ret;
-
-	if (!prf_has_new_tasks(r))
-		return prf_fail(EOPNOTSUPP);
-	ret = poll(pfd, wake_fd >= 0 ? 2 : 1, timeout_ms);
-	if (ret < 0)
-		return -errno;
-	if (!ret)
-		return 0;
-	if (pfd[1].revents)
-		return PRF_WAIT_WOKEN;
-	return pfd[0].revents;
-}
-
-int prf_wait(struct prf_reader *r, int timeout_ms)
-{
-	return prf_wait_also(r, -1, timeout_ms);
-}
-
-int prf_wait_also(struct prf_reader *r, int fd, int timeout_ms)
-{
-	struct pollfd pfd[2] = {
-		{ .fd = r->fd, .events = POLLIN },
+		{ .fd = r->fd, .events = events },
 		{ .fd = fd, .events = POLLIN },
 	};
 	int ret = poll(pfd, fd >= 0 ? 2 : 1, timeout_ms);
@@ -339,6 +315,23 @@ int prf_wait_also(struct prf_reader *r, int fd, int timeout_ms)
 	if (!ret)
 		return 0;
 	return pfd[0].revents | (pfd[1].revents ? PRF_WAIT_WOKEN : 0);
+}
+
+int prf_wait_new_task(struct prf_reader *r, int wake_fd, int timeout_ms)
+{
+	if (!prf_has_new_tasks(r))
+		return prf_fail(EOPNOTSUPP);
+	return prf_poll(r, POLLPRI, wake_fd, timeout_ms);
+}
+
+int prf_wait(struct prf_reader *r, int timeout_ms)
+{
+	return prf_poll(r, POLLIN, -1, timeout_ms);
+}
+
+int prf_wait_also(struct prf_reader *r, int fd, int timeout_ms)
+{
+	return prf_poll(r, POLLIN, fd, timeout_ms);
 }
 
 uint64_t prf_produced(const struct prf_reader *r)

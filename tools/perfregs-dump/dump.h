@@ -152,6 +152,7 @@ struct decoder {
 int elf_facts_of_file(const char *path, struct elf_facts *f);
 int elf_peek(const char *path, struct elf_facts *f, uint8_t *id, uint8_t *len);
 int elf_peek_fd(int fd, struct elf_facts *f, uint8_t *id, uint8_t *len);
+uint64_t now_ns(void);
 struct image *image_find(struct decoder *d, uint32_t dev, uint64_t ino);
 struct image *image_add(struct decoder *d, uint32_t dev, uint64_t ino,
 			const struct elf_facts *f, const char *path);

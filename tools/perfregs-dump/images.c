@@ -187,7 +187,8 @@ struct image *image_add(struct decoder *d, uint32_t dev, uint64_t ino,
 	return image_add_notify(d, dev, ino, f, path, false, NULL, -1);
 }
 
-static uint64_t now_ns(void)
+/* CLOCK_MONOTONIC in ns */
+uint64_t now_ns(void)
 {
 	struct timespec t;
 

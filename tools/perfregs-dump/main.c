@@ -304,14 +304,6 @@ static bool learner_stopping(struct live *lv)
 	return __atomic_load_n(&lv->learner_stop, __ATOMIC_RELAXED);
 }
 
-static uint64_t mono_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec * 1000000000ULL + t.tv_nsec;
-}
-
 static void *learner_main(void *arg)
 {
 	struct live *lv = arg;
@@ -337,7 +329,7 @@ static void *learner_main(void *arg)
 				break;
 			}
 		}
-		now = mono_ns();
+		now = now_ns();
 		if (now - last < gap) {
 			struct timespec rest = { 0, (long)(gap - (now - last)) };
 
@@ -345,7 +337,7 @@ static void *learner_main(void *arg)
 			if (learner_stopping(lv))
 				break;
 		}
-		last = mono_ns();
+		last = now_ns();
 		prf_peek(lv->r, learn_record, lv);
 	}
 	return NULL;
