@@ -93,12 +93,8 @@ struct prf_ring *prf_ring_alloc(struct prf_session *s, int cpu,
 				unsigned int pages, bool overwrite,
 				unsigned long watermark);
 void prf_ring_free(struct prf_ring *rb);
-int prf_ring_begin(struct prf_ring *rb, struct prf_handle *h, u32 size);
 void prf_ring_write(struct prf_handle *h, const void *src, size_t len);
-void *prf_ring_direct(struct prf_handle *h, size_t len);
-void prf_ring_end(struct prf_handle *h);
 void prf_ring_lost(struct prf_ring *rb, enum perfregs_lost_cause cause);
-void prf_ring_produced(struct prf_ring *rb);
 void prf_ring_new_task(struct prf_ring *rb);
 bool prf_ring_readable(struct prf_ring *rb);
 void prf_ring_reset(struct prf_ring *rb);

@@ -32,6 +32,7 @@
 #include <linux/sched.h>
 #include <linux/uaccess.h>
 #include "perfregs.h"
+#include "ring.h"
 
 static void prf_ring_wake(struct irq_work *work)
 {
@@ -105,12 +106,6 @@ void prf_ring_free(struct prf_ring *rb)
 	kfree(rb);
 }
 
-void prf_ring_produced(struct prf_ring *rb)
-{
-	local_inc(&rb->produced);
-	WRITE_ONCE(rb->ctl->produced, local_read(&rb->produced));
-}
-
 /*
  * A sample of another task than the previous one on this CPU has been
  * written: count it, and wake the EPOLLPRI pollers if userspace had seen
@@ -154,40 +149,6 @@ void prf_ring_lost(struct prf_ring *rb, enum perfregs_lost_cause cause)
 	local_inc(&rb->lost_any);
 }
 
-/* Publish head if we are the outermost writer, then leave. */
-static void prf_ring_publish(struct prf_ring *rb)
-{
-	unsigned long head;
-
-again:
-	if (local_read(&rb->nest) > 1) {
-		/* We interrupted a writer: it publishes for us on its way out. */
-		local_dec(&rb->nest);
-		return;
-	}
-	head = local_read(&rb->head);
-	smp_wmb(); /* B: records before data_head, pairs with reader's C */
-	WRITE_ONCE(rb->ctl->data_head, head);
-
-	if (head - local_read(&rb->wakeup) >= rb->watermark) {
-		local_set(&rb->wakeup, head);
-		irq_work_queue(&rb->work);
-	}
-
-	/*
-	 * A writer that interrupts us from here on sees nest == 0 and
-	 * publishes itself; one that came before the store above was seen
-	 * by it, unless it reserved after our load of head: check again.
-	 */
-	barrier();
-	local_dec(&rb->nest);
-	barrier();
-	if (unlikely(head != local_read(&rb->head))) {
-		local_inc(&rb->nest);
-		goto again;
-	}
-}
-
 /*
  * Overwrite mode: the kernel owns data_tail, the oldest whole record.
  * Before a writer copies into [offset, head) it moves data_tail past
@@ -197,8 +158,8 @@ again:
  * overwrite.  A header that makes no sense (userspace may store
  * anything in data_tail) resynchronizes data_tail on our own record.
  */
-static void prf_ring_make_room(struct prf_ring *rb, unsigned long offset,
-			       unsigned long head)
+void prf_ring_make_room(struct prf_ring *rb, unsigned long offset,
+			unsigned long head)
 {
 	u64 tail, next;
 	u32 hsize;
@@ -223,52 +184,6 @@ static void prf_ring_make_room(struct prf_ring *rb, unsigned long offset,
 	}
 }
 
-/*
- * Room a LOST record needs.  Every reservation but the final flush
- * leaves at least this much free, so that the LOST record written when
- * the session stops always fits: the reader then sees every loss
- * in-band, even when it stalled until the very end.
- */
-#define PRF_LOST_ROOM	sizeof(struct perfregs_rec_lost)
-
-/*
- * Reserve space for one record of @size bytes (a multiple of 8), with
- * @extra bytes still free after it.  A sample that finds no room is
- * counted lost; a LOST record (@count false) that finds none is simply
- * written later.
- */
-static int prf_ring_reserve(struct prf_ring *rb, struct prf_handle *h,
-			    u32 size, u32 extra, bool nested, bool count)
-{
-	unsigned long tail, offset, head;
-
-	if (unlikely(size > rb->size / 2)) {
-		if (count)
-			prf_ring_lost(rb, PERFREGS_LOST_FULL);
-		return -E2BIG;
-	}
-	do {
-		tail = READ_ONCE(rb->ctl->data_tail);
-		offset = local_read(&rb->head);
-		/* A: the record stores below depend on this check, see top. */
-		if (!rb->overwrite &&
-		    unlikely(offset - tail + size + extra > rb->size)) {
-			if (count)
-				prf_ring_lost(rb, nested ? PERFREGS_LOST_NESTED :
-							   PERFREGS_LOST_FULL);
-			return -ENOSPC;
-		}
-		head = offset + size;
-	} while (local_cmpxchg(&rb->head, offset, head) != offset);
-
-	if (rb->overwrite)
-		prf_ring_make_room(rb, offset, head);
-	h->rb = rb;
-	h->offset = offset;
-	h->end = head;
-	return 0;
-}
-
 void prf_ring_write(struct prf_handle *h, const void *src, size_t len)
 {
 	struct prf_ring *rb = h->rb;
@@ -282,22 +197,6 @@ void prf_ring_write(struct prf_handle *h, const void *src, size_t len)
 	if (len > first)
 		memcpy(rb->data, src + first, len - first);
 	h->offset += len;
-}
-
-/*
- * The next @len bytes of the reservation, to be written in place, if
- * they do not wrap around the end of the ring; NULL otherwise (the
- * caller then uses prf_ring_write()).  Saves a copy and a call per field.
- */
-void *prf_ring_direct(struct prf_handle *h, size_t len)
-{
-	struct prf_ring *rb = h->rb;
-	unsigned long pos = h->offset & rb->mask;
-
-	if (WARN_ON_ONCE(h->offset + len > h->end) || len > rb->size - pos)
-		return NULL;
-	h->offset += len;
-	return rb->data + pos;
 }
 
 /*
@@ -338,7 +237,7 @@ void prf_ring_write_user(struct prf_handle *h, const void __user *src,
  * Emit a LOST record for what was dropped since the last one, if @extra
  * bytes stay free after it.
  */
-static void prf_ring_emit_lost(struct prf_ring *rb, u32 extra, bool nested)
+void prf_ring_emit_lost(struct prf_ring *rb, u32 extra, bool nested)
 {
 	struct perfregs_rec_lost rec;
 	struct prf_handle h;
@@ -353,35 +252,6 @@ static void prf_ring_emit_lost(struct prf_ring *rb, u32 extra, bool nested)
 	for (i = 0; i < PERFREGS_LOST_MAX; i++)
 		rec.lost[i] = local_xchg(&rb->lost_pending[i], 0);
 	prf_ring_write(&h, &rec, sizeof(rec));
-}
-
-/*
- * Start a record.  On success the caller writes exactly @size bytes
- * with prf_ring_write() and calls prf_ring_end().  On failure the
- * record is counted as lost and nothing is to be done.
- */
-int prf_ring_begin(struct prf_ring *rb, struct prf_handle *h, u32 size)
-{
-	bool nested;
-	int ret;
-
-	local_inc(&rb->nest);
-	barrier(); /* the nest count is up before we touch head */
-	nested = local_read(&rb->nest) > 1;
-
-	/* only with room for the sample after it, and the final LOST room */
-	if (unlikely(local_read(&rb->lost_any)))
-		prf_ring_emit_lost(rb, size + PRF_LOST_ROOM, nested);
-
-	ret = prf_ring_reserve(rb, h, size, PRF_LOST_ROOM, nested, true);
-	if (ret)
-		prf_ring_publish(rb);
-	return ret;
-}
-
-void prf_ring_end(struct prf_handle *h)
-{
-	prf_ring_publish(h->rb);
 }
 
 /*

@@ -16,6 +16,7 @@
 #include <linux/rcupdate.h>
 #include <asm/ptrace.h>
 #include "perfregs.h"
+#include "ring.h"
 #include "compat.h"
 
 /* Flag bits of prf_sample_ctx.have: what has been resolved. */
@@ -150,11 +151,13 @@ static u64 *prf_put_regs(u64 *dst, struct pt_regs *regs,
 			 const struct prf_regsel *sel)
 {
 	const unsigned long *r = (const unsigned long *)regs;
-	unsigned int i;
+	const u8 *idx = sel->idx;
+	unsigned int i, n = sel->n;
 
-	for (i = 0; i < sel->n; i++)
-		dst[i] = r[sel->idx[i]];
-	return dst + sel->n;
+	/* n in a register: each store to dst may alias sel's bytes */
+	for (i = 0; i < n; i++)
+		dst[i] = r[idx[i]];
+	return dst + n;
 }
 
 /*
@@ -162,7 +165,7 @@ static u64 *prf_put_regs(u64 *dst, struct pt_regs *regs,
  * rename may race with us; we then get either name, or a mix of both,
  * always terminated since the last byte is forced to NUL.
  */
-static void prf_put_comm(char *dst, const char *comm)
+static __always_inline void prf_put_comm(char *dst, const char *comm)
 {
 	const struct word_at_a_time zero = WORD_AT_A_TIME_CONSTANTS;
 	unsigned long w[2], data;
@@ -184,10 +187,14 @@ static void prf_put_comm(char *dst, const char *comm)
 }
 
 /*
- * The executable of the task, from any context: mm->exe_file is RCU
- * protected and a struct file outlives an RCU grace period.
+ * The executable of the task: mm->exe_file is RCU protected, and a
+ * struct file (with its inode) outlives an RCU grace period.  Every
+ * caller of the handler runs with preemption off (hardirq, NMI, #DB,
+ * or the perf core's software events), which is an RCU read-side
+ * critical section since RCU's flavours were merged (4.20): no
+ * rcu_read_lock() calls needed on this path.
  */
-static void prf_sample_image(struct perfregs_rec_sample *rec)
+static __always_inline void prf_sample_image(struct perfregs_rec_sample *rec)
 {
 	struct mm_struct *mm = current->mm;
 	struct file *exe;
@@ -197,14 +204,12 @@ static void prf_sample_image(struct perfregs_rec_sample *rec)
 	rec->image_dev = 0;
 	if (!mm || (current->flags & PF_KTHREAD))
 		return;
-	rcu_read_lock();
-	exe = rcu_dereference(mm->exe_file);
+	exe = rcu_dereference_sched(mm->exe_file);
 	if (exe) {
 		inode = file_inode(exe);
 		rec->image_ino = inode->i_ino;
 		rec->image_dev = new_encode_dev(inode->i_sb->s_dev);
 	}
-	rcu_read_unlock();
 }
 
 /* The fixed part of a sample record, written in place or into a copy. */
