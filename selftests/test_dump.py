@@ -209,6 +209,49 @@ def run_roundtrip(work):
     return rec
 
 
+def summary_counts(stderr):
+    """(decoded, produced) from the '# N samples decoded, P produced' line."""
+    m = re.search(r"^# (\d+) samples decoded, (\d+) produced", stderr, re.M)
+    return (int(m.group(1)), int(m.group(2))) if m else (None, None)
+
+
+def run_record_summary():
+    """A recording is read back after the run: its summary counts the file.
+
+    To a file, the records are checked and counted by reading the file
+    back; to a pipe, which cannot be read back, the summary counts what
+    the rings handed over.  Either way a later decode of the same bytes
+    must find exactly that many samples.
+    """
+    path = os.path.join(ST, "magic_64")
+    d = tempfile.mkdtemp()
+    for how in ("file", "pipe"):
+        rec = os.path.join(d, f"{how}.prf")
+        cmd = ["--", "/bin/sh", "-c", 'exec "$0" 1 > /dev/null', path]
+        try:
+            if how == "file":
+                p = subprocess.run([TOOL, "-o", rec] + cmd, capture_output=True,
+                                   text=True, timeout=120)
+            else:
+                p = subprocess.run([TOOL, "-o", "/dev/stdout"] + cmd,
+                                   capture_output=True, timeout=120)
+                open(rec, "wb").write(p.stdout)
+                p.stderr = p.stderr.decode(errors="replace")
+        except subprocess.TimeoutExpired:
+            report(False, f"recording_summary_{how}", "perfregs-dump hung")
+            continue
+        said, produced = summary_counts(p.stderr)
+        q = subprocess.run([TOOL, "-q", "--summary", "-f", "json", "-i", rec],
+                           capture_output=True, text=True)
+        s = jsonl(q.stdout)
+        found = s[-1].get("samples") if s else None
+        report(p.returncode == 0 and q.returncode == 0 and said is not None and
+               said == found and said >= 50 and said <= produced,
+               f"recording_summary_{how}",
+               f"exit {p.returncode}/{q.returncode}: the run said {said} samples "
+               f"({produced} produced), the file holds {found}")
+
+
 def run_corrupt(rec):
     """Cut and damaged recordings: a clear error with an offset, no crash."""
     data = open(rec, "rb").read()
@@ -414,7 +457,7 @@ def main():
         print("1..0 # SKIP perfregs is not loaded")
         return 4
     print("TAP version 13")
-    print(f"1..{3 * len(CASES) + 20}")
+    print(f"1..{3 * len(CASES) + 22}")
     for c in CASES:
         before = len(results)
         run_case(*c)
@@ -432,6 +475,7 @@ def main():
     run_cli()
     run_convert("magic_64")
     run_convert("magic_32")
+    run_record_summary()
     rec = run_roundtrip("magic_64")
     run_roundtrip("mixed_64")
     if rec:

@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/eventfd.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include "dump.h"
@@ -376,11 +377,38 @@ static void learner_stop(struct live *lv)
 	lv->learner_running = false;
 }
 
+/*
+ * Only recording: the records go to the file as they lie in the ring
+ * (on_span()), and are checked and counted when the run is over
+ * (verify_recording()), as perf record processes its build-ids after
+ * the run.  While it runs, a sample only has its task learnt, if the
+ * learner thread has not (one compare when it has), and the kernel
+ * symbol of a kernel-mode sample picked out for the recording.  Every
+ * instruction here is taken from the sampled tasks.
+ */
+static int on_record_only(struct live *lv, int cpu,
+			  const struct perfregs_rec_header *rec)
+{
+	const struct perfregs_rec_sample *s = (const void *)rec;
+	int ip_idx;
+
+	if (rec->type != PERFREGS_REC_SAMPLE || rec->size < sizeof(*s))
+		return 0;
+	learn_task(&lv->d, lv->memo, cpu, s);
+	if ((s->flags & PERFREGS_SF_KERNEL) && lv->d.o.symbols &&
+	    (ip_idx = prf_reg_index(s->iregs_mask, PERFREGS_REG_IP)) >= 0 &&
+	    sizeof(*s) + 8 * ((size_t)ip_idx + 1) <= rec->size)
+		ksym_learn(&lv->d, s->regs[ip_idx]);
+	return 0;
+}
+
 static int on_record(void *arg, int cpu, const struct perfregs_rec_header *rec)
 {
 	struct live *lv = arg;
 	struct decoder *d = &lv->d;
 
+	if (lv->spans && !lv->tee)
+		return on_record_only(lv, cpu, rec);
 	if (rec->type == PERFREGS_REC_SAMPLE && rec->size >= sizeof(struct perfregs_rec_sample)) {
 		const struct perfregs_rec_sample *s = (const void *)rec;
 		int ip_idx;
@@ -416,6 +444,55 @@ static int on_span(void *arg, int cpu, const void *a, size_t alen,
 	if (rec_records(lv->rec, cpu, a, alen, b, blen))
 		lv->rec_error = 1;
 	return 0;
+}
+
+/*
+ * After an only-recording run: read the recording back, as a later
+ * decode will, to check its records and count them for the summary.
+ * Nothing of it runs while the sampled tasks do.  Returns the exit code.
+ * A FILE that cannot be read back (a pipe, a device) is not checked; the
+ * summary then counts what the rings handed over.
+ */
+static int verify_recording(const char *path, struct decoder *live,
+			    const struct prf_reader *r, uint64_t produced)
+{
+	struct decoder *d;
+	uint64_t in_file;
+	struct stat st;
+	char err[512];
+	int ret, exit_code = EXIT_OK, i;
+
+	if (stat(path, &st) || !S_ISREG(st.st_mode)) {
+		live->samples = r->samples;
+		for (i = 0; i < PERFREGS_LOST_MAX; i++)
+			live->lost[i] = r->lost[i];
+		if (!live->o.quiet)
+			out_summary(live, stderr, FMT_TEXT, produced);
+		return EXIT_OK;
+	}
+	d = calloc(1, sizeof(*d));
+	if (!d) {
+		fprintf(stderr, "perfregs-dump: checking %s: out of memory\n", path);
+		return EXIT_IO;
+	}
+	d->o = live->o;
+	d->o.summary = true;	/* count and check, print nothing */
+	d->o.symbols = false;
+	d->out = stdout;
+	ret = rec_decode(path, d, &in_file, err, sizeof(err));
+	if (ret == -EIO) {
+		fprintf(stderr, "perfregs-dump: reading %s back: %s\n", path, err);
+		exit_code = EXIT_IO;
+	} else if (ret || d->bad_records) {
+		fprintf(stderr, "perfregs-dump: %s: %s\n", path,
+			ret ? err : "malformed records");
+		exit_code = EXIT_DATA;
+	}
+	if (!live->o.quiet)
+		out_summary(d, stderr, FMT_TEXT, produced);
+	decoder_free(d);
+	free(d);
+	return exit_code;
 }
 
 static const char *open_hint(int err)
@@ -537,7 +614,7 @@ int main(int argc, char **argv)
 	struct prf_reader r;
 	const char *output = NULL, *input = NULL, *cpu_list = NULL, *mod;
 	double duration = 0, last_progress = 0;
-	bool all_cpus = false, period_set = false;
+	bool all_cpus = false, period_set = false, verified = false;
 	int pid = -1, tid = -1, c, ret, status = 0, exit_code = EXIT_OK;
 	int go_pipe[2] = { -1, -1 };
 	int pidfd = -1, wait_ms;
@@ -838,6 +915,14 @@ int main(int argc, char **argv)
 		d->learnt_arg = lv.rec;
 		/* whole runs of records, unless -t keeps only some */
 		lv.spans = lv.filter_tid <= 0;
+		/*
+		 * Only recording: wake at half a ring, as perf record does,
+		 * rather than the module's quarter; a live decode keeps the
+		 * quarter, to keep up with the samples.
+		 */
+		if (lv.spans && !lv.tee)
+			cfg.wakeup_bytes = (uint32_t)((uint64_t)cfg.data_pages *
+						      getpagesize() / 2);
 	}
 	d->live = true;
 	pthread_mutex_init(&d->learn_lock, NULL);
@@ -954,14 +1039,15 @@ int main(int argc, char **argv)
 		if (child < 0 && pid > 0 && ev > 0 && (ev & POLLHUP))
 			break;	/* the target process is gone */
 		if (!d->o.quiet && t - last_progress >= 2 && t >= 3) {
-			uint64_t lost = 0;
+			uint64_t lost = 0, samples = lv.spans && !lv.tee ?
+						      r.samples : d->samples;
 
 			for (i = 0; i < PERFREGS_LOST_MAX; i++)
 				if (i != PERFREGS_LOST_ENTRY)
 					lost += prf_lost_total(&r, i);
 			fprintf(stderr, "perfregs-dump: %.0f s, %" PRIu64 " samples "
-				"(%.0f/s), %" PRIu64 " lost\n", t, d->samples,
-				d->samples / t, lost);
+				"(%.0f/s), %" PRIu64 " lost\n", t, samples,
+				samples / t, lost);
 			last_progress = t;
 		}
 	}
@@ -981,11 +1067,22 @@ int main(int argc, char **argv)
 			fprintf(stderr, "perfregs-dump: writing %s failed: %s\n",
 				output, strerror(errno ? errno : EIO));
 			exit_code = EXIT_IO;
+		} else if (lv.spans && !lv.tee) {
+			ret = verify_recording(output, d, &r, prf_produced(&r));
+			if (exit_code == EXIT_OK)
+				exit_code = ret;
+			verified = true;
+		}
+		if (lv.spans && !lv.tee && !verified) {
+			/* not decoded as they came: what the rings handed over */
+			d->samples = r.samples;
+			for (i = 0; i < PERFREGS_LOST_MAX; i++)
+				d->lost[i] = r.lost[i];
 		}
 	}
 	if ((!lv.rec || lv.tee) && (d->o.summary || d->o.format == FMT_JSON))
 		out_summary(d, d->out, d->o.format, prf_produced(&r));
-	if (!d->o.quiet && !(d->o.summary && !lv.rec))
+	if (!d->o.quiet && !(d->o.summary && !lv.rec) && !verified)
 		out_summary(d, stderr, FMT_TEXT, prf_produced(&r));
 	if (interrupted && !d->o.quiet)
 		fprintf(stderr, "perfregs-dump: interrupted, stopped cleanly\n");
