@@ -158,6 +158,7 @@ struct image *image_add(struct decoder *d, uint32_t dev, uint64_t ino,
 			const struct elf_facts *f, const char *path);
 const struct image *image_learn(struct decoder *d,
 				const struct perfregs_rec_sample *s);
+void image_prelearn(struct decoder *d, const char *command);
 struct decoded decide_layout(uint32_t kernel_abi, const struct elf_facts *f);
 bool retry_due(struct decoder *d, enum retry_kind kind, uint32_t pid, uint64_t ino);
 bool retry_failed(struct decoder *d, enum retry_kind kind, uint32_t pid, uint64_t ino,

@@ -8,6 +8,7 @@
  * Images are keyed by the (dev, ino) the kernel puts in every sample and
  * learnt once, while the task lives, from /proc/PID/exe.
  */
+#define _GNU_SOURCE	/* strchrnul */
 #include <fcntl.h>
 #include <elf.h>
 #include <limits.h>
@@ -61,7 +62,8 @@ static int note_build_id(const uint8_t *b, size_t n, size_t align,
 
 /*
  * The ELF header's facts and the GNU build-id (from the PT_NOTE
- * segments) of a file, with a few pread()s.  The learner runs this for
+ * segments) of a file, mostly with one pread() of its first 4 KiB, which
+ * usually holds the headers and the notes.  The learner runs this for
  * each new task's image and libraries while that task waits for the
  * CPU: no libelf (its first use alone cost ~180k instructions here), no
  * mmap.  id may be NULL.  Returns 0 if the file is ELF; *len is 0 when
@@ -69,16 +71,18 @@ static int note_build_id(const uint8_t *b, size_t n, size_t align,
  */
 int elf_peek_fd(int fd, struct elf_facts *f, uint8_t *id, uint8_t *len)
 {
-	uint8_t eh[64], ph[56], notes[4096];
-	uint64_t phoff, off, size;
-	unsigned int phentsize, phnum, i;
+	uint8_t head[4096], notes[4096];
+	const uint8_t *eh = head, *ph, *nb;
+	uint64_t phoff, phpos, off, size;
+	unsigned int phentsize, phnum, i, phsize;
 	bool is64;
-	ssize_t n;
+	ssize_t n, got;
 
 	memset(f, 0, sizeof(*f));
 	if (len)
 		*len = 0;
-	n = pread(fd, eh, sizeof(eh), 0);
+	/* the header, and mostly the program headers and notes too */
+	n = pread(fd, head, sizeof(head), 0);
 	is64 = n >= EI_NIDENT && eh[EI_CLASS] == ELFCLASS64;
 	if (n < (is64 ? 64 : 52) || memcmp(eh, ELFMAG, SELFMAG) ||
 	    (eh[EI_CLASS] != ELFCLASS32 && eh[EI_CLASS] != ELFCLASS64) ||
@@ -94,19 +98,33 @@ int elf_peek_fd(int fd, struct elf_facts *f, uint8_t *id, uint8_t *len)
 	phnum = (unsigned int)le(eh + (is64 ? 56 : 44), 2);
 	if (phentsize < (is64 ? 56U : 32U) || phnum == PN_XNUM)
 		return 0;
+	phsize = is64 ? 56 : 32;
 	for (i = 0; i < phnum && i < 128; i++) {
+		uint8_t one[56];
 		uint64_t align;
 
-		if (pread(fd, ph, is64 ? 56 : 32, phoff + (uint64_t)i * phentsize) !=
-		    (is64 ? 56 : 32) || le(ph, 4) != PT_NOTE)
+		phpos = phoff + (uint64_t)i * phentsize;
+		if (phpos <= (uint64_t)n && phsize <= (uint64_t)n - phpos)
+			ph = head + phpos;
+		else if (pread(fd, one, phsize, phpos) == phsize)
+			ph = one;
+		else
+			continue;
+		if (le(ph, 4) != PT_NOTE)
 			continue;
 		off = is64 ? le(ph + 8, 8) : le(ph + 4, 4);
 		size = is64 ? le(ph + 32, 8) : le(ph + 16, 4);
 		align = is64 ? le(ph + 48, 8) : le(ph + 28, 4);
 		if (size > sizeof(notes))
 			size = sizeof(notes);
-		n = pread(fd, notes, size, off);
-		if (n > 0 && !note_build_id(notes, n, align == 8 ? 8 : 4, id, len))
+		if (off <= (uint64_t)n && size <= (uint64_t)n - off) {
+			nb = head + off;
+			got = (ssize_t)size;
+		} else {
+			nb = notes;
+			got = pread(fd, notes, size, off);
+		}
+		if (got > 0 && !note_build_id(nb, got, align == 8 ? 8 : 4, id, len))
 			break;
 	}
 	return 0;
@@ -313,6 +331,51 @@ static struct image *image_learn_locked(struct decoder *d,
 	path[n > 0 ? n : 0] = 0;
 	return image_add_notify(d, s->image_dev, s->image_ino, &f,
 				path[0] ? path : NULL, true, id, id_len);
+}
+
+/*
+ * The image COMMAND will run, learnt before it starts: the file execvp()
+ * will find.  Its samples then find their image known, and the learner
+ * does not open and read it while COMMAND runs (~65k instructions taken
+ * from it).  Keyed by device and inode as the samples are: if the file
+ * is replaced meanwhile, or is a script, the samples name another inode
+ * and the learner learns that one as usual.
+ */
+void image_prelearn(struct decoder *d, const char *command)
+{
+	char path[PATH_MAX], *real;
+	const char *dirs, *end;
+	struct elf_facts f;
+	uint8_t id[20], id_len;
+	struct stat st;
+	size_t dlen;
+
+	if (strchr(command, '/')) {
+		snprintf(path, sizeof(path), "%s", command);
+	} else {
+		dirs = getenv("PATH");
+		if (!dirs)
+			dirs = "/bin:/usr/bin";
+		for (path[0] = 0; *dirs; dirs = *end ? end + 1 : end) {
+			end = strchrnul(dirs, ':');
+			dlen = (size_t)(end - dirs);
+			snprintf(path, sizeof(path), "%.*s/%s", (int)dlen,
+				 dlen ? dirs : ".", command);
+			if (!access(path, X_OK))
+				break;
+			path[0] = 0;
+		}
+	}
+	if (!path[0] || stat(path, &st) || !S_ISREG(st.st_mode) ||
+	    elf_peek(path, &f, id, &id_len))
+		return;
+	real = realpath(path, NULL);
+	pthread_mutex_lock(&d->learn_lock);
+	if (!image_find(d, (uint32_t)st.st_dev, st.st_ino))
+		image_add_notify(d, (uint32_t)st.st_dev, st.st_ino, &f,
+				 real ? real : path, true, id, id_len);
+	pthread_mutex_unlock(&d->learn_lock);
+	free(real);
 }
 
 struct decoded decide_layout(uint32_t kernel_abi, const struct elf_facts *f)
