@@ -147,15 +147,24 @@ void prf_sample_setup(struct prf_session *s)
  * upper halves are whatever the hardware held (zero for a compat task).
  * Returns the slot after the last one written.
  */
-static u64 *prf_put_regs(u64 *dst, struct pt_regs *regs,
-			 const struct prf_regsel *sel)
+static __always_inline u64 *prf_put_regs(u64 *dst, struct pt_regs *regs,
+					  const struct prf_regsel *sel)
 {
 	const unsigned long *r = (const unsigned long *)regs;
 	const u8 *idx = sel->idx;
 	unsigned int i, n = sel->n;
 
-	/* n in a register: each store to dst may alias sel's bytes */
-	for (i = 0; i < n; i++)
+	/*
+	 * n in a register: each store to dst may alias sel's bytes.  Four
+	 * at a time: three instructions a register instead of six.
+	 */
+	for (i = 0; i + 4 <= n; i += 4) {
+		dst[i] = r[idx[i]];
+		dst[i + 1] = r[idx[i + 1]];
+		dst[i + 2] = r[idx[i + 2]];
+		dst[i + 3] = r[idx[i + 3]];
+	}
+	for (; i < n; i++)
 		dst[i] = r[idx[i]];
 	return dst + n;
 }
