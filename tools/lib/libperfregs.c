@@ -235,6 +235,40 @@ long prf_drain_spans(struct prf_reader *r, prf_record_fn fn, prf_span_fn span,
 	return bad ? prf_fail(-bad) : total;
 }
 
+long prf_drain_raw(struct prf_reader *r, prf_span_fn span, void *arg)
+{
+	long total = 0;
+	unsigned int i;
+	int bad = 0;
+
+	for (i = 0; i < r->nr_rings; i++) {
+		struct prf_cpu_ring *ring = &r->rings[i];
+		uint64_t head, tail, pos, len, first;
+		int stop = 0;
+
+		/* C: the load of data_head is an acquire, pairs with the kernel's B. */
+		head = prf_load_acquire(&ring->ctl->data_head);
+		tail = ring->ctl->data_tail;
+		if (head == tail)
+			continue;
+		len = head - tail;
+		if (head < tail || len > ring->size || len % 8) {
+			bad = EBADMSG;	/* skip what we cannot trust */
+		} else {
+			pos = tail & (ring->size - 1);
+			first = ring->size - pos < len ? ring->size - pos : len;
+			stop = span(arg, ring->cpu, ring->data + pos, first, ring->data,
+				    len - first);
+			total += (long)len;
+		}
+		/* D: the release orders our loads of the records before the tail store. */
+		prf_store_release(&ring->ctl->data_tail, head);
+		if (stop)
+			break;
+	}
+	return bad ? prf_fail(bad) : total;
+}
+
 long prf_drain(struct prf_reader *r, prf_record_fn fn, void *arg)
 {
 	return prf_drain_spans(r, fn, NULL, arg);

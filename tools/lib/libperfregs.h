@@ -78,6 +78,16 @@ long prf_drain_spans(struct prf_reader *r, prf_record_fn fn, prf_span_fn span,
 long prf_peek(struct prf_reader *r, prf_record_fn fn, void *arg);
 
 /*
+ * Hand each ring's unread bytes to span as they lie, without parsing
+ * them, and release them: for a recorder that checks the records later
+ * (records, samples and lost are not counted).  The kernel publishes
+ * whole records, so each span starts and ends on a record boundary.
+ * Returns the bytes handed over, or -EBADMSG when a ring's head and
+ * tail make no sense (the ring is skipped).
+ */
+long prf_drain_raw(struct prf_reader *r, prf_span_fn span, void *arg);
+
+/*
  * Wait until a ring reaches its watermark or the session ends.  Returns
  * the poll events, 0 on timeout, or a negative errno.
  */

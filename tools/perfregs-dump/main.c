@@ -246,6 +246,9 @@ struct live {
 	int filter_tid;
 	int rec_error;
 	bool tee;		/* -o with -f: record and print */
+	/* only recording: what on_raw_span() saw, for progress and summary */
+	uint64_t raw_samples;
+	uint64_t raw_lost[PERFREGS_LOST_MAX];
 };
 
 /*
@@ -253,13 +256,24 @@ struct live {
  * sample of its CPU was of the same task and both were known then: one
  * compare instead of two hash lookups for a CPU that stays on a task.
  */
+static inline bool learnt_already(const struct learnt *memo, int cpu,
+				   const struct perfregs_rec_sample *s)
+{
+	const struct learnt *m;
+
+	if (cpu < 0 || cpu >= LEARNT_CPUS)
+		return false;
+	m = &memo[cpu];
+	return m->known && m->pid == s->pid && m->ino == s->image_ino &&
+	       m->dev == s->image_dev;
+}
+
 static void learn_task(struct decoder *d, struct learnt *memo, int cpu,
 		       const struct perfregs_rec_sample *s)
 {
 	struct learnt *m = cpu >= 0 && cpu < LEARNT_CPUS ? &memo[cpu] : NULL;
 
-	if (m && m->known && m->pid == s->pid && m->ino == s->image_ino &&
-	    m->dev == s->image_dev)
+	if (learnt_already(memo, cpu, s))
 		return;
 	if (!image_learn(d, s) && s->image_ino)
 		return;		/* not known (yet): no memo */
@@ -391,28 +405,20 @@ static void learner_stop(struct live *lv)
 }
 
 /*
- * Only recording: the records go to the file as they lie in the ring
- * (on_span()), and are checked and counted when the run is over
- * (verify_recording()), as perf record processes its build-ids after
- * the run.  While it runs, a sample only has its task learnt, if the
- * learner thread has not (one compare when it has), and the kernel
- * symbol of a kernel-mode sample picked out for the recording.  Every
- * instruction here is taken from the sampled tasks.
+ * Only recording, a sample of a task not learnt yet or taken in kernel
+ * mode: learn its task, if the learner thread has not, and pick out its
+ * kernel symbol for the recording.
  */
-static int on_record_only(struct live *lv, int cpu,
-			  const struct perfregs_rec_header *rec)
+static void learn_sample(struct live *lv, int cpu,
+			 const struct perfregs_rec_sample *s)
 {
-	const struct perfregs_rec_sample *s = (const void *)rec;
 	int ip_idx;
 
-	if (rec->type != PERFREGS_REC_SAMPLE || rec->size < sizeof(*s))
-		return 0;
 	learn_task(&lv->d, lv->memo, cpu, s);
 	if ((s->flags & PERFREGS_SF_KERNEL) && lv->d.o.symbols &&
 	    (ip_idx = prf_reg_index(s->iregs_mask, PERFREGS_REG_IP)) >= 0 &&
-	    sizeof(*s) + 8 * ((size_t)ip_idx + 1) <= rec->size)
+	    sizeof(*s) + 8 * ((size_t)ip_idx + 1) <= s->header.size)
 		ksym_learn(&lv->d, s->regs[ip_idx]);
-	return 0;
 }
 
 static int on_record(void *arg, int cpu, const struct perfregs_rec_header *rec)
@@ -420,8 +426,6 @@ static int on_record(void *arg, int cpu, const struct perfregs_rec_header *rec)
 	struct live *lv = arg;
 	struct decoder *d = &lv->d;
 
-	if (lv->spans && !lv->tee)
-		return on_record_only(lv, cpu, rec);
 	if (rec->type == PERFREGS_REC_SAMPLE && rec->size >= sizeof(struct perfregs_rec_sample)) {
 		const struct perfregs_rec_sample *s = (const void *)rec;
 		int ip_idx;
@@ -448,6 +452,73 @@ static int on_record(void *arg, int cpu, const struct perfregs_rec_header *rec)
 	return 0;
 }
 
+/*
+ * Only recording: a ring's unread bytes, as they lie (prf_drain_raw()),
+ * go to the file in one go, and are checked when the run is over
+ * (verify_recording()), as perf record processes its build-ids after
+ * the run.  Before, one pass over their headers counts them and finds
+ * the samples whose task is not learnt yet, or that hit the kernel: one
+ * compare for the others.  Every instruction here is taken from the
+ * sampled tasks.  What learning adds to the file goes before the bytes.
+ * A header that makes no sense ends the pass: the bytes still go to the
+ * file, where verify_recording() reports them.
+ */
+static void span_copy(void *dst, const void *a, size_t alen, const void *b,
+		      size_t off, size_t len)
+{
+	size_t k = off < alen ? (alen - off < len ? alen - off : len) : 0;
+
+	if (k)
+		memcpy(dst, (const uint8_t *)a + off, k);
+	if (len > k)
+		memcpy((uint8_t *)dst + k, (const uint8_t *)b + (off + k - alen), len - k);
+}
+
+static int on_raw_span(void *arg, int cpu, const void *a, size_t alen,
+		       const void *b, size_t blen)
+{
+	struct live *lv = arg;
+	size_t off = 0, total = alen + blen, n, i;
+	const struct perfregs_rec_header *h;
+	const struct perfregs_rec_sample *s;
+	union {
+		struct perfregs_rec_sample s;
+		uint8_t b[sizeof(struct perfregs_rec_sample) + 8 * PERFREGS_REG_MAX];
+	} copy;
+
+	while (total - off >= sizeof(*h)) {
+		/* alen is a multiple of 8: a header never straddles a and b */
+		h = (const void *)(off < alen ? (const uint8_t *)a + off :
+				   (const uint8_t *)b + (off - alen));
+		if (h->size < sizeof(*h) || h->size % 8 || h->size > total - off)
+			break;
+		if (h->type == PERFREGS_REC_SAMPLE && h->size >= sizeof(*s)) {
+			lv->raw_samples++;
+			n = h->size < sizeof(copy) ? h->size : sizeof(copy);
+			if (off + n <= alen || off >= alen) {
+				s = (const void *)h;
+			} else {	/* the fixed part wraps the ring's end */
+				span_copy(copy.b, a, alen, b, off, n);
+				s = &copy.s;
+			}
+			if (!learnt_already(lv->memo, cpu, s) ||
+			    (s->flags & PERFREGS_SF_KERNEL))
+				learn_sample(lv, cpu, s);
+		} else if (h->type == PERFREGS_REC_LOST &&
+			   h->size >= sizeof(struct perfregs_rec_lost)) {
+			struct perfregs_rec_lost l;
+
+			span_copy(&l, a, alen, b, off, sizeof(l));
+			for (i = 0; i < PERFREGS_LOST_MAX; i++)
+				lv->raw_lost[i] += l.lost[i];
+		}
+		off += h->size;
+	}
+	if (rec_records(lv->rec, cpu, a, alen, b, blen))
+		lv->rec_error = 1;
+	return 0;
+}
+
 /* The records on_record() has seen, into the recording in one go. */
 static int on_span(void *arg, int cpu, const void *a, size_t alen,
 		   const void *b, size_t blen)
@@ -467,7 +538,7 @@ static int on_span(void *arg, int cpu, const void *a, size_t alen,
  * summary then counts what the rings handed over.
  */
 static int verify_recording(const char *path, struct decoder *live,
-			    const struct prf_reader *r, uint64_t produced)
+			    const struct live *lv, uint64_t produced)
 {
 	struct decoder *d;
 	uint64_t in_file;
@@ -476,9 +547,9 @@ static int verify_recording(const char *path, struct decoder *live,
 	int ret, exit_code = EXIT_OK, i;
 
 	if (stat(path, &st) || !S_ISREG(st.st_mode)) {
-		live->samples = r->samples;
+		live->samples = lv->raw_samples;
 		for (i = 0; i < PERFREGS_LOST_MAX; i++)
-			live->lost[i] = r->lost[i];
+			live->lost[i] = lv->raw_lost[i];
 		if (!live->o.quiet)
 			out_summary(live, stderr, FMT_TEXT, produced);
 		return EXIT_OK;
@@ -506,6 +577,14 @@ static int verify_recording(const char *path, struct decoder *live,
 	decoder_free(d);
 	free(d);
 	return exit_code;
+}
+
+/* What the rings hold: raw when only recording, else record by record. */
+static long drain(struct prf_reader *r, struct live *lv)
+{
+	if (lv->spans && !lv->tee)
+		return prf_drain_raw(r, on_raw_span, lv);
+	return prf_drain_spans(r, on_record, lv->spans ? on_span : NULL, lv);
 }
 
 static const char *open_hint(int err)
@@ -1037,9 +1116,7 @@ int main(int argc, char **argv)
 				ms = t > 0 ? (int)(t * 1000) + 1 : 0;
 		}
 		ev = prf_wait_also(&r, pidfd, ms);
-		if (!(cfg.flags & PERFREGS_CF_OVERWRITE) &&
-		    prf_drain_spans(&r, on_record, lv.spans ? on_span : NULL,
-				    &lv) == -EBADMSG)
+		if (!(cfg.flags & PERFREGS_CF_OVERWRITE) && drain(&r, &lv) == -EBADMSG)
 			exit_code = EXIT_DATA;
 		if (interrupted)
 			break;
@@ -1054,7 +1131,7 @@ int main(int argc, char **argv)
 			break;	/* the target process is gone */
 		if (!d->o.quiet && t - last_progress >= 2 && t >= 3) {
 			uint64_t lost = 0, samples = lv.spans && !lv.tee ?
-						      r.samples : d->samples;
+						      lv.raw_samples : d->samples;
 
 			for (i = 0; i < PERFREGS_LOST_MAX; i++)
 				if (i != PERFREGS_LOST_ENTRY)
@@ -1069,7 +1146,7 @@ int main(int argc, char **argv)
 	learner_stop(&lv);
 	if (pidfd >= 0)
 		close(pidfd);
-	if (prf_drain_spans(&r, on_record, lv.spans ? on_span : NULL, &lv) == -EBADMSG)
+	if (drain(&r, &lv) == -EBADMSG)
 		exit_code = EXIT_DATA;
 
 	if (lv.rec) {
@@ -1082,16 +1159,16 @@ int main(int argc, char **argv)
 				output, strerror(errno ? errno : EIO));
 			exit_code = EXIT_IO;
 		} else if (lv.spans && !lv.tee) {
-			ret = verify_recording(output, d, &r, prf_produced(&r));
+			ret = verify_recording(output, d, &lv, prf_produced(&r));
 			if (exit_code == EXIT_OK)
 				exit_code = ret;
 			verified = true;
 		}
 		if (lv.spans && !lv.tee && !verified) {
 			/* not decoded as they came: what the rings handed over */
-			d->samples = r.samples;
+			d->samples = lv.raw_samples;
 			for (i = 0; i < PERFREGS_LOST_MAX; i++)
-				d->lost[i] = r.lost[i];
+				d->lost[i] = lv.raw_lost[i];
 		}
 	}
 	if ((!lv.rec || lv.tee) && (d->o.summary || d->o.format == FMT_JSON))
