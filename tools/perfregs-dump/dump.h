@@ -33,6 +33,15 @@ struct elf_facts {
 	bool known;
 	uint8_t elfclass;	/* ELFCLASS32 / ELFCLASS64 */
 	uint16_t machine;	/* EM_386 / EM_X86_64 */
+	/*
+	 * An executable at fixed addresses with no interpreter (ET_EXEC,
+	 * no PT_INTERP: static, not PIE): exec maps its PT_LOAD segments
+	 * where they say, so the executable mappings it starts with are
+	 * known from the file (elf_peek() with an id only).
+	 */
+	bool fixed;
+	uint8_t nexec;
+	struct { uint64_t start, end, pgoff; } exec[4];	/* bytes, page-aligned */
 };
 
 /* An executable, keyed by the (dev, ino) the kernel reports per sample. */

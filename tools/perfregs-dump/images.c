@@ -61,6 +61,27 @@ static int note_build_id(const uint8_t *b, size_t n, size_t align,
 }
 
 /*
+ * An executable PT_LOAD segment, as exec maps it: the file-backed pages
+ * [vaddr, vaddr + filesz) rounded out to pages, from the page of its
+ * offset.  False when there are too many to keep.
+ */
+static bool exec_segment(struct elf_facts *f, const uint8_t *ph, bool is64)
+{
+	const uint64_t page = 4096;
+	uint64_t off = is64 ? le(ph + 8, 8) : le(ph + 4, 4);
+	uint64_t vaddr = is64 ? le(ph + 16, 8) : le(ph + 8, 4);
+	uint64_t filesz = is64 ? le(ph + 32, 8) : le(ph + 16, 4);
+
+	if (f->nexec >= sizeof(f->exec) / sizeof(f->exec[0]) || !filesz)
+		return false;
+	f->exec[f->nexec].start = vaddr & ~(page - 1);
+	f->exec[f->nexec].end = (vaddr + filesz + page - 1) & ~(page - 1);
+	f->exec[f->nexec].pgoff = off & ~(page - 1);
+	f->nexec++;
+	return true;
+}
+
+/*
  * The ELF header's facts and the GNU build-id (from the PT_NOTE
  * segments) of a file, mostly with one pread() of its first 4 KiB, which
  * usually holds the headers and the notes.  The learner runs this for
@@ -75,7 +96,7 @@ int elf_peek_fd(int fd, struct elf_facts *f, uint8_t *id, uint8_t *len)
 	const uint8_t *eh = head, *ph, *nb;
 	uint64_t phoff, phpos, off, size;
 	unsigned int phentsize, phnum, i, phsize;
-	bool is64;
+	bool is64, interp = false, id_done = false;
 	ssize_t n, got;
 
 	memset(f, 0, sizeof(*f));
@@ -109,8 +130,13 @@ int elf_peek_fd(int fd, struct elf_facts *f, uint8_t *id, uint8_t *len)
 		else if (pread(fd, one, phsize, phpos) == phsize)
 			ph = one;
 		else
-			continue;
-		if (le(ph, 4) != PT_NOTE)
+			break;	/* not all seen: not fixed */
+		if (le(ph, 4) == PT_INTERP)
+			interp = true;
+		if (le(ph, 4) == PT_LOAD && (le(ph + (is64 ? 4 : 24), 4) & PF_X) &&
+		    !exec_segment(f, ph, is64))
+			break;
+		if (le(ph, 4) != PT_NOTE || id_done)
 			continue;
 		off = is64 ? le(ph + 8, 8) : le(ph + 4, 4);
 		size = is64 ? le(ph + 32, 8) : le(ph + 16, 4);
@@ -125,8 +151,11 @@ int elf_peek_fd(int fd, struct elf_facts *f, uint8_t *id, uint8_t *len)
 			got = pread(fd, notes, size, off);
 		}
 		if (got > 0 && !note_build_id(nb, got, align == 8 ? 8 : 4, id, len))
-			break;
+			id_done = true;
 	}
+	f->fixed = le(eh + 16, 2) == ET_EXEC && !interp && i == phnum && f->nexec;
+	if (!f->fixed)
+		f->nexec = 0;
 	return 0;
 }
 

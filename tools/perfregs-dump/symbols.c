@@ -201,6 +201,38 @@ void maps_learn(struct decoder *d, const struct perfregs_rec_sample *s)
 	pthread_mutex_unlock(&d->learn_lock);
 }
 
+/*
+ * The executable mappings of a task running a static, non-PIE image, from
+ * the image itself (struct elf_facts, fixed): what /proc/PID/maps would
+ * show for it, without making the kernel format the maps while the task
+ * waits for the CPU.  Files it maps executable itself are not seen
+ * (dlopen() needs an interpreter).
+ */
+static bool maps_from_image(struct decoder *d, const struct perfregs_rec_sample *s)
+{
+	const struct image *im = image_find(d, s->image_dev, s->image_ino);
+	struct mapping *m;
+	unsigned int i;
+
+	if (!im || !im->facts.fixed || !im->path || im->path[0] != '/')
+		return false;
+	m = calloc(im->facts.nexec, sizeof(*m));
+	if (!m)
+		return false;
+	for (i = 0; i < im->facts.nexec; i++) {
+		m[i].start = im->facts.exec[i].start;
+		m[i].end = im->facts.exec[i].end;
+		m[i].pgoff = im->facts.exec[i].pgoff;
+		m[i].path = strdup(im->path);
+		if (im->build_id_known) {
+			memcpy(m[i].build_id, im->build_id, im->build_id_len);
+			m[i].build_id_len = im->build_id_len;
+		}
+	}
+	maps_add_notify(d, s->pid, s->image_ino, m, im->facts.nexec, true);
+	return true;
+}
+
 /* maps_learn() under learn_lock: the learner thread may learn too. */
 static void maps_learn_locked(struct decoder *d, const struct perfregs_rec_sample *s)
 {
@@ -211,7 +243,8 @@ static void maps_learn_locked(struct decoder *d, const struct perfregs_rec_sampl
 	FILE *fp;
 
 	if (maps_find(d, s->pid, s->image_ino) ||	/* learnt meanwhile */
-	    !retry_due(d, RETRY_MAPS, s->pid, s->image_ino))
+	    !retry_due(d, RETRY_MAPS, s->pid, s->image_ino) ||
+	    maps_from_image(d, s))
 		return;
 	snprintf(path, sizeof(path), "/proc/%u/maps", s->pid);
 	fp = fopen(path, "r");
