@@ -452,17 +452,7 @@ static int on_record(void *arg, int cpu, const struct perfregs_rec_header *rec)
 	return 0;
 }
 
-/*
- * Only recording: a ring's unread bytes, as they lie (prf_drain_raw()),
- * go to the file in one go, and are checked when the run is over
- * (verify_recording()), as perf record processes its build-ids after
- * the run.  Before, one pass over their headers counts them and finds
- * the samples whose task is not learnt yet, or that hit the kernel: one
- * compare for the others.  Every instruction here is taken from the
- * sampled tasks.  What learning adds to the file goes before the bytes.
- * A header that makes no sense ends the pass: the bytes still go to the
- * file, where verify_recording() reports them.
- */
+/* len bytes at off of a span in two pieces, a then b, into dst */
 static void span_copy(void *dst, const void *a, size_t alen, const void *b,
 		      size_t off, size_t len)
 {
@@ -474,6 +464,17 @@ static void span_copy(void *dst, const void *a, size_t alen, const void *b,
 		memcpy((uint8_t *)dst + k, (const uint8_t *)b + (off + k - alen), len - k);
 }
 
+/*
+ * Only recording: a ring's unread bytes, as they lie (prf_drain_raw()),
+ * go to the file in one go, and are checked when the run is over
+ * (verify_recording()), as perf record processes its build-ids after
+ * the run.  Before, one pass over their headers counts them and finds
+ * the samples whose task is not learnt yet, or that hit the kernel: one
+ * compare for the others.  Every instruction here is taken from the
+ * sampled tasks.  What learning adds to the file goes before the bytes.
+ * A header that makes no sense ends the pass: the bytes still go to the
+ * file, where verify_recording() reports them.
+ */
 static int on_raw_span(void *arg, int cpu, const void *a, size_t alen,
 		       const void *b, size_t blen)
 {
