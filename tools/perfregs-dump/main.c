@@ -1008,14 +1008,6 @@ int main(int argc, char **argv)
 		d->learnt_arg = lv.rec;
 		/* whole runs of records, unless -t keeps only some */
 		lv.spans = lv.filter_tid <= 0;
-		/*
-		 * Only recording: wake at half a ring, as perf record does,
-		 * rather than the module's quarter; a live decode keeps the
-		 * quarter, to keep up with the samples.
-		 */
-		if (lv.spans && !lv.tee)
-			cfg.wakeup_bytes = (uint32_t)((uint64_t)cfg.data_pages *
-						      getpagesize() / 2);
 	}
 	d->live = true;
 	pthread_mutex_init(&d->learn_lock, NULL);
