@@ -622,6 +622,7 @@ TEST_F(sess, poll_new_task)
 	struct pollfd pfd = { .fd = self->r.fd, .events = POLLPRI };
 	pid_t child = start_child(newtask_child, 2);
 	uint64_t first, quiet, second;
+	int extra;
 
 	self->cfg.pid = child;
 	ASSERT_EQ(0, prf_config(&self->r, &self->cfg));
@@ -644,9 +645,16 @@ TEST_F(sess, poll_new_task)
 	EXPECT_TRUE(wait_pri(&self->r, &self->set, (int)(10000 * work_scale())))
 		TH_LOG("no POLLPRI for the forked process");
 	second = new_tasks_ack(&self->r);
-	TH_LOG("new tasks: %llu at first, %llu after the fork",
-	       (unsigned long long)first, (unsigned long long)second);
+	/*
+	 * The parent may be sampled again on its way into waitpid(), after
+	 * its child was: new once more.  Then only the child runs there.
+	 */
+	for (extra = 0; extra < 3 && wait_pri(&self->r, &self->set, 300); extra++)
+		second = new_tasks_ack(&self->r);
+	TH_LOG("new tasks: %llu at first, %llu after the fork (%d late)",
+	       (unsigned long long)first, (unsigned long long)second, extra);
 	EXPECT_LT(quiet, second);
+	EXPECT_GT(3, extra) TH_LOG("POLLPRI goes on with one task running");
 	EXPECT_EQ(0, poll(&pfd, 1, 0)) TH_LOG("POLLPRI after the acknowledgement");
 	EXPECT_EQ(0, run_session(&self->r, &self->set, child, 0));
 	EXPECT_LT(0, self->set.n);
