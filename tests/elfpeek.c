@@ -11,7 +11,11 @@
  * With --exec-maps PROG ARG: the executable mappings of a static non-PIE
  * PROG, running, against those derived from its file.
  *
+ * With --must-peek FILE: elf_peek() itself (no libelf fallback) must find
+ * FILE's build-id, and not call it fixed.
+ *
  * usage: elfpeek FILE...  |  elfpeek --maps MAPS...  |  elfpeek --exec-maps PROG ARG
+ *        |  elfpeek --must-peek FILE
  */
 #include <fcntl.h>
 #include <inttypes.h>
@@ -193,6 +197,21 @@ int main(int argc, char **argv)
 		return check_maps(argc - 2, argv + 2);
 	if (argc == 4 && !strcmp(argv[1], "--exec-maps"))
 		return check_exec_maps(argv[2], argv[3]);
+	if (argc == 3 && !strcmp(argv[1], "--must-peek")) {
+		/* the build-id from the program headers alone, as libelf's */
+		struct elf_facts a, b;
+		uint8_t ida[20], idb[20], la, lb;
+
+		elf_version(EV_CURRENT);
+		if (elf_peek(argv[2], &a, ida, &la) || oracle(argv[2], &b, idb, &lb) ||
+		    !la || la != lb || memcmp(ida, idb, la) || a.fixed) {
+			printf("# %s: elf_peek build-id %u bytes, libelf %u, fixed %d\n",
+			       argv[2], la, lb, a.fixed);
+			return 1;
+		}
+		printf("# %s: build-id found after %s\n", argv[2], "the executable segments");
+		return 0;
+	}
 
 	elf_version(EV_CURRENT);
 	for (i = 1; i < argc; i++) {

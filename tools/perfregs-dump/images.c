@@ -96,7 +96,7 @@ int elf_peek_fd(int fd, struct elf_facts *f, uint8_t *id, uint8_t *len)
 	const uint8_t *eh = head, *ph, *nb;
 	uint64_t phoff, phpos, off, size;
 	unsigned int phentsize, phnum, i, phsize;
-	bool is64, interp = false, id_done = false;
+	bool is64, interp = false, over = false, id_done = false;
 	ssize_t n, got;
 
 	memset(f, 0, sizeof(*f));
@@ -135,7 +135,7 @@ int elf_peek_fd(int fd, struct elf_facts *f, uint8_t *id, uint8_t *len)
 			interp = true;
 		if (le(ph, 4) == PT_LOAD && (le(ph + (is64 ? 4 : 24), 4) & PF_X) &&
 		    !exec_segment(f, ph, is64))
-			break;
+			over = true;	/* not fixed; the build-id is still sought */
 		if (le(ph, 4) != PT_NOTE || id_done)
 			continue;
 		off = is64 ? le(ph + 8, 8) : le(ph + 4, 4);
@@ -153,7 +153,8 @@ int elf_peek_fd(int fd, struct elf_facts *f, uint8_t *id, uint8_t *len)
 		if (got > 0 && !note_build_id(nb, got, align == 8 ? 8 : 4, id, len))
 			id_done = true;
 	}
-	f->fixed = le(eh + 16, 2) == ET_EXEC && !interp && i == phnum && f->nexec;
+	f->fixed = le(eh + 16, 2) == ET_EXEC && !interp && !over && i == phnum &&
+		   f->nexec;
 	if (!f->fixed)
 		f->nexec = 0;
 	return 0;
