@@ -523,6 +523,30 @@ static void newtask_child(int seconds)
 	_exit(pid > 0 && child_status(pid) == 0 ? 0 : 1);
 }
 
+/* Is pid asleep (state S), within ms?  /proc/PID/stat: "pid (comm) S ..." */
+static bool wait_asleep(pid_t pid, int ms)
+{
+	uint64_t end = now_ns() + (uint64_t)ms * 1000000;
+	char path[64], buf[512], *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	do {
+		fd = open(path, O_RDONLY);
+		if (fd < 0)
+			return false;
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		buf[n > 0 ? n : 0] = 0;
+		p = strrchr(buf, ')');
+		if (p && p[1] == ' ' && p[2] == 'S')
+			return true;
+		usleep(10000);
+	} while (now_ns() < end);
+	return false;
+}
+
 static uint64_t new_tasks_ack(struct prf_reader *r)
 {
 	uint64_t sum = 0;
@@ -622,7 +646,6 @@ TEST_F(sess, poll_new_task)
 	struct pollfd pfd = { .fd = self->r.fd, .events = POLLPRI };
 	pid_t child = start_child(newtask_child, 2);
 	uint64_t first, quiet, second;
-	int extra;
 
 	self->cfg.pid = child;
 	ASSERT_EQ(0, prf_config(&self->r, &self->cfg));
@@ -644,18 +667,20 @@ TEST_F(sess, poll_new_task)
 	/* its child, a new process on the same CPU */
 	EXPECT_TRUE(wait_pri(&self->r, &self->set, (int)(10000 * work_scale())))
 		TH_LOG("no POLLPRI for the forked process");
-	second = new_tasks_ack(&self->r);
 	/*
 	 * The parent may be sampled again on its way into waitpid(), after
-	 * its child was: new once more.  Then only the child runs there.
+	 * its child was: new once more.  Once it sleeps there, only the
+	 * child runs on that CPU, and nothing is new any more.
 	 */
-	for (extra = 0; extra < 3 && wait_pri(&self->r, &self->set, 300); extra++)
-		second = new_tasks_ack(&self->r);
-	TH_LOG("new tasks: %llu at first, %llu after the fork (%d late)",
-	       (unsigned long long)first, (unsigned long long)second, extra);
+	EXPECT_TRUE(wait_asleep(child, (int)(10000 * work_scale())))
+		TH_LOG("the parent never slept in waitpid()");
+	second = new_tasks_ack(&self->r);
+	TH_LOG("new tasks: %llu at first, %llu after the fork",
+	       (unsigned long long)first, (unsigned long long)second);
 	EXPECT_LT(quiet, second);
-	EXPECT_GT(3, extra) TH_LOG("POLLPRI goes on with one task running");
 	EXPECT_EQ(0, poll(&pfd, 1, 0)) TH_LOG("POLLPRI after the acknowledgement");
+	EXPECT_FALSE(wait_pri(&self->r, &self->set, 500))
+		TH_LOG("POLLPRI with only the forked process running");
 	EXPECT_EQ(0, run_session(&self->r, &self->set, child, 0));
 	EXPECT_LT(0, self->set.n);
 }
