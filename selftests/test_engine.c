@@ -57,21 +57,34 @@ static void spin_child(int seconds)
 	_exit(0);
 }
 
+/* 64 page faults: touch 64 fresh anonymous pages */
+static void fault_round(void)
+{
+	char *p = mmap(NULL, 64 << 12, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	int i;
+
+	if (p == MAP_FAILED)
+		_exit(1);
+	for (i = 0; i < 64; i++)
+		p[i << 12] = 1;
+	munmap(p, 64 << 12);
+}
+
 static void fault_child(int seconds)
 {
 	uint64_t end = now_ns() + seconds * 1000000000ULL;
 
-	while (now_ns() < end) {
-		char *p = mmap(NULL, 64 << 12, PROT_READ | PROT_WRITE,
-			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		int i;
+	while (now_ns() < end)
+		fault_round();
+	_exit(0);
+}
 
-		if (p == MAP_FAILED)
-			_exit(1);
-		for (i = 0; i < 64; i++)
-			p[i << 12] = 1;
-		munmap(p, 64 << 12);
-	}
+/* A fixed number of faults, however slow the kernel: rounds * 64 */
+static void fault_rounds_child(int rounds)
+{
+	while (rounds-- > 0)
+		fault_round();
 	_exit(0);
 }
 
@@ -696,9 +709,24 @@ TEST_F(sess, two_sessions)
 	struct sample_set set2 = { 0 };
 	struct prf_reader r2;
 	pid_t child;
-	int status;
+	int status, go[2];
 
-	child = start_child(fault_child, 1);
+	/*
+	 * 4096 faults, from when both sessions run: 256 and 128 samples,
+	 * however slow the kernel (faulting for a second gave 50 and 24 on
+	 * the debug kernel).
+	 */
+	ASSERT_EQ(0, pipe(go));
+	child = fork();
+	if (child == 0) {
+		char b;
+
+		close(go[1]);
+		if (read(go[0], &b, 1) != 1)
+			_exit(1);
+		fault_rounds_child(64);
+	}
+	close(go[0]);
 	self->cfg.pid = child;
 	self->cfg.event = PERFREGS_EV_PAGE_FAULTS;
 	self->cfg.period = 16;
@@ -711,6 +739,8 @@ TEST_F(sess, two_sessions)
 	ASSERT_EQ(0, prf_config(&r2, &c2));
 	ASSERT_EQ(0, prf_start(&self->r));
 	ASSERT_EQ(0, prf_start(&r2));
+	ASSERT_EQ(1, write(go[1], "g", 1));
+	close(go[1]);
 	while (waitpid(child, &status, WNOHANG) != child) {
 		prf_wait(&self->r, 20);
 		prf_drain(&self->r, collect_record, &self->set);
