@@ -80,6 +80,26 @@ static void fault_child(int seconds)
 	_exit(0);
 }
 
+/*
+ * Half in the kernel (page faults), half in user mode (a spin as long
+ * as the faults took): both modes are sampled often, however fast the
+ * kernel.  fault_child() alone gave exclude_kernel 10 user-mode samples
+ * in a second.
+ */
+static void mixed_child(int seconds)
+{
+	uint64_t end = now_ns() + seconds * 1000000000ULL, t0, t1;
+
+	while (now_ns() < end) {
+		t0 = now_ns();
+		fault_round();
+		t1 = now_ns();
+		while (now_ns() < t1 + (t1 - t0))
+			;
+	}
+	_exit(0);
+}
+
 /* A fixed number of faults, however slow the kernel: rounds * 64 */
 static void fault_rounds_child(int rounds)
 {
@@ -959,7 +979,7 @@ static bool is_kthread(pid_t pid)
 TEST_F(sess, exclude_and_kernel_threads)
 {
 	size_t i, kern = 0, user = 0, kthread = 0, kthread_uregs = 0;
-	pid_t child = start_child(fault_child, 1);
+	pid_t child = start_child(mixed_child, 1);
 
 	self->cfg.pid = child;
 	self->cfg.flags |= PERFREGS_CF_EXCLUDE_KERNEL;
@@ -974,7 +994,7 @@ TEST_F(sess, exclude_and_kernel_threads)
 	EXPECT_EQ(0, kern);
 	sample_set_free(&self->set);
 
-	child = start_child(fault_child, 1);
+	child = start_child(mixed_child, 1);
 	self->cfg.pid = child;
 	self->cfg.flags = PERFREGS_CF_EXCLUDE_USER;
 	ASSERT_EQ(0, prf_config(&self->r, &self->cfg));
