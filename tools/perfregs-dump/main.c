@@ -242,7 +242,7 @@ struct live {
 	int learner_wake;	/* eventfd: wakes the learner to stop */
 	sem_t learner_ready;	/* the learner has set itself up */
 	struct recorder *rec;
-	bool spans;		/* rec takes whole runs of records (rec_records) */
+	bool spans;		/* only recording, every record: raw runs (on_raw_span) */
 	int filter_tid;
 	int rec_error;
 	bool tee;		/* -o with -f: record and print */
@@ -440,12 +440,20 @@ static int on_record(void *arg, int cpu, const struct perfregs_rec_header *rec)
 	if (lv->rec) {
 		bool summary = d->o.summary;
 
-		if (!lv->spans && rec_sample(lv->rec, cpu, rec))
+		/*
+		 * The record goes to the file and is decoded under learn_lock,
+		 * which the learner thread holds to hand what it learns to the
+		 * file and publish it: that comes before both or after both,
+		 * so a later decode of the file knows what this one knew.
+		 */
+		pthread_mutex_lock(&d->learn_lock);
+		if (rec_sample(lv->rec, cpu, rec))
 			lv->rec_error = 1;
 		if (!lv->tee)
 			d->o.summary = true;	/* count and check, print nothing */
 		decode_record(d, cpu, rec, rec->size);
 		d->o.summary = summary;
+		pthread_mutex_unlock(&d->learn_lock);
 	} else {
 		decode_record(d, cpu, rec, rec->size);
 	}
@@ -520,17 +528,6 @@ static int on_raw_span(void *arg, int cpu, const void *a, size_t alen,
 	return 0;
 }
 
-/* The records on_record() has seen, into the recording in one go. */
-static int on_span(void *arg, int cpu, const void *a, size_t alen,
-		   const void *b, size_t blen)
-{
-	struct live *lv = arg;
-
-	if (rec_records(lv->rec, cpu, a, alen, b, blen))
-		lv->rec_error = 1;
-	return 0;
-}
-
 /*
  * After an only-recording run: read the recording back, as a later
  * decode will, to check its records and count them for the summary.
@@ -583,9 +580,9 @@ static int verify_recording(const char *path, struct decoder *live,
 /* What the rings hold: raw when only recording, else record by record. */
 static long drain(struct prf_reader *r, struct live *lv)
 {
-	if (lv->spans && !lv->tee)
+	if (lv->spans)
 		return prf_drain_raw(r, on_raw_span, lv);
-	return prf_drain_spans(r, on_record, lv->spans ? on_span : NULL, lv);
+	return prf_drain(r, on_record, lv);
 }
 
 static const char *open_hint(int err)
@@ -1014,8 +1011,11 @@ int main(int argc, char **argv)
 		d->learnt_maps = rec_maps;
 		d->learnt_ksym = rec_ksym;
 		d->learnt_arg = lv.rec;
-		/* whole runs of records, unless -t keeps only some */
-		lv.spans = lv.filter_tid <= 0;
+		/*
+		 * Whole runs of records, unless -t keeps only some, or they
+		 * are decoded too (-f): then one by one (see on_record()).
+		 */
+		lv.spans = lv.filter_tid <= 0 && !lv.tee;
 	}
 	d->live = true;
 	pthread_mutex_init(&d->learn_lock, NULL);
@@ -1131,7 +1131,7 @@ int main(int argc, char **argv)
 		if (child < 0 && pid > 0 && ev > 0 && (ev & POLLHUP))
 			break;	/* the target process is gone */
 		if (!d->o.quiet && t - last_progress >= 2 && t >= 3) {
-			uint64_t lost = 0, samples = lv.spans && !lv.tee ?
+			uint64_t lost = 0, samples = lv.spans ?
 						      lv.raw_samples : d->samples;
 
 			for (i = 0; i < PERFREGS_LOST_MAX; i++)
@@ -1159,13 +1159,13 @@ int main(int argc, char **argv)
 			fprintf(stderr, "perfregs-dump: writing %s failed: %s\n",
 				output, strerror(errno ? errno : EIO));
 			exit_code = EXIT_IO;
-		} else if (lv.spans && !lv.tee) {
+		} else if (lv.spans) {
 			ret = verify_recording(output, d, &lv, prf_produced(&r));
 			if (exit_code == EXIT_OK)
 				exit_code = ret;
 			verified = true;
 		}
-		if (lv.spans && !lv.tee && !verified) {
+		if (lv.spans && !verified) {
 			/* not decoded as they came: what the rings handed over */
 			d->samples = lv.raw_samples;
 			for (i = 0; i < PERFREGS_LOST_MAX; i++)
