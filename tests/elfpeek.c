@@ -209,7 +209,7 @@ int main(int argc, char **argv)
 			       argv[2], la, lb, a.fixed);
 			return 1;
 		}
-		printf("# %s: build-id found after %s\n", argv[2], "the executable segments");
+		printf("# %s: build-id found after the executable segments\n", argv[2]);
 		return 0;
 	}
 

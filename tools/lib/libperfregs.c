@@ -151,17 +151,16 @@ static void ring_copy(const struct prf_cpu_ring *ring, uint64_t off, void *dst,
 }
 
 static long prf_drain_ring(struct prf_reader *r, struct prf_cpu_ring *ring,
-			   prf_record_fn fn, prf_span_fn span, void *arg,
-			   int *stop)
+			   prf_record_fn fn, void *arg, int *stop)
 {
-	uint64_t head, tail, start, mask = ring->size - 1;
+	uint64_t head, tail, mask = ring->size - 1;
 	bool skip = false;
 	long n = 0;
 	int ret = 0;
 
 	/* C: the load of data_head is an acquire, pairs with the kernel's B. */
 	head = prf_load_acquire(&ring->ctl->data_head);
-	tail = start = ring->ctl->data_tail;
+	tail = ring->ctl->data_tail;
 	while (tail < head) {
 		const struct perfregs_rec_header *rec, *hdr;
 		uint64_t pos = tail & mask;
@@ -203,14 +202,6 @@ static long prf_drain_ring(struct prf_reader *r, struct prf_cpu_ring *ring,
 			break;
 		}
 	}
-	/* the well-formed records as they lie in the ring, in two pieces at most */
-	if (span && tail > start) {
-		uint64_t pos = start & mask, len = tail - start;
-		uint64_t first = ring->size - pos < len ? ring->size - pos : len;
-
-		if (span(arg, ring->cpu, ring->data + pos, first, ring->data, len - first))
-			*stop = 1;
-	}
 	if (skip)
 		tail = head;	/* skip what we cannot parse */
 	/* D: the release orders our loads of the records before the tail store. */
@@ -218,15 +209,14 @@ static long prf_drain_ring(struct prf_reader *r, struct prf_cpu_ring *ring,
 	return ret ? ret : n;
 }
 
-long prf_drain_spans(struct prf_reader *r, prf_record_fn fn, prf_span_fn span,
-		     void *arg)
+long prf_drain(struct prf_reader *r, prf_record_fn fn, void *arg)
 {
 	long total = 0, n;
 	unsigned int i;
 	int stop = 0, bad = 0;
 
 	for (i = 0; i < r->nr_rings && !stop; i++) {
-		n = prf_drain_ring(r, &r->rings[i], fn, span, arg, &stop);
+		n = prf_drain_ring(r, &r->rings[i], fn, arg, &stop);
 		if (n < 0)
 			bad = (int)n;
 		else
@@ -267,11 +257,6 @@ long prf_drain_raw(struct prf_reader *r, prf_span_fn span, void *arg)
 			break;
 	}
 	return bad ? prf_fail(bad) : total;
-}
-
-long prf_drain(struct prf_reader *r, prf_record_fn fn, void *arg)
-{
-	return prf_drain_spans(r, fn, NULL, arg);
 }
 
 long prf_peek(struct prf_reader *r, prf_record_fn fn, void *arg)

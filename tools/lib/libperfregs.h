@@ -58,14 +58,6 @@ typedef int (*prf_span_fn)(void *arg, int cpu, const void *a, size_t alen,
 			   const void *b, size_t blen);
 
 /*
- * prf_drain(), and after fn has seen the records of a ring, span sees
- * them all at once, before their space is released: a recorder copies
- * them in one go.  A malformed header ends the run before it.
- */
-long prf_drain_spans(struct prf_reader *r, prf_record_fn fn, prf_span_fn span,
-		     void *arg);
-
-/*
  * Show fn the records published since the last peek, without consuming
  * them: a reader whose decoding lags can learn about new tasks (their
  * images and maps) while they still exist.  fn sees a copy of at most

@@ -728,10 +728,10 @@ int main(int argc, char **argv)
 	/*
 	 * 1 MiB per CPU: the reader wakes at a quarter (256 KiB), as often
 	 * as perf record's does at half of its 512 KiB, and 768 KiB stay
-	 * free while it drains.  A sample is 216 bytes with 16 registers
-	 * (perf's 184: it keeps comm and image out of its samples), so at
-	 * 512 KiB it woke ~17% more often per sample, and half of 512 KiB
-	 * lost samples at high rates (bench/results).
+	 * free while it drains.  512 KiB woke it every 128 KiB, and a
+	 * sample is 216 bytes with 16 registers (perf's 184: it keeps comm
+	 * and image out of its samples): 2.3 times as often as perf's per
+	 * sample.  Waking at half of 512 KiB lost samples at high rates.
 	 */
 	cfg.data_pages = 256;
 	while ((c = getopt_long(argc, argv, "+e:c:F:aC:p:t:m:d:o:i:f:qvhV", longopts,
