@@ -32,7 +32,13 @@ klog_clean() {
 	new=$(dmesg | tail -n +"$((klog_mark + 1))")
 	klog_mark=$(dmesg | wc -l)
 	if printf '%s\n' "$new" | grep -qE "$BAD"; then
-		printf '%s\n' "$new" | sed 's/^/# dmesg: /' | head -60
+		# 60 lines from just before the first bad one: the report and
+		# its trace, not what came before it (a fuzzer's segfaults)
+		printf '%s\n' "$new" | awk -v re="$BAD" '
+			{ l[NR] = $0 }
+			!f && $0 ~ re { f = NR }
+			END { s = f > 5 ? f - 5 : 1
+			      for (i = s; i < s + 60 && i <= NR; i++) print "# dmesg: " l[i] }'
 		return 1
 	fi
 	return 0
