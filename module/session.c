@@ -65,7 +65,8 @@ static int prf_session_alloc_rings(struct prf_session *s)
 		return -ENOMEM;
 	watermark = s->cfg.wakeup_bytes ? s->cfg.wakeup_bytes :
 		    ((unsigned long)s->cfg.data_pages << PAGE_SHIFT) / 4;
-	for_each_possible_cpu(cpu) {
+	/* Only the CPUs sampled: a CPU list of one on a big machine. */
+	for_each_cpu(cpu, s->cpus) {
 		s->rings[cpu] = prf_ring_alloc(s, cpu, s->cfg.data_pages,
 					       s->cfg.flags & PERFREGS_CF_OVERWRITE,
 					       watermark);

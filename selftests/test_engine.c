@@ -945,6 +945,7 @@ TEST_F(sess, cpu_list)
 	self->cfg.cpus_ptr = (uintptr_t)cpus;
 	self->cfg.cpus_bytes = sizeof(cpus);
 	ASSERT_EQ(0, prf_config(&self->r, &self->cfg));
+	EXPECT_EQ(1, self->r.nr_rings) TH_LOG("a ring for each CPU listed, no more");
 	ASSERT_EQ(0, prf_start(&self->r));
 	run_session(&self->r, &self->set, 0, 500);
 	for (i = 0; i < self->set.n; i++)

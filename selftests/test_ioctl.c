@@ -211,6 +211,30 @@ TEST_F(dev, mmap_rules)
 	EXPECT_EQ(0, config_errno(self->fd, &self->cfg)) TH_LOG("config once unmapped");
 }
 
+/* With a CPU list, only the CPUs listed have a ring to map. */
+TEST_F(dev, mmap_cpu_list)
+{
+	size_t ps = getpagesize();
+	uint64_t cpus[1] = { 1ULL << 1 };
+	uint32_t pages = self->cfg.data_pages;
+	void *p;
+
+	if (sysconf(_SC_NPROCESSORS_CONF) < 2)
+		SKIP(return, "needs two CPUs");
+	self->cfg.cpus_ptr = (uintptr_t)cpus;
+	self->cfg.cpus_bytes = sizeof(cpus);
+	ASSERT_EQ(0, config_errno(self->fd, &self->cfg));
+	p = mmap(NULL, ps, PROT_READ | PROT_WRITE, MAP_SHARED, self->fd,
+		 PERFREGS_MMAP_CTL(0, pages) * ps);
+	EXPECT_EQ(MAP_FAILED, p) TH_LOG("CPU 0 is not listed but has a ring");
+	EXPECT_EQ(EINVAL, errno);
+	p = mmap(NULL, ps, PROT_READ | PROT_WRITE, MAP_SHARED, self->fd,
+		 PERFREGS_MMAP_CTL(1, pages) * ps);
+	ASSERT_NE(MAP_FAILED, p) TH_LOG("CPU 1: %s", strerror(errno));
+	EXPECT_EQ(1, ((struct perfregs_ctl *)p)->cpu);
+	munmap(p, ps);
+}
+
 TEST(needs_privilege)
 {
 	int fd;

@@ -165,8 +165,9 @@ struct perfregs_config {
 /* --- mmap -------------------------------------------------------------- */
 
 /*
- * After PERFREGS_IOC_CONFIG, CPU c has two mappings, each at its own
- * offset (in pages):
+ * After PERFREGS_IOC_CONFIG, each CPU c the session samples (each
+ * possible CPU, or those of the CPU list) has a ring with two mappings,
+ * each at its own offset (in pages); mapping another CPU's gives -EINVAL:
  *
  *   control page:  PERFREGS_MMAP_CTL(c, data_pages),  1 page, read-write
  *   data pages:    PERFREGS_MMAP_DATA(c, data_pages), data_pages pages,
