@@ -9,6 +9,8 @@
 
 #include <linux/mm.h>
 #include <linux/sched.h>
+#include <linux/perf_event.h>
+#include <linux/rcupdate.h>
 
 #ifndef PRF_HAVE_VM_FLAGS_SET
 /* 6.1: vm_flags is written directly; 6.3 made it read-only with accessors. */
@@ -45,6 +47,58 @@ static inline void prf_vm_flags_clear(struct vm_area_struct *vma,
 #define PRF_PF_NO_USER	(PF_KTHREAD | PF_IO_WORKER | PF_USER_WORKER)
 #else
 #define PRF_PF_NO_USER	(PF_KTHREAD | PF_IO_WORKER)
+#endif
+
+/*
+ * Does the task context in @slot hold a perf event whose handler
+ * context is @cookie (ours, or inherited from ours: inherit_event()
+ * copies it)?  perf swaps whole contexts between tasks whose contexts
+ * are clones at context switch, so the context is looked at under its
+ * lock and only while it is still the task's, as perf's
+ * perf_lock_task_context() does; contexts are freed after a grace
+ * period.
+ */
+static inline bool prf_ctx_has(struct perf_event_context **slot, void *cookie)
+{
+	struct perf_event_context *ctx;
+	struct perf_event *ev;
+	unsigned long flags;
+	bool found = false;
+
+	rcu_read_lock();
+retry:
+	ctx = READ_ONCE(*slot);
+	if (ctx) {
+		raw_spin_lock_irqsave(&ctx->lock, flags);
+		if (ctx != READ_ONCE(*slot)) {
+			raw_spin_unlock_irqrestore(&ctx->lock, flags);
+			goto retry;
+		}
+		list_for_each_entry(ev, &ctx->event_list, event_entry) {
+			if (ev->overflow_handler_context == cookie) {
+				found = true;
+				break;
+			}
+		}
+		raw_spin_unlock_irqrestore(&ctx->lock, flags);
+	}
+	rcu_read_unlock();
+	return found;
+}
+
+#ifdef PRF_HAVE_PERF_CTXP_ARRAY
+/* 6.1: a context per kind of PMU (hardware, software) */
+static inline bool prf_task_has_event(struct task_struct *task, void *cookie)
+{
+	return prf_ctx_has(&task->perf_event_ctxp[perf_hw_context], cookie) ||
+	       prf_ctx_has(&task->perf_event_ctxp[perf_sw_context], cookie);
+}
+#else
+/* 6.2+: one context per task */
+static inline bool prf_task_has_event(struct task_struct *task, void *cookie)
+{
+	return prf_ctx_has(&task->perf_event_ctxp, cookie);
+}
 #endif
 
 #endif /* PERFREGS_COMPAT_H */

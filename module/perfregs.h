@@ -19,8 +19,8 @@ struct prf_session;
 
 /* One CPU's ring buffer: a control page and data pages, both mmapped. */
 struct prf_ring {
-	struct perfregs_ctl *ctl;	/* vmalloc_user(PAGE_SIZE) */
-	void *data;			/* vmalloc_user(size) */
+	struct perfregs_ctl *ctl;	/* vmalloc_user(PAGE_SIZE), hostile */
+	void *data;			/* vmalloc_user(size), read-only to users */
 	unsigned long size;		/* bytes, a power of two */
 	unsigned long mask;		/* size - 1 */
 	bool overwrite;
@@ -28,11 +28,25 @@ struct prf_ring {
 
 	local_t head;			/* bytes reserved so far */
 	local_t nest;			/* writers active on this CPU */
+	local_t seq;			/* bumped by every writer: see publish */
+	local_t busy;			/* head when the outermost writer began */
+	local_t otail;			/* overwrite: the oldest whole record */
 	local_t wakeup;			/* head at the last wake-up */
 	local_t produced;		/* samples taken */
 	local_t lost[PERFREGS_LOST_MAX];	/* running totals */
+	local_t lost_events;		/* sum of lost[], to publish them */
 	local_t lost_pending[PERFREGS_LOST_MAX]; /* not yet reported */
 	local_t lost_any;		/* nonzero when lost_pending is */
+	local_t new_tasks;		/* see prf_ring_publish_more() */
+
+	/*
+	 * What the outermost writer last published to the control page,
+	 * kept here because the control page is the user's to scribble on:
+	 * the kernel never reads back what it wrote there.
+	 */
+	unsigned long pub_head;		/* also read by poll() on other CPUs */
+	unsigned long pub_lost_events;
+	unsigned long pub_new_tasks;
 
 	struct irq_work work;		/* wake-up, never from NMI directly */
 	struct prf_session *session;
@@ -40,7 +54,6 @@ struct prf_ring {
 	/* the last user task sampled here, to count new ones */
 	pid_t last_tgid;
 	const struct mm_struct *last_mm;	/* compared, never dereferenced */
-	local_t new_tasks;
 	struct irq_work task_work;	/* EPOLLPRI wake-up */
 };
 
@@ -62,25 +75,49 @@ struct prf_regsel {
 	u8 idx[PERFREGS_REG_MAX];
 };
 
+/*
+ * What policy.c granted a configuration, and holds until the session
+ * is reconfigured or freed: the pid namespace of the caller and the
+ * memory charged for the rings.
+ */
+struct prf_grant {
+	struct pid_namespace *pid_ns;	/* ids in records are in this one */
+	struct user_struct *user;	/* charged user_pages */
+	struct mm_struct *mm;		/* charged mm_pages (pinned_vm) */
+	unsigned long user_pages, mm_pages;
+};
+
 struct prf_session {
-	struct mutex lock;		/* serializes ioctl, mmap setup, release */
+	struct mutex lock;		/* serializes ioctl, poll, release */
+	/*
+	 * Taken by mmap() (under mmap_lock) instead of lock, and by CONFIG
+	 * and release with lock held, around what mmap() looks at: rings,
+	 * configured, data_pages.  START holds lock while it takes the
+	 * target's exec_update_lock and perf's ctx->mutex, both above
+	 * mmap_lock in perf's lock order; mmap() must not wait for lock.
+	 */
+	struct mutex map_lock;
 	struct perfregs_config cfg;
 	struct prf_regsel isel;		/* interrupt registers */
+	struct prf_regsel isel_frame;	/* ... of a full frame (skid) */
 	struct prf_regsel usel64;	/* user registers of a 64-bit frame */
 	struct prf_regsel usel32;	/* ... and of a 32-bit frame */
 	bool configured;
 	bool running;
-	bool privileged;		/* CAP_PERFMON or CAP_SYS_ADMIN at open */
+	struct prf_grant grant;
+	struct pid_namespace *pid_ns;	/* grant.pid_ns, or NULL for init's */
 	unsigned int data_pages;
-	cpumask_var_t cpus;		/* CPUs to sample (pid == -1) */
+	cpumask_var_t cpus;		/* CPUs with a ring (pid == -1: to sample) */
 	struct pid *target;		/* the process (pid >= 0) */
-	struct prf_ring **rings;	/* [nr_cpu_ids], possible CPUs only */
+	struct prf_ring **rings;	/* [nr_cpu_ids], CPUs in cpus only */
 	atomic_t mmaps;			/* live mappings of the rings */
 	wait_queue_head_t wq;
 
-	/* perf counters: per CPU, or events[0] for a process target */
-	struct mutex ev_lock;		/* events[]; after the hotplug lock */
+	/* perf counters: per CPU, or per thread of a process target */
+	struct mutex ev_lock;		/* events[], tev[]; after the hotplug lock */
 	struct perf_event **events;	/* [nr_cpu_ids] while running */
+	struct perf_event **tev;	/* one per thread, while running */
+	unsigned int nr_tev, max_tev;
 	struct hlist_node cpuhp_node;	/* CPU hotplug instance */
 	bool cpuhp_added;
 
@@ -95,10 +132,12 @@ struct prf_ring *prf_ring_alloc(struct prf_session *s, int cpu,
 void prf_ring_free(struct prf_ring *rb);
 void prf_ring_write(struct prf_handle *h, const void *src, size_t len);
 void prf_ring_lost(struct prf_ring *rb, enum perfregs_lost_cause cause);
-void prf_ring_new_task(struct prf_ring *rb);
 bool prf_ring_readable(struct prf_ring *rb);
+bool prf_ring_new_tasks_unseen(struct prf_ring *rb);
 void prf_ring_reset(struct prf_ring *rb);
+void prf_ring_resume(struct prf_ring *rb);
 void prf_ring_flush_lost(struct prf_ring *rb);
+void prf_ring_stopped(struct prf_ring *rb);
 void prf_ring_write_user(struct prf_handle *h, const void __user *src,
 			 size_t len, size_t *copied);
 
@@ -109,12 +148,21 @@ void prf_sample_setup(struct prf_session *s);
 /* source_perf.c */
 int prf_perf_init(void);
 void prf_perf_exit(void);
+int prf_perf_attr(const struct perfregs_config *cfg,
+		  struct perf_event_attr *attr);
 int prf_perf_start(struct prf_session *s);
 void prf_perf_stop(struct prf_session *s);
 
 /* source_nmi.c */
 int prf_nmi_start(struct prf_session *s);
 void prf_nmi_stop(struct prf_session *s);
+
+/* policy.c: who may sample what, the one place it is decided */
+int prf_policy_config(const struct perfregs_config *c, struct pid *target,
+		      struct prf_grant *g);
+int prf_policy_charge(struct prf_grant *g, unsigned long pages);
+bool prf_policy_may_watch(struct task_struct *task);
+void prf_grant_release(struct prf_grant *g);
 
 /* session.c */
 struct prf_session *prf_session_new(void);

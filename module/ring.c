@@ -10,6 +10,13 @@
  * (nest == 1) publishes head to the control page, so the reader never
  * sees a head past a record an interrupted writer has not finished.
  *
+ * Everything userspace can write, the whole control page, is hostile:
+ * the kernel reads only data_tail (for the room, outside overwrite mode)
+ * and new_tasks_seen (for a wake-up), once per use, and never reads back
+ * what it wrote there; its own copies live in struct prf_ring.  The
+ * data pages are mapped read-only, so the records the kernel reads
+ * (overwrite mode) are its own.
+ *
  * The reader protocol and its barriers:
  *
  *   kernel (writer)                     user (reader)
@@ -23,7 +30,13 @@
  * that decided there was room, so they cannot be done before it; it
  * pairs with D, which keeps the reader's loads of old records before
  * its tail store.  B pairs with C: a reader that sees the new head sees
- * the records below it.
+ * the records below it.  E, F, G and H are the new-task count's, see
+ * prf_ring_publish_more(); J and K are the reader's own (libperfregs).
+ *
+ * The counters (produced, lost, new tasks) and head are published by
+ * the outermost writer only, in prf_ring_leave(), from private local_t
+ * copies: a writer that nests anywhere inside another is seen by it
+ * before it leaves, so no published value ever goes backwards.
  */
 #include <linux/vmalloc.h>
 #include <linux/module.h>
@@ -107,8 +120,11 @@ void prf_ring_free(struct prf_ring *rb)
 }
 
 /*
- * A sample of another task than the previous one on this CPU has been
- * written: count it, and wake the EPOLLPRI pollers if userspace had seen
+ * The rest of what the outermost writer publishes, when there is more
+ * than head and produced: the overwrite tail, the lost counters, the
+ * new-task count and its wake-up.  Called only with nest == 1.
+ *
+ * The new-task count, and its EPOLLPRI wake-up if userspace had seen
  * every earlier one.  Otherwise either a wake-up for an earlier one is
  * on its way, or userspace has not stored new_tasks_seen yet; it polls
  * after storing it, and its poll then finds the counts differ:
@@ -119,68 +135,97 @@ void prf_ring_free(struct prf_ring *rb)
  *   LOAD  ctl->new_tasks_seen                 LOAD ctl->new_tasks
  *
  * E pairs with F in prf_session_poll(): at least one side sees the
- * other's store, so a learner never sleeps through a new task.
+ * other's store, so a learner never sleeps through a new task.  What
+ * userspace stores in new_tasks_seen only decides whether it is woken.
  */
-void prf_ring_new_task(struct prf_ring *rb)
+void prf_ring_publish_more(struct prf_ring *rb)
 {
-	u64 n = local_inc_return(&rb->new_tasks);
+	unsigned long n, old;
+	int i;
 
-	/*
-	 * G: our record's data_head before the count; pairs with the
-	 * reader's acquire of new_tasks before data_head.  (A nested
-	 * writer's record is published by the one it interrupted, a few
-	 * instructions later.)
-	 */
-	smp_wmb();
-	WRITE_ONCE(rb->ctl->new_tasks, n);
-	smp_mb(); /* E: see above, pairs with F in prf_session_poll() */
-	if (READ_ONCE(rb->ctl->new_tasks_seen) == n - 1)
-		irq_work_queue(&rb->task_work);
+	if (rb->overwrite)
+		WRITE_ONCE(rb->ctl->data_tail, local_read(&rb->otail));
+
+	n = local_read(&rb->lost_events);
+	if (n != rb->pub_lost_events) {
+		for (i = 0; i < PERFREGS_LOST_MAX; i++)
+			WRITE_ONCE(rb->ctl->lost[i], local_read(&rb->lost[i]));
+		/* after the stores: a writer that nests before is seen by seq */
+		rb->pub_lost_events = n;
+	}
+
+	n = local_read(&rb->new_tasks);
+	if (n != rb->pub_new_tasks) {
+		old = rb->pub_new_tasks;
+		/*
+		 * G: data_head before the count, so that the records below
+		 * it include every task counted; pairs with H, the reader's
+		 * acquire of new_tasks before it loads data_head.
+		 */
+		smp_wmb();
+		WRITE_ONCE(rb->ctl->new_tasks, n);
+		WRITE_ONCE(rb->pub_new_tasks, n);
+		smp_mb(); /* E: see above, pairs with F in prf_session_poll() */
+		if (READ_ONCE(rb->ctl->new_tasks_seen) == old)
+			irq_work_queue(&rb->task_work);
+	}
 }
 
 /* Count a record that will not be written, for the next LOST record. */
 void prf_ring_lost(struct prf_ring *rb, enum perfregs_lost_cause cause)
 {
 	local_inc(&rb->lost[cause]);
-	WRITE_ONCE(rb->ctl->lost[cause], local_read(&rb->lost[cause]));
+	local_inc(&rb->lost_events);
 	if (cause == PERFREGS_LOST_ENTRY)
 		return;	/* the sample is still written, without user regs */
 	local_inc(&rb->lost_pending[cause]);
 	local_inc(&rb->lost_any);
 }
 
-/*
- * Overwrite mode: the kernel owns data_tail, the oldest whole record.
- * Before a writer copies into [offset, head) it moves data_tail past
- * every record those bytes overlay, reading their headers while they
- * are still intact.  Nested writers only ever move data_tail forward
- * with cmpxchg, and reserve after us, so they never read bytes we
- * overwrite.  A header that makes no sense (userspace may store
- * anything in data_tail) resynchronizes data_tail on our own record.
- */
-void prf_ring_make_room(struct prf_ring *rb, unsigned long offset,
-			unsigned long head)
+/* A record's size at @off, if it is a sane one below @limit; else 0. */
+static u32 prf_ring_rec_size(struct prf_ring *rb, unsigned long off,
+			     unsigned long limit)
 {
-	u64 tail, next;
+	u32 hsize;
+
+	/* off is 8-aligned and the ring a multiple of 8: never wraps */
+	hsize = ((struct perfregs_rec_header *)(rb->data + (off & rb->mask)))->size;
+	if (hsize < sizeof(struct perfregs_rec_header) || hsize % 8 ||
+	    hsize > limit - off)
+		return 0;
+	return hsize;
+}
+
+/*
+ * Overwrite mode: the kernel owns the tail, rb->otail, the oldest whole
+ * record; userspace cannot touch it.  Before a writer copies into its
+ * reservation ending at @head, it moves otail past every record those
+ * bytes overlay, reading their headers while they are still intact.
+ * Every record below rb->busy is whole (its writer finished before the
+ * outermost writer of the moment began) and the reservation check keeps
+ * head within a ring of busy, so the walk reads only whole records, all
+ * written by the kernel into pages userspace cannot write.  Nested
+ * writers move otail only forward, with cmpxchg: one that loses a race
+ * just looks again.
+ */
+void prf_ring_make_room(struct prf_ring *rb, unsigned long head)
+{
+	unsigned long tail, busy, next;
 	u32 hsize;
 
 	for (;;) {
-		tail = READ_ONCE(rb->ctl->data_tail);
-		if (head - tail <= rb->size && tail <= offset)
+		tail = local_read(&rb->otail);
+		if (head - tail <= rb->size)
 			return;
-		if (tail > offset || offset - tail >= rb->size) {
-			next = offset;
-		} else {
-			/* a header never wraps: records are 8-aligned */
-			hsize = ((struct perfregs_rec_header *)
-				 (rb->data + (tail & rb->mask)))->size;
-			if (hsize < sizeof(struct perfregs_rec_header) ||
-			    hsize % 8 || tail + hsize > offset)
-				next = offset;
-			else
-				next = tail + hsize;
-		}
-		cmpxchg(&rb->ctl->data_tail, tail, next);
+		busy = local_read(&rb->busy);
+		/* the reservation check keeps head within a ring of busy */
+		if (WARN_ON_ONCE(tail >= busy))
+			return;
+		hsize = prf_ring_rec_size(rb, tail, busy);
+		next = hsize ? tail + hsize : busy;
+		if (local_cmpxchg(&rb->otail, tail, next) == tail)
+			/* a bad header we were not racing with: a bug */
+			WARN_ON_ONCE(!hsize);
 	}
 }
 
@@ -251,6 +296,8 @@ void prf_ring_emit_lost(struct prf_ring *rb, u32 extra, bool nested)
 	local_set(&rb->lost_any, 0);
 	for (i = 0; i < PERFREGS_LOST_MAX; i++)
 		rec.lost[i] = local_xchg(&rb->lost_pending[i], 0);
+	for (; i < PERFREGS_LOST_SLOTS; i++)
+		rec.lost[i] = 0;
 	prf_ring_write(&h, &rec, sizeof(rec));
 }
 
@@ -262,9 +309,21 @@ void prf_ring_flush_lost(struct prf_ring *rb)
 {
 	if (!local_read(&rb->lost_any))
 		return;
-	local_inc(&rb->nest);	/* prf_ring_publish() drops it */
+	prf_ring_enter(rb);
 	prf_ring_emit_lost(rb, 0, false);	/* the room kept for it */
-	prf_ring_publish(rb);
+	prf_ring_leave(rb);
+}
+
+/*
+ * The session stopped, no writer about: store head (and in overwrite
+ * mode the tail) again, whatever userspace wrote over them meanwhile,
+ * so that a reader that scribbled on its control page can still read.
+ */
+void prf_ring_stopped(struct prf_ring *rb)
+{
+	WRITE_ONCE(rb->ctl->data_head, rb->pub_head);
+	if (rb->overwrite)
+		WRITE_ONCE(rb->ctl->data_tail, local_read(&rb->otail));
 }
 
 /* Empty the ring and zero its counters: only with no writer about. */
@@ -275,7 +334,14 @@ void prf_ring_reset(struct prf_ring *rb)
 	irq_work_sync(&rb->work);
 	irq_work_sync(&rb->task_work);
 	local_set(&rb->head, 0);
+	local_set(&rb->seq, 0);
+	local_set(&rb->busy, 0);
+	local_set(&rb->otail, 0);
 	local_set(&rb->new_tasks, 0);
+	local_set(&rb->lost_events, 0);
+	rb->pub_head = 0;
+	rb->pub_lost_events = 0;
+	rb->pub_new_tasks = 0;
 	rb->last_tgid = 0;
 	rb->last_mm = NULL;
 	local_set(&rb->wakeup, 0);
@@ -284,8 +350,9 @@ void prf_ring_reset(struct prf_ring *rb)
 	for (i = 0; i < PERFREGS_LOST_MAX; i++) {
 		local_set(&rb->lost[i], 0);
 		local_set(&rb->lost_pending[i], 0);
-		WRITE_ONCE(rb->ctl->lost[i], 0);
 	}
+	for (i = 0; i < PERFREGS_LOST_SLOTS; i++)
+		WRITE_ONCE(rb->ctl->lost[i], 0);
 	WRITE_ONCE(rb->ctl->produced, 0);
 	WRITE_ONCE(rb->ctl->new_tasks, 0);
 	WRITE_ONCE(rb->ctl->new_tasks_seen, 0);
@@ -293,14 +360,54 @@ void prf_ring_reset(struct prf_ring *rb)
 	WRITE_ONCE(rb->ctl->data_head, 0);
 }
 
-/* Is there at least a watermark's worth of records to read? */
+/*
+ * START, overwrite mode, with no writer about: go on from the data_tail
+ * the reader stored while the session was stopped, if it is the start
+ * of a record at or after the oldest one and no later than head (every
+ * record in there is whole: the session is stopped); else from the
+ * oldest.  The walk looks only at the kernel's own records.
+ */
+void prf_ring_resume(struct prf_ring *rb)
+{
+	unsigned long head = local_read(&rb->head);
+	unsigned long tail = local_read(&rb->otail);
+	u64 want = READ_ONCE(rb->ctl->data_tail);
+	u32 hsize;
+
+	if (!rb->overwrite)
+		return;
+	if (want > tail && want <= head) {
+		while (tail < want) {
+			hsize = prf_ring_rec_size(rb, tail, head);
+			if (!hsize)
+				break;
+			tail += hsize;
+		}
+		if (tail == want)
+			local_set(&rb->otail, tail);
+	}
+	WRITE_ONCE(rb->ctl->data_tail, local_read(&rb->otail));
+}
+
+/*
+ * Is there at least a watermark's worth of records to read?  From the
+ * kernel's own copies, but for the reader's tail outside overwrite mode.
+ */
 bool prf_ring_readable(struct prf_ring *rb)
 {
-	u64 head = READ_ONCE(rb->ctl->data_head);
-	u64 tail = READ_ONCE(rb->ctl->data_tail);
+	unsigned long head = READ_ONCE(rb->pub_head);
+	unsigned long tail;
 
 	if (rb->overwrite)	/* read once stopped: see prf_ring_make_room() */
-		return head != tail && !READ_ONCE(rb->session->running);
+		return head != local_read(&rb->otail) &&
+		       !READ_ONCE(rb->session->running);
+	tail = READ_ONCE(rb->ctl->data_tail);
 	return head != tail && (head - tail >= rb->watermark ||
 				!READ_ONCE(rb->session->running));
+}
+
+/* Has userspace not looked at every new task we published? */
+bool prf_ring_new_tasks_unseen(struct prf_ring *rb)
+{
+	return READ_ONCE(rb->pub_new_tasks) != READ_ONCE(rb->ctl->new_tasks_seen);
 }

@@ -14,10 +14,13 @@
 #include <linux/fs.h>
 #include <linux/kdev_t.h>
 #include <linux/rcupdate.h>
+#include <linux/pid_namespace.h>
+#include <linux/preempt.h>
 #include <asm/ptrace.h>
 #include "perfregs.h"
 #include "ring.h"
 #include "compat.h"
+#include "inject.h"
 
 /* Flag bits of prf_sample_ctx.have: what has been resolved. */
 #define PRF_HAVE_UREGS	0x1U
@@ -64,22 +67,61 @@ static const short prf_reg_offset[PERFREGS_REG_MAX] = {
 #define PRF_VALID_64	(PERFREGS_MASK_64 & ~PRF_SEGS_MASK)
 /* ... and for a 32-bit frame. */
 #define PRF_VALID_32	(PERFREGS_MASK_32 & ~PRF_SEGS_MASK)
+/*
+ * ... and in the frame perf_fetch_caller_regs() makes for a context
+ * switch: ip, sp (the caller's frame address) and cs.  flags is set to
+ * 0, not read, and bp and the rest are whatever the per-CPU frame held
+ * from its last use (on 6.1 and 6.12 alike).
+ */
+#define PRF_VALID_CALLER ((1ULL << PERFREGS_REG_IP) | \
+			  (1ULL << PERFREGS_REG_SP) | \
+			  (1ULL << PERFREGS_REG_CS))
 
 /*
- * Did an NMI interrupt entry code before it finished building the user
- * frame at task_pt_regs(current)?  Only NMIs can: IRQs are off there.
- * The kernel stack pointer then lies inside that frame, or is still the
- * user one (after SYSCALL, before the switch to the task stack).
+ * Was the code we interrupted an interrupt or softirq handler?  Our own
+ * context's levels are taken off: an NMI (and an NMI-like #DB) adds
+ * NMI_OFFSET + HARDIRQ_OFFSET, an IRQ handler HARDIRQ_OFFSET.  (On
+ * PREEMPT_RT softirqs are not counted in preempt_count(): we then say
+ * no, which is the safe answer below.)
  */
-static bool prf_entry_race(struct pt_regs *regs, struct pt_regs *frame)
+static __always_inline bool prf_interrupted_handler(void)
+{
+	unsigned long pc = preempt_count();
+	unsigned long own = in_nmi() ? (pc & NMI_MASK) >> NMI_SHIFT :
+				       !!(pc & HARDIRQ_MASK);
+
+	return ((pc & HARDIRQ_MASK) >> HARDIRQ_SHIFT) > own ||
+	       (pc & SOFTIRQ_MASK);
+}
+
+/*
+ * Is task_pt_regs(current) the user frame of the task, whole, given
+ * the kernel context @regs we interrupted?  An entry from user mode
+ * (SYSCALL, SYSENTER, int $0x80, an IRQ or exception) runs on the user
+ * stack, the entry (trampoline) stack or an IST stack, or pushes into
+ * the frame itself, until the frame is complete; only then does the
+ * kernel run below the frame on the task stack.  IRQs are off all that
+ * time, so only an NMI (or an NMI-like #DB, #MC) can land there, but we
+ * check every sample: the frame is trusted when the interrupted stack
+ * pointer lies on the task stack below the frame, or when the
+ * interrupted code was an interrupt or softirq handler (those run on the
+ * IRQ stack, and only after any entry from user mode built its frame,
+ * with the preempt count a user task has: no handler bits).  Anything
+ * else (entry or IST stacks, user addresses, inside the frame) is
+ * counted as an entry race and the sample has no user registers.  The
+ * rule is conservative: the few instructions on the IRQ stack before
+ * irq_enter() or after irq_exit(), and the exit path after the frame is
+ * popped, are refused although the frame is still good there.
+ */
+static __always_inline bool prf_frame_trusted(struct pt_regs *regs,
+					      struct pt_regs *frame)
 {
 	unsigned long sp = regs->sp;
+	unsigned long base = (unsigned long)task_stack_page(current);
 
-	if (!in_nmi())
-		return false;
-	if (sp < TASK_SIZE_MAX)
+	if (sp >= base && sp < (unsigned long)frame)
 		return true;
-	return sp > (unsigned long)frame && sp <= (unsigned long)(frame + 1);
+	return prf_interrupted_handler();
 }
 
 /* Resolve the user registers of this sample, once. */
@@ -99,11 +141,11 @@ static struct pt_regs *prf_sample_uregs(struct prf_sample_ctx *ctx)
 		ctx->flags |= PERFREGS_SF_UREGS_DIRECT;
 	} else if (!(current->flags & PRF_PF_NO_USER) && current->mm) {
 		frame = task_pt_regs(current);
-		if (prf_entry_race(regs, frame)) {
-			ctx->flags |= PERFREGS_SF_ENTRY_RACE;
-		} else {
+		if (prf_frame_trusted(regs, frame)) {
 			ctx->uregs = frame;
 			ctx->flags |= PERFREGS_SF_UREGS_ENTRY;
+		} else {
+			ctx->flags |= PERFREGS_SF_ENTRY_RACE;
 		}
 	}
 	if (ctx->uregs)
@@ -137,7 +179,12 @@ static void prf_regsel_init(struct prf_regsel *sel, u64 mask)
 /* Called with the new configuration in s->cfg, before any sample. */
 void prf_sample_setup(struct prf_session *s)
 {
-	prf_regsel_init(&s->isel, s->cfg.iregs_mask & PRF_VALID_64);
+	u64 ivalid = PRF_VALID_64;
+
+	if (s->cfg.event == PERFREGS_EV_CONTEXT_SWITCHES)
+		ivalid &= PRF_VALID_CALLER;
+	prf_regsel_init(&s->isel, s->cfg.iregs_mask & ivalid);
+	prf_regsel_init(&s->isel_frame, s->cfg.iregs_mask & PRF_VALID_64);
 	prf_regsel_init(&s->usel64, s->cfg.uregs_mask_64 & PRF_VALID_64);
 	prf_regsel_init(&s->usel32, s->cfg.uregs_mask_32 & PRF_VALID_32);
 }
@@ -196,17 +243,22 @@ static __always_inline void prf_put_comm(char *dst, const char *comm)
 }
 
 /*
- * The executable of the task: mm->exe_file is RCU protected, and a
- * struct file (with its inode) outlives an RCU grace period.  Every
+ * The executable of the task.  mm->exe_file is RCU protected.  Every
  * caller of the handler runs with preemption off (hardirq, NMI, #DB,
  * or the perf core's software events), which is an RCU read-side
  * critical section since RCU's flavours were merged (4.20): no
- * rcu_read_lock() calls needed on this path.
+ * rcu_read_lock() calls needed on this path.  But since 6.7 struct
+ * file is SLAB_TYPESAFE_BY_RCU: a file replaced in exe_file (exec,
+ * PR_SET_MM_EXE_FILE) can be freed and handed out again within our
+ * read-side section, zeroed (f_inode NULL) until it is opened.  So
+ * f_inode is read once and checked, and exe_file again afterwards: if
+ * it moved, the image is reported unknown (0), never a wrong one.  An
+ * inode and its super block are freed only after a grace period.
  */
 static __always_inline void prf_sample_image(struct perfregs_rec_sample *rec)
 {
 	struct mm_struct *mm = current->mm;
-	struct file *exe;
+	struct file *exe, *blank;
 	struct inode *inode;
 
 	rec->image_ino = 0;
@@ -214,23 +266,58 @@ static __always_inline void prf_sample_image(struct perfregs_rec_sample *rec)
 	if (!mm || (current->flags & PF_KTHREAD))
 		return;
 	exe = rcu_dereference_sched(mm->exe_file);
-	if (exe) {
-		inode = file_inode(exe);
-		rec->image_ino = inode->i_ino;
-		rec->image_dev = new_encode_dev(inode->i_sb->s_dev);
+	if (prf_injecting()) {
+		blank = prf_inject_blank_file();
+		if (blank)
+			exe = blank;
+	}
+	if (!exe)
+		return;
+	inode = READ_ONCE(exe->f_inode);
+	if (!inode)
+		return;
+	rec->image_ino = inode->i_ino;
+	rec->image_dev = new_encode_dev(inode->i_sb->s_dev);
+	/*
+	 * L: the inode loads before the second look at exe_file; pairs
+	 * with the full barrier of atomic_long_dec_and_test() in fput(),
+	 * by whoever replaced exe_file: it orders the store of the new
+	 * exe_file before the old file can be freed and handed out again,
+	 * so an unchanged exe_file means the inode we read was its own.
+	 */
+	smp_rmb();
+	if (unlikely(exe != rcu_dereference_sched(mm->exe_file)) &&
+	    !prf_injecting()) {
+		rec->image_ino = 0;
+		rec->image_dev = 0;
+	}
+}
+
+/* The task's ids as the session's pid namespace sees them. */
+static __always_inline void prf_sample_ids(const struct prf_session *s,
+					   struct perfregs_rec_sample *rec)
+{
+	struct pid_namespace *ns = s->pid_ns;
+
+	if (likely(!ns)) {	/* the initial namespace: the global ids */
+		rec->pid = task_tgid_nr(current);
+		rec->tid = task_pid_nr(current);
+	} else {
+		rec->pid = task_tgid_nr_ns(current, ns);
+		rec->tid = task_pid_nr_ns(current, ns);
 	}
 }
 
 /* The fixed part of a sample record, written in place or into a copy. */
-static void prf_fill_rec(struct perfregs_rec_sample *rec, u32 size,
+static void prf_fill_rec(const struct prf_session *s,
+			 struct perfregs_rec_sample *rec, u32 size,
 			 const struct prf_sample_ctx *ctx, u64 imask, u64 umask)
 {
 	rec->header.type = PERFREGS_REC_SAMPLE;
 	rec->header.size = size;
 	rec->time = ktime_get_mono_fast_ns();
 	rec->cpu = smp_processor_id();
-	rec->pid = task_tgid_nr(current);
-	rec->tid = task_pid_nr(current);
+	prf_sample_ids(s, rec);
 	rec->flags = ctx->flags;
 	rec->abi = ctx->abi;
 	rec->reserved = 0;
@@ -246,7 +333,8 @@ static void prf_fill_rec(struct perfregs_rec_sample *rec, u32 size,
  * copies, written piecewise.  Out of line, so that the common path does
  * not carry these buffers on the (NMI) stack.
  */
-static noinline void prf_write_wrapped(struct prf_handle *h, u32 size,
+static noinline void prf_write_wrapped(const struct prf_session *s,
+				       struct prf_handle *h, u32 size,
 				       const struct prf_sample_ctx *ctx,
 				       struct pt_regs *regs,
 				       const struct prf_regsel *isel,
@@ -256,7 +344,7 @@ static noinline void prf_write_wrapped(struct prf_handle *h, u32 size,
 	u64 vals[PERFREGS_REG_MAX];
 	u64 *end;
 
-	prf_fill_rec(&rec, size, ctx, isel->mask, usel ? usel->mask : 0);
+	prf_fill_rec(s, &rec, size, ctx, isel->mask, usel ? usel->mask : 0);
 	prf_ring_write(h, &rec, sizeof(rec));
 	end = prf_put_regs(vals, regs, isel);
 	prf_ring_write(h, vals, (end - vals) * sizeof(*vals));
@@ -266,10 +354,15 @@ static noinline void prf_write_wrapped(struct prf_handle *h, u32 size,
 	}
 }
 
+/*
+ * Take one sample.  Called from every source with preemption off (see
+ * prf_sample_image()); teardown relies on that: see prf_perf_stop().
+ */
 void prf_sample(struct prf_session *s, struct pt_regs *regs, bool throttled)
 {
 	struct prf_ring *rb = s->rings[smp_processor_id()];
 	struct prf_sample_ctx ctx = { .iregs = regs };
+	const struct prf_regsel *isel = &s->isel;
 	struct perfregs_rec_sample *rec;
 	struct pt_regs *uregs;
 	const struct prf_regsel *usel;
@@ -281,14 +374,42 @@ void prf_sample(struct prf_session *s, struct pt_regs *regs, bool throttled)
 
 	if (unlikely(!rb))
 		return;
-	prf_ring_produced(rb);
-	if (throttled)
-		prf_ring_lost(rb, PERFREGS_LOST_THROTTLED);
 
 	ctx.flags = prf_sample_context();
-	if (!user_mode(regs))
-		ctx.flags |= PERFREGS_SF_KERNEL;
 	uregs = prf_sample_uregs(&ctx);
+	if (!user_mode(regs)) {
+		if (unlikely(s->cfg.flags & PERFREGS_CF_EXCLUDE_KERNEL)) {
+			/*
+			 * Skid: the counter counted user events, its interrupt
+			 * came in the kernel.  Not one kernel register may
+			 * reach this session: report the sample at the user
+			 * frame, or not at all when there is none we trust
+			 * (as perf excludes a kernel-mode event; a throttle
+			 * it carried is still counted).
+			 */
+			if (!uregs) {
+				if (throttled) {
+					prf_ring_enter(rb);
+					prf_ring_lost(rb, PERFREGS_LOST_THROTTLED);
+					prf_ring_leave(rb);
+				}
+				return;
+			}
+			ctx.iregs = regs = uregs;
+			ctx.flags |= PERFREGS_SF_SKID;
+			isel = &s->isel_frame;
+		} else {
+			ctx.flags |= PERFREGS_SF_KERNEL;
+		}
+	}
+
+	prf_ring_enter(rb);
+	local_inc(&rb->produced);
+	if (prf_injecting() && local_read(&rb->nest) == 1 &&
+	    prf_inject_nest_now())
+		prf_sample(s, ctx.iregs, false);	/* as an NMI here */
+	if (throttled)
+		prf_ring_lost(rb, PERFREGS_LOST_THROTTLED);
 	if (ctx.flags & PERFREGS_SF_ENTRY_RACE)
 		prf_ring_lost(rb, PERFREGS_LOST_ENTRY);
 
@@ -305,23 +426,25 @@ void prf_sample(struct prf_session *s, struct pt_regs *regs, bool throttled)
 		stack_size = s->cfg.stack_bytes;
 	}
 
-	fixed = sizeof(*rec) + 8 * (s->isel.n + (usel ? usel->n : 0));
+	fixed = sizeof(*rec) + 8 * (isel->n + (usel ? usel->n : 0));
 	size = fixed;
 	if (stack_size)
 		size += 16 + stack_size;
 	if (prf_ring_begin(rb, &h, size))
-		return;
+		goto out_leave;
+	if (prf_injecting())
+		prf_inject_sample_delay();
 
 	rec = prf_ring_direct(&h, fixed);
 	if (likely(rec)) {
 		/* the common case: no wrap, every field stored in place */
-		prf_fill_rec(rec, size, &ctx, s->isel.mask,
+		prf_fill_rec(s, rec, size, &ctx, isel->mask,
 			     usel ? usel->mask : 0);
-		v = prf_put_regs(rec->regs, regs, &s->isel);
+		v = prf_put_regs(rec->regs, regs, isel);
 		if (usel)
 			prf_put_regs(v, uregs, usel);
 	} else {
-		prf_write_wrapped(&h, size, &ctx, regs, &s->isel, usel);
+		prf_write_wrapped(s, &h, size, &ctx, regs, isel, usel);
 	}
 	if (stack_size) {
 		u64 n;
@@ -332,17 +455,19 @@ void prf_sample(struct prf_session *s, struct pt_regs *regs, bool throttled)
 		n = copied;
 		prf_ring_write(&h, &n, sizeof(n));
 	}
-	prf_ring_end(&h);
 
 	/*
-	 * A learner in userspace wants to hear of a new process or image.
-	 * A nested writer samples the same task as the one it interrupted,
+	 * A learner in userspace wants to hear of a new process or image;
+	 * the outermost writer publishes the count with our record.  A
+	 * nested writer samples the same task as the one it interrupted,
 	 * so a race on last_* can only count that task twice.
 	 */
 	if (uregs && (rb->last_tgid != current->tgid ||
 		      rb->last_mm != current->mm)) {
 		rb->last_tgid = current->tgid;
 		rb->last_mm = current->mm;
-		prf_ring_new_task(rb);
+		local_inc(&rb->new_tasks);
 	}
+out_leave:
+	prf_ring_leave(rb);
 }

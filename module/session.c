@@ -10,12 +10,9 @@
 #include <linux/poll.h>
 #include <linux/log2.h>
 #include <linux/cpumask.h>
-#include <linux/capability.h>
-#include <linux/cred.h>
-#include <linux/fs.h>
-#include <linux/sched/coredump.h>
 #include <linux/sched/task.h>
 #include <linux/sched/signal.h>
+#include <linux/pid_namespace.h>
 #include "perfregs.h"
 #include "compat.h"
 
@@ -34,8 +31,8 @@ struct prf_session *prf_session_new(void)
 		kfree(s);
 		return NULL;
 	}
-	s->privileged = perfmon_capable();
 	mutex_init(&s->lock);
+	mutex_init(&s->map_lock);
 	mutex_init(&s->ev_lock);
 	INIT_LIST_HEAD(&s->nmi_node);
 	init_waitqueue_head(&s->wq);
@@ -92,9 +89,12 @@ static void prf_session_stop(struct prf_session *s)
 		prf_perf_stop(s);
 	/* No writer runs any more: report the losses still pending. */
 	preempt_disable();
-	for_each_possible_cpu(cpu)
-		if (s->rings[cpu])
+	for_each_possible_cpu(cpu) {
+		if (s->rings[cpu]) {
 			prf_ring_flush_lost(s->rings[cpu]);
+			prf_ring_stopped(s->rings[cpu]);
+		}
+	}
 	preempt_enable();
 	WRITE_ONCE(s->running, false);
 	/* Let readers drain what is left below the watermark. */
@@ -105,8 +105,11 @@ void prf_session_free(struct prf_session *s)
 {
 	mutex_lock(&s->lock);
 	prf_session_stop(s);
+	mutex_lock(&s->map_lock);
 	prf_session_free_rings(s);
+	mutex_unlock(&s->map_lock);
 	mutex_unlock(&s->lock);
+	prf_grant_release(&s->grant);
 	put_pid(s->target);
 	free_cpumask_var(s->cpus);
 	kfree(s);
@@ -133,6 +136,12 @@ static int prf_check_config(const struct perfregs_config *c)
 		return -EINVAL;
 	if (c->pid < -1)
 		return -EINVAL;
+	/* perf's own limit on a period: it must fit in an s64 */
+	if (c->period & (1ULL << 63))
+		return -EINVAL;
+	if ((c->flags & PERFREGS_CF_INHERIT) &&
+	    (c->pid < 0 || c->event == PERFREGS_EV_NMI))
+		return -EINVAL;
 	if (c->wakeup_bytes > data_size)
 		return -EINVAL;
 	if ((c->flags & PERFREGS_CF_NMI_UNKNOWN) && c->event != PERFREGS_EV_NMI)
@@ -157,6 +166,8 @@ static int prf_check_config(const struct perfregs_config *c)
 	} else if (c->bp_addr || c->bp_type || c->bp_len) {
 		return -EINVAL;
 	}
+	if (c->reserved0)
+		return -EINVAL;
 	for (i = 0; i < ARRAY_SIZE(c->reserved); i++)
 		if (c->reserved[i])
 			return -EINVAL;
@@ -197,84 +208,48 @@ out_free_bits:
 	return ret;
 }
 
-/* kernel.perf_event_paranoid, which no module may read directly. */
-static int prf_paranoid(void)
-{
-	char buf[16] = "";
-	struct file *f;
-	loff_t pos = 0;
-	int val;
-
-	f = filp_open("/proc/sys/kernel/perf_event_paranoid", O_RDONLY, 0);
-	if (IS_ERR(f))
-		return INT_MAX;
-	kernel_read(f, buf, sizeof(buf) - 1, &pos);
-	filp_close(f, NULL);
-	return kstrtoint(strim(buf), 10, &val) ? INT_MAX : val;
-}
-
-/*
- * May an unprivileged caller watch this task?  The ptrace rule for
- * PTRACE_MODE_READ_REALCREDS without capabilities: same real uid and
- * gid as every uid and gid of the target, and a dumpable target.
- */
-static bool prf_may_watch(struct task_struct *task)
-{
-	const struct cred *me = current_cred(), *tc;
-	bool ok;
-
-	rcu_read_lock();
-	tc = __task_cred(task);
-	ok = uid_eq(me->uid, tc->euid) && uid_eq(me->uid, tc->suid) &&
-	     uid_eq(me->uid, tc->uid) && gid_eq(me->gid, tc->egid) &&
-	     gid_eq(me->gid, tc->sgid) && gid_eq(me->gid, tc->gid);
-	rcu_read_unlock();
-	task_lock(task);
-	ok = ok && task->mm && get_dumpable(task->mm) == SUID_DUMP_USER;
-	task_unlock(task);
-	return ok;
-}
-
-static int prf_check_privilege(struct prf_session *s,
-			       const struct perfregs_config *c,
-			       struct pid *target)
-{
-	struct task_struct *task;
-	bool ok;
-
-	if (s->privileged)
-		return 0;
-	if (c->pid < 0 || c->event == PERFREGS_EV_NMI ||
-	    !(c->flags & PERFREGS_CF_EXCLUDE_KERNEL) || prf_paranoid() > 2)
-		return -EACCES;
-	task = get_pid_task(target, PIDTYPE_TGID);
-	if (!task)
-		return -ESRCH;
-	ok = prf_may_watch(task);
-	put_task_struct(task);
-	return ok ? 0 : -EACCES;
-}
-
 /*
  * Called without s->lock: everything is copied from userspace first,
  * because a fault takes mmap_lock and mmap() holds mmap_lock while it
- * takes s->lock.
+ * takes s->map_lock.
  */
-static int prf_ioc_config(struct prf_session *s, void __user *arg)
+/*
+ * Copy a size-first structure in: copy_struct_from_user()'s convention.
+ * The size is read once, and what follows is copied with that size; on
+ * -E2BIG the caller learns the size we know, in its size field.
+ */
+static int prf_copy_in(void *dst, size_t ksize, void __user *arg,
+		       size_t min_size)
 {
-	struct perfregs_config cfg;
-	struct pid *target = NULL;
-	cpumask_var_t cpus;
 	u32 usize;
 	int ret;
 
 	if (get_user(usize, (u32 __user *)arg))
 		return -EFAULT;
-	if (usize < PERFREGS_CONFIG_SIZE_VER0 || usize > PAGE_SIZE)
+	if (usize < min_size)
 		return -EINVAL;
-	ret = copy_struct_from_user(&cfg, sizeof(cfg), arg, usize);
+	ret = usize > PAGE_SIZE ? -E2BIG :
+	      copy_struct_from_user(dst, ksize, arg, usize);
+	if (ret == -E2BIG && put_user((u32)ksize, (u32 __user *)arg))
+		ret = -EFAULT;
+	/* what was copied holds the user's size: ours from here on */
+	if (!ret)
+		*(u32 *)dst = ksize;
+	return ret;
+}
+
+static int prf_ioc_config(struct prf_session *s, void __user *arg)
+{
+	struct perfregs_config cfg;
+	struct prf_grant grant = { };
+	struct pid *target = NULL;
+	unsigned long pages;
+	cpumask_var_t cpus;
+	int ret;
+
+	ret = prf_copy_in(&cfg, sizeof(cfg), arg, PERFREGS_CONFIG_SIZE_VER0);
 	if (ret)
-		return ret == -E2BIG ? -EINVAL : ret;
+		return ret;
 	ret = prf_check_config(&cfg);
 	if (ret)
 		return ret;
@@ -290,22 +265,32 @@ static int prf_ioc_config(struct prf_session *s, void __user *arg)
 			goto out_free_cpus;
 		}
 	}
-	ret = prf_check_privilege(s, &cfg, target);
+	ret = prf_policy_config(&cfg, target, &grant);
 	if (ret)
-		goto out_put_pid;
+		goto out_release_grant;
 
 	mutex_lock(&s->lock);
+	mutex_lock(&s->map_lock);
 	if (s->running || atomic_read(&s->mmaps)) {
 		ret = -EBUSY;
 		goto out_unlock;
 	}
 	prf_session_free_rings(s);
 	s->configured = false;
+	/* the old rings' charge back first, then the new ones' */
+	prf_grant_release(&s->grant);
+	/* every ring: its data pages and its control page */
+	pages = cpumask_weight(cpus) * (cfg.data_pages + 1UL);
+	ret = prf_policy_charge(&grant, pages);
+	if (ret)
+		goto out_unlock;
 	s->cfg = cfg;
 	cpumask_copy(s->cpus, cpus);
 	put_pid(s->target);
 	s->target = target;
 	target = NULL;
+	swap(s->grant, grant);	/* grant is now the empty old one */
+	s->pid_ns = s->grant.pid_ns == &init_pid_ns ? NULL : s->grant.pid_ns;
 	ret = prf_session_alloc_rings(s);
 	if (ret)
 		goto out_unlock;
@@ -314,8 +299,10 @@ static int prf_ioc_config(struct prf_session *s, void __user *arg)
 	s->configured = true;
 
 out_unlock:
+	mutex_unlock(&s->map_lock);
 	mutex_unlock(&s->lock);
-out_put_pid:
+out_release_grant:
+	prf_grant_release(&grant);
 	put_pid(target);
 out_free_cpus:
 	free_cpumask_var(cpus);
@@ -338,7 +325,7 @@ static int prf_ioc_reset(struct prf_session *s)
 
 static int prf_ioc_start(struct prf_session *s)
 {
-	int ret;
+	int ret, cpu;
 
 	if (!s->configured)
 		return -EINVAL;
@@ -346,6 +333,8 @@ static int prf_ioc_start(struct prf_session *s)
 		return -EBUSY;
 	if (s->target && !pid_has_task(s->target, PIDTYPE_TGID))
 		return -ESRCH;
+	for_each_cpu(cpu, s->cpus)
+		prf_ring_resume(s->rings[cpu]);
 	WRITE_ONCE(s->running, true);
 	if (s->cfg.event == PERFREGS_EV_NMI)
 		ret = prf_nmi_start(s);
@@ -367,12 +356,26 @@ static int prf_ioc_version(void __user *arg)
 	};
 	u32 usize;
 
+	/* the caller says how much room it has; we fill it, zeroing the rest */
 	if (get_user(usize, (u32 __user *)arg))
 		return -EFAULT;
 	if (usize < PERFREGS_VERSION_SIZE_VER0)
 		return -EINVAL;
-	return copy_to_user(arg, &v, min_t(u32, usize, sizeof(v))) ? -EFAULT : 0;
+	if (usize > PAGE_SIZE)
+		return -E2BIG;
+	if (copy_to_user(arg, &v, min_t(u32, usize, sizeof(v))))
+		return -EFAULT;
+	if (usize > sizeof(v) && clear_user(arg + sizeof(v), usize - sizeof(v)))
+		return -EFAULT;
+	return 0;
 }
+
+/*
+ * The ioctls are told apart by type, number and direction; the size
+ * bits are ignored, as the structures carry their own size (see the
+ * uapi header).  The ones without an argument must match exactly.
+ */
+#define PRF_IOC_SIZELESS(cmd)	((cmd) & ~(_IOC_SIZEMASK << _IOC_SIZESHIFT))
 
 long prf_session_ioctl(struct prf_session *s, unsigned int cmd,
 		       void __user *arg)
@@ -380,9 +383,9 @@ long prf_session_ioctl(struct prf_session *s, unsigned int cmd,
 	long ret;
 
 	/* These two touch user memory: no s->lock around them. */
-	if (cmd == PERFREGS_IOC_VERSION)
+	if (PRF_IOC_SIZELESS(cmd) == PRF_IOC_SIZELESS(PERFREGS_IOC_VERSION))
 		return prf_ioc_version(arg);
-	if (cmd == PERFREGS_IOC_CONFIG)
+	if (PRF_IOC_SIZELESS(cmd) == PRF_IOC_SIZELESS(PERFREGS_IOC_CONFIG))
 		return prf_ioc_config(s, arg);
 
 	mutex_lock(&s->lock);
@@ -435,7 +438,7 @@ int prf_session_mmap(struct prf_session *s, struct vm_area_struct *vma)
 	if (!(vma->vm_flags & VM_SHARED))
 		return -EINVAL;
 
-	mutex_lock(&s->lock);
+	mutex_lock(&s->map_lock);
 	if (!s->configured)
 		goto out_unlock;
 	stride = s->data_pages + 1UL;
@@ -472,7 +475,7 @@ int prf_session_mmap(struct prf_session *s, struct vm_area_struct *vma)
 	prf_vma_open(vma);
 
 out_unlock:
-	mutex_unlock(&s->lock);
+	mutex_unlock(&s->map_lock);
 	return ret;
 }
 
@@ -497,8 +500,7 @@ __poll_t prf_session_poll(struct prf_session *s, struct file *file,
 			continue;
 		if (prf_ring_readable(rb))
 			mask |= EPOLLIN | EPOLLRDNORM;
-		if (READ_ONCE(rb->ctl->new_tasks) !=
-		    READ_ONCE(rb->ctl->new_tasks_seen))
+		if (prf_ring_new_tasks_unseen(rb))
 			mask |= EPOLLPRI;
 	}
 	/* Nothing more will come: stopped, or the target process is gone. */

@@ -28,8 +28,14 @@ static bool prf_nmi_wants(struct prf_session *s, struct pt_regs *regs)
 	if (user_mode(regs) ? flags & PERFREGS_CF_EXCLUDE_USER :
 			      flags & PERFREGS_CF_EXCLUDE_KERNEL)
 		return false;
-	if (s->cfg.pid >= 0)
-		return task_tgid_nr(current) == s->cfg.pid;
+	/*
+	 * Every thread of the process, none it forks (CF_INHERIT is refused
+	 * for this source), as the perf source's counters cover; compared
+	 * as struct pid, which is what the caller's pid named in its own
+	 * namespace at CONFIG.
+	 */
+	if (s->target)
+		return task_tgid(current) == s->target;
 	return cpumask_test_cpu(smp_processor_id(), s->cpus);
 }
 

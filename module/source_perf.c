@@ -1,22 +1,30 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Perf kernel counters as sample sources: one counter per target CPU,
- * kept through CPU hotplug, or one per target process, inherited by its
- * new threads, each with our own overflow handler.  Precise (PEBS)
- * events are never requested, so large PEBS, which would batch samples
- * past the handler, is never used.
+ * kept through CPU hotplug, or one per thread of a target process,
+ * inherited by the threads they create (and, with CF_INHERIT, by the
+ * processes they fork), each with our own overflow handler.  Precise
+ * (PEBS) events are never requested, so large PEBS, which would batch
+ * samples past the handler, is never used.
  */
 #include <linux/perf_event.h>
 #include <linux/hw_breakpoint.h>
 #include <linux/cpu.h>
 #include <linux/cpuhotplug.h>
 #include <linux/pid.h>
+#include <linux/rcupdate.h>
+#include <linux/sched/signal.h>
 #include <linux/sched/task.h>
 #include <linux/slab.h>
 #include "perfregs.h"
+#include "compat.h"
+#include "inject.h"
 
 /* hw.interrupts while throttled: MAX_INTERRUPTS of kernel/events/core.c */
 #define PRF_THROTTLED	(~0ULL)
+
+/* START gives up on a process that keeps making threads faster than this. */
+#define PRF_MAX_PASSES	64
 
 static enum cpuhp_state prf_cpuhp_state;
 
@@ -29,8 +37,9 @@ static void prf_perf_overflow(struct perf_event *event,
 		   event->hw.interrupts == PRF_THROTTLED);
 }
 
-static int prf_perf_attr(const struct perfregs_config *cfg,
-			 struct perf_event_attr *attr)
+/* The perf event a configuration stands for (policy.c compares it). */
+int prf_perf_attr(const struct perfregs_config *cfg,
+		  struct perf_event_attr *attr)
 {
 	static const struct {
 		u32 type;
@@ -58,8 +67,6 @@ static int prf_perf_attr(const struct perfregs_config *cfg,
 	attr->exclude_user = !!(cfg->flags & PERFREGS_CF_EXCLUDE_USER);
 	attr->exclude_kernel = !!(cfg->flags & PERFREGS_CF_EXCLUDE_KERNEL);
 	attr->exclude_hv = 1;
-	attr->inherit = cfg->pid >= 0;
-	attr->disabled = 1;
 	if (cfg->event == PERFREGS_EV_BREAKPOINT) {
 		attr->bp_addr = cfg->bp_addr;
 		attr->bp_type = (cfg->bp_type & PERFREGS_BP_R ? HW_BREAKPOINT_R : 0) |
@@ -72,35 +79,87 @@ static int prf_perf_attr(const struct perfregs_config *cfg,
 	return 0;
 }
 
-/* Make the counter of one CPU if it has none; under ev_lock. */
-static void prf_perf_cpu_up(struct prf_session *s, unsigned int cpu)
+/* The attributes of the module's own counters for the session. */
+static int prf_counter_attr(const struct prf_session *s,
+			    struct perf_event_attr *attr)
+{
+	int ret = prf_perf_attr(&s->cfg, attr);
+
+	if (ret)
+		return ret;
+	attr->disabled = 1;
+	if (s->cfg.pid >= 0) {
+		/* new threads always; new processes with CF_INHERIT */
+		attr->inherit = 1;
+		attr->inherit_thread = !(s->cfg.flags & PERFREGS_CF_INHERIT);
+		/*
+		 * On from the start: a thread cloned before a later
+		 * perf_event_enable() would inherit a disabled child, and
+		 * enabling the parent does not enable its children.  The
+		 * rings are ready and the session is running.
+		 */
+		attr->disabled = 0;
+	}
+	if (prf_injecting() && READ_ONCE(prf_inject.skid))
+		attr->exclude_kernel = 0;	/* the handler must cope */
+	return 0;
+}
+
+static struct perf_event *prf_counter_create(struct prf_session *s,
+					     struct perf_event_attr *attr,
+					     int cpu, struct task_struct *task)
+{
+	struct perf_event *ev;
+
+	ev = perf_event_create_kernel_counter(attr, cpu, task,
+					      prf_perf_overflow, s);
+	if (!IS_ERR(ev))
+		atomic_inc(&prf_live_counters);
+	return ev;
+}
+
+static void prf_counter_release(struct perf_event *ev)
+{
+	perf_event_release_kernel(ev);
+	atomic_dec(&prf_live_counters);
+}
+
+/*
+ * Make the counter of one CPU unless it has one: the only place that
+ * does, for the START loop and the hotplug callback alike.  Under
+ * ev_lock.
+ */
+static int prf_perf_cpu_up(struct prf_session *s, unsigned int cpu)
 {
 	struct perf_event_attr attr;
 	struct perf_event *ev;
+	int ret;
 
-	if (s->events[cpu] || !cpumask_test_cpu(cpu, s->cpus))
-		return;
-	if (prf_perf_attr(&s->cfg, &attr))
-		return;
-	ev = perf_event_create_kernel_counter(&attr, cpu, NULL,
-					      prf_perf_overflow, s);
-	if (IS_ERR(ev)) {
-		pr_warn_ratelimited("perfregs: no counter on CPU %u: %ld\n",
-				    cpu, PTR_ERR(ev));
-		return;
-	}
+	lockdep_assert_held(&s->ev_lock);
+	if (!s->events || s->events[cpu] || !cpumask_test_cpu(cpu, s->cpus))
+		return 0;
+	ret = prf_counter_attr(s, &attr);
+	if (ret)
+		return ret;
+	ev = prf_counter_create(s, &attr, cpu, NULL);
+	if (IS_ERR(ev))
+		return PTR_ERR(ev);
 	s->events[cpu] = ev;
 	perf_event_enable(ev);
+	return 0;
 }
 
 static int prf_cpu_online(unsigned int cpu, struct hlist_node *node)
 {
 	struct prf_session *s = hlist_entry(node, struct prf_session, cpuhp_node);
+	int ret;
 
 	mutex_lock(&s->ev_lock);
-	if (s->events)
-		prf_perf_cpu_up(s, cpu);
+	ret = prf_perf_cpu_up(s, cpu);
 	mutex_unlock(&s->ev_lock);
+	if (ret)
+		pr_warn_ratelimited("perfregs: no counter on CPU %u: %d\n",
+				    cpu, ret);
 	return 0;
 }
 
@@ -115,8 +174,9 @@ static int prf_cpu_offline(unsigned int cpu, struct hlist_node *node)
 		s->events[cpu] = NULL;
 	}
 	mutex_unlock(&s->ev_lock);
+	/* the rings stay: a handler still on its way out of it is fine */
 	if (ev)
-		perf_event_release_kernel(ev);
+		prf_counter_release(ev);
 	return 0;
 }
 
@@ -139,82 +199,194 @@ void prf_perf_exit(void)
 
 static int prf_perf_start_cpus(struct prf_session *s)
 {
-	struct perf_event_attr attr;
-	struct perf_event *ev;
 	unsigned int cpu;
-	int ret, made = 0;
+	int ret = 0, made = 0;
 
 	/*
 	 * Register for hotplug first: a CPU that comes or goes from now on
-	 * is handled by the callbacks, the others by the loop below; both
-	 * hold ev_lock and skip a CPU that already has its counter.
+	 * is handled by the callbacks, the others by the loop below.  A CPU
+	 * that comes up in between gets its counter from the callback, and
+	 * the loop, through the same prf_perf_cpu_up(), skips it.
 	 */
 	ret = cpuhp_state_add_instance_nocalls(prf_cpuhp_state, &s->cpuhp_node);
 	if (ret)
 		return ret;
 	s->cpuhp_added = true;
+	if (prf_injecting())
+		prf_inject_start_delay();
 
-	ret = prf_perf_attr(&s->cfg, &attr);
-	if (ret)
-		return ret;
 	cpus_read_lock();
 	mutex_lock(&s->ev_lock);
 	for_each_online_cpu(cpu) {
-		if (!cpumask_test_cpu(cpu, s->cpus))
-			continue;
-		ev = perf_event_create_kernel_counter(&attr, cpu, NULL,
-						      prf_perf_overflow, s);
-		if (IS_ERR(ev)) {
-			ret = PTR_ERR(ev);
+		ret = prf_perf_cpu_up(s, cpu);
+		if (ret)
 			break;
-		}
-		s->events[cpu] = ev;
-		made++;
+		made += !!s->events[cpu];
 	}
 	if (!ret && !made)
 		ret = -ENODEV;	/* none of the CPUs asked for is online */
-	if (!ret)
-		for_each_online_cpu(cpu)
-			if (s->events[cpu])
-				perf_event_enable(s->events[cpu]);
 	mutex_unlock(&s->ev_lock);
 	cpus_read_unlock();
 	return ret;
 }
 
+/* Room for @n more thread counters; under ev_lock. */
+static int prf_tev_reserve(struct prf_session *s, unsigned int n)
+{
+	struct perf_event **tev;
+	unsigned int max;
+
+	if (s->nr_tev + n <= s->max_tev)
+		return 0;
+	max = max(s->nr_tev + n, 2 * s->max_tev);
+	tev = kvmalloc_array(max, sizeof(*tev), GFP_KERNEL);
+	if (!tev)
+		return -ENOMEM;
+	if (s->nr_tev)
+		memcpy(tev, s->tev, s->nr_tev * sizeof(*tev));
+	kvfree(s->tev);
+	s->tev = tev;
+	s->max_tev = max;
+	return 0;
+}
+
+/*
+ * The threads of @leader's process, referenced, into a fresh array.
+ * Returns how many, or a negative errno.
+ */
+static int prf_thread_snapshot(struct task_struct *leader,
+			       struct task_struct ***out)
+{
+	struct task_struct **tasks, *t;
+	int n, want;
+
+	for (;;) {
+		want = READ_ONCE(leader->signal->nr_threads) + 8;
+		tasks = kvmalloc_array(want, sizeof(*tasks), GFP_KERNEL);
+		if (!tasks)
+			return -ENOMEM;
+		n = 0;
+		rcu_read_lock();
+		for_each_thread(leader, t) {
+			if (n == want)
+				break;
+			get_task_struct(t);
+			tasks[n++] = t;
+		}
+		rcu_read_unlock();
+		if (n < want) {
+			*out = tasks;
+			return n;
+		}
+		/* it grew while we looked: again, with more room */
+		while (n)
+			put_task_struct(tasks[--n]);
+		kvfree(tasks);
+	}
+}
+
+/*
+ * One pass over the threads: a counter for every thread that has none
+ * of ours, direct or inherited.  A thread that has one keeps it (its
+ * threads inherit it), and one without can only get one from us: we
+ * are the only ones adding counters of this session, so looking and
+ * adding cannot be overtaken.  Returns the counters made, or an errno.
+ */
+static int prf_perf_thread_pass(struct prf_session *s,
+				struct task_struct *leader,
+				struct perf_event_attr *attr)
+{
+	struct task_struct **tasks;
+	struct perf_event *ev;
+	int n, i, made = 0, ret = 0;
+
+	n = prf_thread_snapshot(leader, &tasks);
+	if (n < 0)
+		return n;
+	mutex_lock(&s->ev_lock);
+	ret = prf_tev_reserve(s, n);
+	for (i = 0; i < n && !ret; i++) {
+		if (prf_task_has_event(tasks[i], s))
+			continue;
+		/* the caller may no longer watch it (a setuid exec?) */
+		if (!prf_policy_may_watch(tasks[i])) {
+			ret = -EACCES;
+			break;
+		}
+		ev = prf_counter_create(s, attr, -1, tasks[i]);
+		if (IS_ERR(ev)) {
+			/* a thread that is exiting: nothing to sample */
+			if (tasks[i]->flags & PF_EXITING)
+				continue;
+			ret = PTR_ERR(ev);
+			break;
+		}
+		s->tev[s->nr_tev++] = ev;
+		made++;
+	}
+	mutex_unlock(&s->ev_lock);
+	for (i = 0; i < n; i++)
+		put_task_struct(tasks[i]);
+	kvfree(tasks);
+	return ret ? ret : made;
+}
+
+/*
+ * A process: a counter on each of its threads, passes until one finds
+ * every thread covered.  The threads created meanwhile by a thread that
+ * already had its counter inherit it.  One window stays open: a thread
+ * whose creation had already copied its creator's perf context when
+ * the creator got its counter, and that joins the thread list only
+ * after the last pass, is not sampled.  (perf record -p opens per
+ * thread from /proc/PID/task and has that window for every thread
+ * created until its last open.)
+ */
 static int prf_perf_start_task(struct prf_session *s)
 {
 	struct perf_event_attr attr;
-	struct task_struct *task;
-	struct perf_event *ev;
-	int ret;
+	struct task_struct *leader;
+	int ret, pass;
 
-	ret = prf_perf_attr(&s->cfg, &attr);
+	ret = prf_counter_attr(s, &attr);
 	if (ret)
 		return ret;
-	task = get_pid_task(s->target, PIDTYPE_TGID);
-	if (!task)
+	leader = get_pid_task(s->target, PIDTYPE_TGID);
+	if (!leader)
 		return -ESRCH;
-	ev = perf_event_create_kernel_counter(&attr, -1, task,
-					      prf_perf_overflow, s);
-	put_task_struct(task);
-	if (IS_ERR(ev))
-		return PTR_ERR(ev);
-	mutex_lock(&s->ev_lock);
-	s->events[0] = ev;
-	mutex_unlock(&s->ev_lock);
-	perf_event_enable(ev);
-	return 0;
+	/*
+	 * No exec may change the credentials until the counters are on.
+	 * Taken with s->lock held: nothing that holds it (exec, perf)
+	 * waits for s->lock, as mmap() takes only s->map_lock.
+	 */
+	ret = down_read_interruptible(&leader->signal->exec_update_lock);
+	if (ret)
+		goto out_put_leader;
+	for (pass = 0; pass < PRF_MAX_PASSES; pass++) {
+		ret = prf_perf_thread_pass(s, leader, &attr);
+		if (ret <= 0)
+			break;
+		ret = 0;
+	}
+	if (!ret && pass == PRF_MAX_PASSES)
+		ret = -EAGAIN;
+	if (!ret && !s->nr_tev)
+		ret = -ESRCH;	/* every thread exited */
+	up_read(&leader->signal->exec_update_lock);
+out_put_leader:
+	put_task_struct(leader);
+	return ret < 0 ? ret : 0;
 }
 
 int prf_perf_start(struct prf_session *s)
 {
-	struct perf_event **events;
+	struct perf_event **events = NULL;
 	int ret;
 
-	events = kcalloc(nr_cpu_ids, sizeof(*events), GFP_KERNEL);
-	if (!events)
-		return -ENOMEM;
+	if (s->cfg.pid < 0) {
+		events = kcalloc(nr_cpu_ids, sizeof(*events), GFP_KERNEL);
+		if (!events)
+			return -ENOMEM;
+	}
 	mutex_lock(&s->ev_lock);
 	s->events = events;
 	mutex_unlock(&s->ev_lock);
@@ -230,8 +402,8 @@ int prf_perf_start(struct prf_session *s)
 
 void prf_perf_stop(struct prf_session *s)
 {
-	struct perf_event **events;
-	int cpu;
+	struct perf_event **events, **tev;
+	unsigned int cpu, i, nr_tev;
 
 	/* After this no hotplug callback runs for the session. */
 	if (s->cpuhp_added) {
@@ -242,16 +414,39 @@ void prf_perf_stop(struct prf_session *s)
 	mutex_lock(&s->ev_lock);
 	events = s->events;
 	s->events = NULL;
+	tev = s->tev;
+	nr_tev = s->nr_tev;
+	s->tev = NULL;
+	s->nr_tev = 0;
+	s->max_tev = 0;
 	mutex_unlock(&s->ev_lock);
-	if (!events)
-		return;
+
 	/*
-	 * perf_event_release_kernel() removes the counter from its CPU (or
-	 * task) and frees inherited children; once it returns our handler
-	 * no longer runs for it.
+	 * perf_event_release_kernel() takes the counter (and its inherited
+	 * children) off their CPU or task and stops new overflows; it does
+	 * not wait for a handler already running elsewhere: page-fault
+	 * samples run with IRQs on (preemption off), and the removal IPI
+	 * can land in the middle of prf_sample() on another CPU, which goes
+	 * on writing into the rings when the IPI returns.
 	 */
-	for (cpu = 0; cpu < nr_cpu_ids; cpu++)
-		if (events[cpu])
-			perf_event_release_kernel(events[cpu]);
-	kfree(events);
+	if (events) {
+		for (cpu = 0; cpu < nr_cpu_ids; cpu++)
+			if (events[cpu])
+				prf_counter_release(events[cpu]);
+		kfree(events);
+	}
+	for (i = 0; i < nr_tev; i++)
+		prf_counter_release(tev[i]);
+	kvfree(tev);
+	/*
+	 * Every path into prf_sample() runs with preemption off (NMI,
+	 * hardirq, #DB and context switches with IRQs off too, and perf's
+	 * software events, which take their recursion context with
+	 * preemption disabled), that is inside an RCU read-side critical
+	 * section.  The counters are gone, so no
+	 * new one starts; this waits for those still running, as perf's
+	 * ring_buffer_put() waits for its writers with call_rcu().  Only
+	 * then may the caller flush the LOST records and free the rings.
+	 */
+	synchronize_rcu();
 }

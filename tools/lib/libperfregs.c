@@ -8,6 +8,11 @@
 #include <unistd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <linux/perf_event.h>
+#include <linux/hw_breakpoint.h>
 #include "libperfregs.h"
 
 /* Reader side of the ring protocol; see include/uapi/linux/perfregs.h. */
@@ -31,6 +36,136 @@ void prf_config_default(struct perfregs_config *cfg)
 	cfg->uregs_mask_32 = PERFREGS_MASK_32;
 	cfg->uregs_mask_64 = PERFREGS_MASK_64;
 	cfg->pid = -1;
+	cfg->perf_fd = -1;	/* prf_config() opens the witness */
+}
+
+/* The perf event a configuration stands for, as the module's policy.c. */
+static int prf_witness_attr(const struct perfregs_config *cfg,
+			    struct perf_event_attr *a)
+{
+	static const struct {
+		uint32_t type;
+		uint64_t config;
+	} map[PERFREGS_EV_MAX] = {
+		[PERFREGS_EV_CPU_CLOCK] = { PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK },
+		[PERFREGS_EV_TASK_CLOCK] = { PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK },
+		[PERFREGS_EV_PAGE_FAULTS] = { PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS },
+		[PERFREGS_EV_CONTEXT_SWITCHES] = { PERF_TYPE_SOFTWARE,
+						   PERF_COUNT_SW_CONTEXT_SWITCHES },
+		[PERFREGS_EV_CYCLES] = { PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES },
+		[PERFREGS_EV_INSTRUCTIONS] = { PERF_TYPE_HARDWARE,
+					       PERF_COUNT_HW_INSTRUCTIONS },
+		[PERFREGS_EV_BREAKPOINT] = { PERF_TYPE_BREAKPOINT, 0 },
+		/* the raw NMI hook has no perf event: a cpu-clock stands in */
+		[PERFREGS_EV_NMI] = { PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK },
+	};
+
+	if (cfg->event >= PERFREGS_EV_MAX)
+		return -EINVAL;
+	memset(a, 0, sizeof(*a));
+	a->size = sizeof(*a);
+	a->type = map[cfg->event].type;
+	a->config = map[cfg->event].config;
+	a->disabled = 1;
+	a->exclude_hv = 1;
+	a->exclude_user = !!(cfg->flags & PERFREGS_CF_EXCLUDE_USER);
+	a->exclude_kernel = !!(cfg->flags & PERFREGS_CF_EXCLUDE_KERNEL);
+	/*
+	 * What the session samples, so that perf's answer covers it: user
+	 * registers, the user stack, and interrupt registers when kernel
+	 * ones may come (which makes perf ask lockdown too).
+	 */
+	a->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_REGS_USER;
+	a->sample_regs_user = (1ULL << PERFREGS_REG_IP) | (1ULL << PERFREGS_REG_SP);
+	if (cfg->stack_bytes) {
+		a->sample_type |= PERF_SAMPLE_STACK_USER;
+		a->sample_stack_user = cfg->stack_bytes;
+	}
+	if (!(cfg->flags & PERFREGS_CF_EXCLUDE_KERNEL)) {
+		a->sample_type |= PERF_SAMPLE_REGS_INTR;
+		a->sample_regs_intr = a->sample_regs_user;
+	}
+	if (cfg->event == PERFREGS_EV_BREAKPOINT) {
+		/* PERFREGS_BP_* have the values of HW_BREAKPOINT_* */
+		a->bp_type = cfg->bp_type;
+		a->bp_addr = cfg->bp_addr;
+		a->bp_len = cfg->bp_len;
+		a->sample_period = 1;
+	} else if (cfg->event == PERFREGS_EV_NMI) {
+		a->sample_period = 1000000;
+	} else {
+		a->freq = !!(cfg->flags & PERFREGS_CF_FREQ);
+		a->sample_period = cfg->period;
+	}
+	return 0;
+}
+
+/* A thread of process pid that perf can still attach to, or -errno. */
+static int prf_witness_task(struct perf_event_attr *a, int pid)
+{
+	char path[64];
+	struct dirent *de;
+	DIR *dir;
+	int fd = syscall(SYS_perf_event_open, a, pid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+
+	if (fd >= 0 || errno != ESRCH)
+		return fd >= 0 ? fd : -errno;
+	/* its main thread has exited: another of its threads will do */
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	dir = opendir(path);
+	if (!dir)
+		return -ESRCH;
+	while ((de = readdir(dir))) {
+		int tid = atoi(de->d_name);
+
+		if (tid <= 0 || tid == pid)
+			continue;
+		fd = syscall(SYS_perf_event_open, a, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+		if (fd >= 0 || errno != ESRCH)
+			break;
+	}
+	closedir(dir);
+	return fd >= 0 ? fd : -errno;
+}
+
+int prf_witness_open(const struct perfregs_config *cfg)
+{
+	const uint64_t *bits = (const uint64_t *)(uintptr_t)cfg->cpus_ptr;
+	unsigned int nbits = cfg->cpus_bytes * 8, cpu;
+	struct perf_event_attr a;
+	int fd, ret, seen = 0;
+
+	ret = prf_witness_attr(cfg, &a);
+	if (ret)
+		return ret;
+	if (cfg->pid >= 0)
+		return prf_witness_task(&a, cfg->pid);
+	/* a list the module will refuse anyway: any CPU will do */
+	if (!cfg->cpus_bytes || cfg->cpus_bytes % 8 ||
+	    cfg->cpus_bytes > PERFREGS_MAX_CPU_BYTES)
+		bits = NULL;
+	/*
+	 * A CPU event on any CPU the session samples proves it for all:
+	 * perf's CPU rules do not depend on the CPU.  An offline CPU gives
+	 * ENODEV; one past the last EINVAL, as does an event perf refuses:
+	 * that is the event's fault only if no CPU before existed.
+	 */
+	for (cpu = 0; bits ? cpu < nbits : cpu < 8 * PERFREGS_MAX_CPU_BYTES; cpu++) {
+		if (bits && !(bits[cpu / 64] & (1ULL << (cpu % 64))))
+			continue;
+		fd = syscall(SYS_perf_event_open, &a, -1, (int)cpu, -1,
+			     PERF_FLAG_FD_CLOEXEC);
+		if (fd >= 0)
+			return fd;
+		if (errno == ENODEV) {
+			seen = 1;
+			continue;
+		}
+		if (errno == EINVAL && seen)
+			break;
+		return -errno;
+	}
+	return -ENODEV;
 }
 
 int prf_open(struct prf_reader *r, const char *path)
@@ -75,8 +210,24 @@ int prf_config(struct prf_reader *r, const struct perfregs_config *cfg)
 	unsigned int cpu;
 
 	prf_unmap(r);
-	if (ioctl(r->fd, PERFREGS_IOC_CONFIG, cfg) < 0)
+	r->witness_errno = 0;
+	if (cfg->perf_fd < 0) {
+		struct perfregs_config c = *cfg;
+		int fd = prf_witness_open(cfg), ret = 0;
+
+		if (fd < 0) {
+			r->witness_errno = -fd;
+			return prf_fail(-fd);
+		}
+		c.perf_fd = fd;
+		if (ioctl(r->fd, PERFREGS_IOC_CONFIG, &c) < 0)
+			ret = -errno;
+		close(fd);
+		if (ret)
+			return prf_fail(-ret);
+	} else if (ioctl(r->fd, PERFREGS_IOC_CONFIG, cfg) < 0) {
 		return -errno;
+	}
 	r->cfg = *cfg;
 	r->rings = calloc(r->version.nr_cpu_ids, sizeof(*r->rings));
 	if (!r->rings)
@@ -186,13 +337,12 @@ static long prf_drain_ring(struct prf_reader *r, struct prf_cpu_ring *ring,
 		}
 		if (rec->type == PERFREGS_REC_SAMPLE) {
 			r->samples++;
-		} else if (rec->type == PERFREGS_REC_LOST &&
-			   rec->size >= sizeof(struct perfregs_rec_lost)) {
+		} else if (rec->type == PERFREGS_REC_LOST) {
 			const struct perfregs_rec_lost *l = (const void *)rec;
 			int i;
 
 			for (i = 0; i < PERFREGS_LOST_MAX; i++)
-				r->lost[i] += l->lost[i];
+				r->lost[i] += prf_lost_of(l, i);
 		}
 		r->records++;
 		n++;
@@ -204,7 +354,10 @@ static long prf_drain_ring(struct prf_reader *r, struct prf_cpu_ring *ring,
 	}
 	if (skip)
 		tail = head;	/* skip what we cannot parse */
-	/* D: the release orders our loads of the records before the tail store. */
+	/*
+	 * D: the release orders our loads of the records before the tail
+	 * store; pairs with the kernel's A (and with J, K of prf_peek()).
+	 */
 	prf_store_release(&ring->ctl->data_tail, tail);
 	return ret ? ret : n;
 }
@@ -251,7 +404,7 @@ long prf_drain_raw(struct prf_reader *r, prf_span_fn span, void *arg)
 				    len - first);
 			total += (long)len;
 		}
-		/* D: the release orders our loads of the records before the tail store. */
+		/* D: loads of the records before the tail store; pairs with A */
 		prf_store_release(&ring->ctl->data_tail, head);
 		if (stop)
 			break;
@@ -273,14 +426,14 @@ long prf_peek(struct prf_reader *r, prf_record_fn fn, void *arg)
 		uint64_t mask = ring->size - 1, head, pos, tail, tasks;
 
 		/*
-		 * The new-task count first: the kernel publishes a record
-		 * before it counts it, so the records below head include
-		 * every task this count has seen.
+		 * H: the new-task count first, an acquire; pairs with the
+		 * kernel's G: it publishes a record before it counts it, so
+		 * the records below head include every task counted.
 		 */
 		tasks = prf_load_acquire(&ring->ctl->new_tasks);
 		/* C: as in prf_drain_ring(), pairs with the kernel's B */
 		head = prf_load_acquire(&ring->ctl->data_head);
-		/* acquire: the drain may run in another thread and move it */
+		/* J: the drain may run in another thread; pairs with its D */
 		pos = prf_load_acquire(&ring->ctl->data_tail);
 		if (ring->peeked > pos && ring->peeked <= head)
 			pos = ring->peeked;
@@ -298,8 +451,9 @@ long prf_peek(struct prf_reader *r, prf_record_fn fn, void *arg)
 			 * A drain in another thread may have consumed the record
 			 * while we copied it, and the kernel reused its bytes:
 			 * the copy is good only if data_tail is still at or
-			 * before it.  The fence orders the copy before the load
-			 * (pairs with the release of data_tail in the drain).
+			 * before it.  K: the fence orders the copy before the
+			 * load; pairs with D, the release of data_tail in the
+			 * drain.
 			 */
 			__atomic_thread_fence(__ATOMIC_ACQUIRE);
 			tail = __atomic_load_n(&ring->ctl->data_tail, __ATOMIC_RELAXED);

@@ -29,6 +29,7 @@ struct prf_reader {
 	uint64_t records;		/* records handed out */
 	uint64_t samples;		/* of which samples */
 	uint64_t lost[PERFREGS_LOST_MAX]; /* from LOST records */
+	int witness_errno;		/* prf_config(): perf_event_open() said */
 };
 
 /* Called for every record; a nonzero return stops the drain with it. */
@@ -37,7 +38,20 @@ typedef int (*prf_record_fn)(void *arg, int cpu,
 
 /* All return 0 or a negative errno; errno is set too. */
 int prf_open(struct prf_reader *r, const char *path);
+/*
+ * Configure.  With cfg->perf_fd < 0 (prf_config_default()'s), first
+ * open the perf event that proves to the module that perf_event_open()
+ * lets this caller sample what cfg asks for (prf_witness_open()), and
+ * close it after; r->witness_errno then says whether perf refused.
+ */
 int prf_config(struct prf_reader *r, const struct perfregs_config *cfg);
+
+/*
+ * The witness for cfg: a disabled perf event for the same event, period
+ * and target (see perf_fd in the uapi header).  Returns its fd, or a
+ * negative errno from perf_event_open().
+ */
+int prf_witness_open(const struct perfregs_config *cfg);
 int prf_start(struct prf_reader *r);
 int prf_stop(struct prf_reader *r);
 void prf_close(struct prf_reader *r);
@@ -125,6 +139,27 @@ static inline unsigned int prf_popcount(uint64_t m)
 	m = (m & 0x3333333333333333ULL) + ((m >> 2) & 0x3333333333333333ULL);
 	m = (m + (m >> 4)) & 0x0f0f0f0f0f0f0f0fULL;
 	return (unsigned int)((m * 0x0101010101010101ULL) >> 56);
+}
+
+/*
+ * The cause slots a LOST record carries, from its size: recordings of
+ * ABI 1 have 4, ABI 2 writes PERFREGS_LOST_SLOTS; 0 when malformed.
+ */
+static inline unsigned int prf_lost_nr(const struct perfregs_rec_header *h)
+{
+	if (h->size < sizeof(struct perfregs_rec_lost) - 8 * PERFREGS_LOST_SLOTS + 8 ||
+	    h->size % 8)
+		return 0;
+	return (h->size - (sizeof(struct perfregs_rec_lost) -
+			   8 * PERFREGS_LOST_SLOTS)) / 8;
+}
+
+/* The losses of one cause in a LOST record; 0 for a slot it lacks. */
+static inline uint64_t prf_lost_of(const struct perfregs_rec_lost *l,
+				   unsigned int cause)
+{
+	return cause < PERFREGS_LOST_SLOTS && cause < prf_lost_nr(&l->header) ?
+	       l->lost[cause] : 0;
 }
 
 /* Index of register reg inside a record's value array, or -1. */

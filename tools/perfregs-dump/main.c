@@ -69,8 +69,11 @@ static void usage(FILE *fp)
 "  -F, --freq HZ         samples per second instead of a period\n"
 "  -a, --all-cpus        sample every task on every CPU\n"
 "  -C, --cpu LIST        only these CPUs (e.g. 0,2-3); implies -a\n"
-"  -p, --pid PID         sample this process and its threads\n"
+"  -p, --pid PID         sample this process: its threads, and what it\n"
+"                        forks from now on (see --no-inherit)\n"
 "  -t, --tid TID         sample this thread only\n"
+"      --no-inherit      -p or COMMAND: its threads only, not the\n"
+"                        processes it forks (always so with -e nmi)\n"
 "      --iregs[=REGS]    interrupt registers: names (ip,sp,bx,r12..) or a\n"
 "                        mask; default all, 'none' for none\n"
 "      --uregs[=REGS]    user registers, same syntax; default all\n"
@@ -95,8 +98,8 @@ static void usage(FILE *fp)
 "  -h, --help            this text\n"
 "  -V, --version         version of the tool and of the module ABI\n"
 "\n"
-"With COMMAND and neither -a nor -p/-t, only COMMAND and its threads are\n"
-"sampled.  Exit status: 0 ok, 1 usage, 2 device or configuration refused,\n"
+"With COMMAND and neither -a nor -p/-t, COMMAND is sampled (its threads and\n"
+"what it forks).  Exit status: 0 ok, 1 usage, 2 device or configuration refused,\n"
 "3 COMMAND could not start, 4 malformed records or recording, 5 file error.\n");
 }
 
@@ -513,13 +516,13 @@ static int on_raw_span(void *arg, int cpu, const void *a, size_t alen,
 			if (!learnt_already(lv->memo, cpu, s) ||
 			    (s->flags & PERFREGS_SF_KERNEL))
 				learn_sample(lv, cpu, s);
-		} else if (h->type == PERFREGS_REC_LOST &&
-			   h->size >= sizeof(struct perfregs_rec_lost)) {
-			struct perfregs_rec_lost l;
+		} else if (h->type == PERFREGS_REC_LOST && prf_lost_nr(h)) {
+			struct perfregs_rec_lost l = { 0 };
 
-			span_copy(&l, a, alen, b, off, sizeof(l));
+			span_copy(&l, a, alen, b, off,
+				  h->size < sizeof(l) ? h->size : sizeof(l));
 			for (i = 0; i < PERFREGS_LOST_MAX; i++)
-				lv->raw_lost[i] += l.lost[i];
+				lv->raw_lost[i] += prf_lost_of(&l, i);
 		}
 		off += h->size;
 	}
@@ -612,10 +615,11 @@ static const char *config_hint(int err)
 		       "a nonzero period, --user-stack a multiple of 8 that fits "
 		       "in half the buffer, CPUs that exist";
 	case EACCES:
+		return "-e nmi needs CAP_PERFMON, --nmi-unknown CAP_SYS_ADMIN "
+		       "(docs/security.md)";
 	case EPERM:
-		return "without CAP_PERFMON you may only sample your own process, "
-		       "user mode only (--uregs, no kernel samples), and only "
-		       "with kernel.perf_event_paranoid <= 2; or run as root";
+		return "kernel lockdown forbids kernel registers: sample user "
+		       "mode only (EVENT:u)";
 	case ESRCH:
 		return "no such process";
 	case ENOENT:
@@ -624,11 +628,49 @@ static const char *config_hint(int err)
 		return "this event is not available here (no hardware PMU, or "
 		       "none of the CPUs asked for is online?)";
 	case ENOMEM:
-		return "not enough memory for the buffers: lower --mmap-pages";
+		return "the rings exceed your locked-memory allowance (perfregs "
+		       "mlock_kb per CPU, then ulimit -l) or the memory: lower "
+		       "--mmap-pages, or raise ulimit -l";
 	case EBUSY:
 		return "the hardware breakpoint slots are taken";
 	}
 	return "check dmesg";
+}
+
+/* Why perf_event_open() may have said no, in perf's words. */
+static const char *witness_hint(int err, const struct perfregs_config *cfg)
+{
+	static char buf[320];
+	char paranoid[16] = "?";
+	FILE *fp = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
+
+	if (fp) {
+		if (!fgets(paranoid, sizeof(paranoid), fp))
+			strcpy(paranoid, "?");
+		paranoid[strcspn(paranoid, "\n")] = 0;
+		fclose(fp);
+	}
+	switch (err) {
+	case EACCES:
+	case EPERM:
+		snprintf(buf, sizeof(buf), "kernel.perf_event_paranoid is %s: "
+			 "without CAP_PERFMON, 2 allows your own processes in "
+			 "user mode (EVENT:u), 1 also kernel mode, 0 or less "
+			 "also whole CPUs (-a); or the target is not yours",
+			 paranoid);
+		return buf;
+	case EINVAL:
+		return cfg->flags & PERFREGS_CF_FREQ ?
+		       "the frequency is above kernel.perf_event_max_sample_rate" :
+		       "perf does not take this event or period";
+	case ESRCH:
+		return "no such process";
+	case ENOENT:
+	case EOPNOTSUPP:
+	case ENODEV:
+		return "this event is not available here (no hardware PMU?)";
+	}
+	return "see perf_event_open(2)";
 }
 
 static double elapsed_since(const struct timespec *t0)
@@ -669,7 +711,8 @@ static int decode_file(const char *path, struct decoder *d)
 int main(int argc, char **argv)
 {
 	enum { OPT_IREGS = 256, OPT_UREGS, OPT_STACK, OPT_OVERWRITE, OPT_SUMMARY,
-	       OPT_NMI_UNKNOWN, OPT_NO_SYMBOLS, OPT_CALLGRAPH, OPT_SYMFS };
+	       OPT_NMI_UNKNOWN, OPT_NO_SYMBOLS, OPT_CALLGRAPH, OPT_SYMFS,
+	       OPT_NO_INHERIT };
 	static const struct option longopts[] = {
 		{ "event", required_argument, NULL, 'e' },
 		{ "period", required_argument, NULL, 'c' },
@@ -685,6 +728,7 @@ int main(int argc, char **argv)
 		{ "nmi-unknown", no_argument, NULL, OPT_NMI_UNKNOWN },
 		{ "mmap-pages", required_argument, NULL, 'm' },
 		{ "overwrite", no_argument, NULL, OPT_OVERWRITE },
+		{ "no-inherit", no_argument, NULL, OPT_NO_INHERIT },
 		{ "duration", required_argument, NULL, 'd' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "input", required_argument, NULL, 'i' },
@@ -705,6 +749,7 @@ int main(int argc, char **argv)
 	const char *output = NULL, *input = NULL, *cpu_list = NULL, *mod;
 	double duration = 0, last_progress = 0;
 	bool all_cpus = false, period_set = false, verified = false;
+	bool no_inherit = false;
 	int pid = -1, tid = -1, c, ret, status = 0, exit_code = EXIT_OK;
 	int go_pipe[2] = { -1, -1 };
 	int pidfd = -1, wait_ms;
@@ -873,6 +918,9 @@ int main(int argc, char **argv)
 			break;
 		case OPT_OVERWRITE:
 			cfg.flags |= PERFREGS_CF_OVERWRITE;
+			break;
+		case OPT_NO_INHERIT:
+			no_inherit = true;
 			break;
 		case 'd': {
 			char *end;
@@ -1062,11 +1110,20 @@ int main(int argc, char **argv)
 			pid = child;
 	}
 	cfg.pid = all_cpus ? -1 : pid;
+	/* perf record's default: what the process forks is sampled too */
+	if (cfg.pid >= 0 && !no_inherit && cfg.event != PERFREGS_EV_NMI)
+		cfg.flags |= PERFREGS_CF_INHERIT;
 
 	ret = prf_config(&r, &cfg);
 	if (ret) {
-		fprintf(stderr, "perfregs-dump: the module refused the "
-			"configuration: %s; %s\n", strerror(-ret), config_hint(-ret));
+		if (r.witness_errno)
+			fprintf(stderr, "perfregs-dump: perf_event_open(2) refused "
+				"this event for this target: %s; %s\n",
+				strerror(-ret), witness_hint(-ret, &cfg));
+		else
+			fprintf(stderr, "perfregs-dump: the module refused the "
+				"configuration: %s; %s\n", strerror(-ret),
+				config_hint(-ret));
 		exit_code = EXIT_SETUP;
 		goto out_kill;
 	}
@@ -1080,7 +1137,9 @@ int main(int argc, char **argv)
 	ret = prf_start(&r);
 	if (ret) {
 		fprintf(stderr, "perfregs-dump: cannot start sampling: %s; %s\n",
-			strerror(-ret), config_hint(-ret));
+			strerror(-ret), ret == -EACCES ?
+			"the target may no longer be watched (did it run a setuid "
+			"program, or change its user?)" : config_hint(-ret));
 		exit_code = EXIT_SETUP;
 		goto out_kill;
 	}

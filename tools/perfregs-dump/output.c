@@ -345,6 +345,8 @@ static void out_sample(struct decoder *d, const struct perfregs_rec_sample *s,
 		p = put_str(put_lit(p, ",\"kernel_abi\":\""), kabi_name(s->abi));
 		p = put_str(put_lit(p, "\",\"uregs_source\":\""), uregs_src_name(s->flags));
 		*p++ = '"';
+		if (s->flags & PERFREGS_SF_SKID)
+			p = put_lit(p, ",\"skid\":true");
 		if (ef && ef->known) {
 			p = put_dec(put_lit(p, ",\"elf\":{\"class\":"), ef->elfclass, 0, ' ', false);
 			p = put_dec(put_lit(p, ",\"machine\":"), ef->machine, 0, ' ', false);
@@ -395,6 +397,8 @@ static void out_sample(struct decoder *d, const struct perfregs_rec_sample *s,
 	p = put_str(put_lit(p, " uregs "), uregs_src_name(s->flags));
 	if (s->flags & PERFREGS_SF_ENTRY_RACE)
 		p = put_lit(p, " (entry race)");
+	if (s->flags & PERFREGS_SF_SKID)
+		p = put_lit(p, " (skid)");
 	if (s->iregs_mask)
 		p = out_regs(p, FMT_TEXT, ilayout, s->iregs_mask, vals, "iregs");
 	if (s->uregs_mask)
@@ -418,16 +422,16 @@ static void out_lost(struct decoder *d, const struct perfregs_rec_lost *l, int c
 			(uint64_t)l->time, cpu);
 		for (i = 0; i < PERFREGS_LOST_MAX; i++)
 			fprintf(fp, "%s\"%s\":%" PRIu64, i ? "," : "",
-				lost_cause_name(i), (uint64_t)l->lost[i]);
+				lost_cause_name(i), prf_lost_of(l, i));
 		fputs("}}\n", fp);
 		return;
 	}
 	fprintf(fp, "LOST [%03d] %" PRIu64 ".%09" PRIu64 ":", cpu,
 		(uint64_t)l->time / 1000000000, (uint64_t)l->time % 1000000000);
 	for (i = 0; i < PERFREGS_LOST_MAX; i++)
-		if (l->lost[i])
+		if (prf_lost_of(l, i))
 			fprintf(fp, " %s %" PRIu64, lost_cause_name(i),
-				(uint64_t)l->lost[i]);
+				prf_lost_of(l, i));
 	fputc('\n', fp);
 }
 
@@ -453,12 +457,13 @@ void decode_record(struct decoder *d, int cpu,
 	} else if (rec->type == PERFREGS_REC_LOST) {
 		const struct perfregs_rec_lost *l = (const void *)rec;
 
-		if (rec->size != sizeof(*l) || avail < sizeof(*l)) {
+		/* ABI 1 recordings carry 4 causes: the size says how many */
+		if (!prf_lost_nr(rec) || avail < rec->size) {
 			d->bad_records++;
 			return;
 		}
 		for (i = 0; i < PERFREGS_LOST_MAX; i++)
-			d->lost[i] += l->lost[i];
+			d->lost[i] += prf_lost_of(l, i);
 		if (d->record_hook)
 			d->record_hook(d->learnt_arg, cpu, rec);
 		if (!d->o.summary)

@@ -196,7 +196,8 @@ static void on_record(void *arg, int cpu, const struct perfregs_rec_header *rec)
 			 PERF_SAMPLE_REGS_ABI_64 : PERF_SAMPLE_REGS_ABI_32);
 	} else if (rec->type == PERFREGS_REC_LOST) {
 		const struct perfregs_rec_lost *l = (const void *)rec;
-		uint64_t v[2] = { 0, l->lost[PERFREGS_LOST_FULL] + l->lost[PERFREGS_LOST_NESTED] };
+		uint64_t v[2] = { 0, prf_lost_of(l, PERFREGS_LOST_FULL) +
+				     prf_lost_of(l, PERFREGS_LOST_NESTED) };
 
 		if (v[1]) {
 			put_hdr(c, PERF_RECORD_LOST, 0, 8 + 16);

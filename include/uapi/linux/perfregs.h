@@ -9,10 +9,18 @@
  * Rules every structure here follows:
  *  - fixed-size __u32/__u64 fields only, naturally aligned, no implicit
  *    padding (every structure size is a multiple of 8);
- *  - a size field first, so that the structure can grow at the end;
- *    the kernel accepts every PERFREGS_*_SIZE_VER* it knows and rejects
- *    any other size with -EINVAL;
+ *  - a size field first, so that the structure can grow at the end, as
+ *    perf_event_attr does: the ioctl number does not carry the size, the
+ *    kernel reads it from the structure.  An input structure smaller
+ *    than SIZE_VER0 gives -EINVAL; a larger one than the kernel knows is
+ *    accepted when its extra bytes are zero, else -E2BIG (and the kernel
+ *    stores the size it knows in the caller's size field), the
+ *    convention of copy_struct_from_user();
  *  - reserved fields and unknown flag bits must be zero (-EINVAL).
+ *
+ * Who may sample what is decided in one place, docs/security.md: in
+ * short, a session may sample exactly what perf_event_open(2) lets its
+ * caller sample, and CONFIG takes the perf event that proves it.
  */
 #ifndef _UAPI_LINUX_PERFREGS_H
 #define _UAPI_LINUX_PERFREGS_H
@@ -20,8 +28,8 @@
 #include <linux/types.h>
 #include <linux/ioctl.h>
 
-#define PERFREGS_ABI_MAJOR	1	/* incompatible changes */
-#define PERFREGS_ABI_MINOR	1	/* compatible additions */
+#define PERFREGS_ABI_MAJOR	2	/* incompatible changes */
+#define PERFREGS_ABI_MINOR	0	/* compatible additions */
 
 #define PERFREGS_DEVICE		"/dev/perfregs"
 
@@ -69,7 +77,10 @@ enum perfregs_reg {
 
 /*
  * PERFREGS_IOC_VERSION: the ABI version the module speaks.
- * In: size (PERFREGS_VERSION_SIZE_VER0 or larger).  Out: the rest.
+ * In: size, the bytes the caller has room for (at least
+ * PERFREGS_VERSION_SIZE_VER0, at most a page).  Out: the module's
+ * structure, cut to that size; size becomes the module's own size, and
+ * bytes the caller has beyond it are zeroed.
  */
 struct perfregs_version {
 	__u32 size;
@@ -100,7 +111,8 @@ enum perfregs_event {
 #define PERFREGS_CF_EXCLUDE_KERNEL	(1U << 2) /* no samples in kernel mode */
 #define PERFREGS_CF_OVERWRITE		(1U << 3) /* keep the newest records */
 #define PERFREGS_CF_NMI_UNKNOWN		(1U << 4) /* EV_NMI: claim unknown NMIs */
-#define PERFREGS_CF_ALL			((1U << 5) - 1)
+#define PERFREGS_CF_INHERIT		(1U << 5) /* pid >= 0: and what it forks */
+#define PERFREGS_CF_ALL			((1U << 6) - 1)
 
 /* perfregs_config.bp_type: what a hardware breakpoint fires on. */
 #define PERFREGS_BP_R			1U	/* data read */
@@ -118,8 +130,12 @@ enum perfregs_event {
  *
  * Target: pid == -1 samples every task, on every online CPU or on the
  * CPUs of the bitmap at cpus_ptr (cpus_bytes bytes, a multiple of 8;
- * bit n of 64-bit word n / 64 is CPU n).  pid >= 0 samples that process
- * and every thread it has or creates, on any CPU (cpus_ptr must be 0).
+ * bit n of 64-bit word n / 64 is CPU n).  pid >= 0 (in the caller's pid
+ * namespace) samples that process: every thread it has when sampling
+ * starts and every thread it creates after, on any CPU (cpus_ptr must
+ * be 0).  With PERFREGS_CF_INHERIT, also every process it (or one of
+ * those) forks after START, as perf's inherit; the raw NMI source
+ * cannot follow forks and refuses the flag.
  *
  * Registers outside PERFREGS_MASK_64 (iregs, uregs_64) or
  * PERFREGS_MASK_32 (uregs_32) are rejected.  The kernel picks
@@ -129,9 +145,18 @@ enum perfregs_event {
  * stack_bytes > 0 (a multiple of 8) copies that much user stack from the
  * user SP into every sample that has user registers.
  *
- * Privilege: a caller without CAP_PERFMON or CAP_SYS_ADMIN may only
- * target a process it may ptrace, with EXCLUDE_KERNEL set, and only if
- * kernel.perf_event_paranoid is 2 or less; otherwise -EACCES.
+ * perf_fd: a perf event the caller opened with perf_event_open(2)
+ * for the same event (type, config, period or frequency, exclude_user,
+ * exclude_kernel; for EV_NMI a cpu-clock event) on the same target (a
+ * task of process pid, or any CPU for pid == -1), sampling
+ * PERF_SAMPLE_REGS_USER, PERF_SAMPLE_STACK_USER of at least stack_bytes
+ * if stack_bytes is set, and PERF_SAMPLE_REGS_INTR unless the session
+ * excludes the kernel.  It is the proof that
+ * perf's rules (kernel.perf_event_paranoid, CAP_PERFMON, the LSM hooks,
+ * the ptrace check, perf_event_max_sample_rate) let this caller sample
+ * this: -EBADF when perf_fd is no perf event, -EACCES when it does not
+ * cover the session.  The module looks at it during CONFIG only.  The rest of the rules (NMI
+ * source, lockdown, memory) are in docs/security.md.
  */
 struct perfregs_config {
 	__u32 size;		/* PERFREGS_CONFIG_SIZE_VER0 */
@@ -150,13 +175,22 @@ struct perfregs_config {
 	__u64 bp_addr;		/* EV_BREAKPOINT: the address */
 	__u32 bp_type;		/* EV_BREAKPOINT: PERFREGS_BP_* */
 	__u32 bp_len;		/* EV_BREAKPOINT: 1, 2, 4 or 8 (X: 8) */
-	__u64 reserved[4];	/* must be zero */
+	__s32 perf_fd;		/* the perf event that proves the caller may */
+	__u32 reserved0;	/* must be zero */
+	__u64 reserved[3];	/* must be zero */
 };
 #define PERFREGS_CONFIG_SIZE_VER0	120
 
+/*
+ * The numbers of the two ioctls that take a structure carry only the
+ * size of its leading size field: the structures grow without new
+ * numbers.  The module matches type, number and direction and ignores
+ * the size bits, so numbers built with a structure's whole size (ABI 1)
+ * reach the same ioctl.
+ */
 #define PERFREGS_IOC_MAGIC	0xb8
-#define PERFREGS_IOC_VERSION	_IOWR(PERFREGS_IOC_MAGIC, 0, struct perfregs_version)
-#define PERFREGS_IOC_CONFIG	_IOW(PERFREGS_IOC_MAGIC, 1, struct perfregs_config)
+#define PERFREGS_IOC_VERSION	_IOWR(PERFREGS_IOC_MAGIC, 0, __u32)
+#define PERFREGS_IOC_CONFIG	_IOW(PERFREGS_IOC_MAGIC, 1, __u32)
 #define PERFREGS_IOC_START	_IO(PERFREGS_IOC_MAGIC, 2)
 #define PERFREGS_IOC_STOP	_IO(PERFREGS_IOC_MAGIC, 3)
 /* Empty every ring and zero its counters; only while stopped. */
@@ -175,46 +209,71 @@ struct perfregs_config {
  *
  * Records are appended at data_head and consumed at data_tail; both
  * count bytes from the start and are taken modulo data_size.  The
- * protocol (see docs/record-format.md):
+ * protocol (see docs/record-format.md; the letters are the barriers of
+ * module/ring.c):
  *
  *   head = READ_ONCE(ctl->data_head);
- *   smp_rmb();              pairs with the kernel's smp_wmb() before
- *                           it stores data_head
+ *   smp_rmb();              C: pairs with the kernel's smp_wmb() (B)
+ *                           before it stores data_head
  *   ... read records in [tail, head) ...
- *   smp_mb();               orders the reads before the tail store;
- *                           pairs with the kernel's smp_mb() after it
- *                           loads data_tail
+ *   smp_mb();               D: orders the reads before the tail store;
+ *                           pairs with the kernel's control dependency
+ *                           (A): it writes a record only after it loaded
+ *                           a data_tail that leaves room for it
  *   WRITE_ONCE(ctl->data_tail, head);
+ *
+ * The control page is writable, and the kernel treats everything in it
+ * as hostile: it reads only data_tail (to know the room, outside
+ * overwrite mode) and new_tasks_seen (to decide on EPOLLPRI), each once
+ * per use, and keeps its own copy of everything else it writes there.
+ * In overwrite mode the kernel owns the tail: it stores the oldest whole
+ * record in data_tail and ignores what userspace stores there while the
+ * session runs; at START it resumes from a data_tail userspace stored
+ * while stopped if that is a record boundary between the oldest record
+ * and data_head, else from the oldest record.  STOP stores the kernel's
+ * data_head (and, in overwrite mode, data_tail) again.
  */
 #define PERFREGS_MMAP_CTL(cpu, pages)	((__u64)(cpu) * ((pages) + 1))
 #define PERFREGS_MMAP_DATA(cpu, pages)	((__u64)(cpu) * ((pages) + 1) + 1)
 
-/* Lost-record causes: indices of perfregs_ctl.lost[]. */
+/*
+ * Lost-record causes: indices of perfregs_ctl.lost[] and of
+ * perfregs_rec_lost.lost[], both PERFREGS_LOST_SLOTS long whatever
+ * PERFREGS_LOST_MAX is, so that a new cause changes no size.
+ */
 enum perfregs_lost_cause {
 	PERFREGS_LOST_FULL,	/* the buffer had no room */
 	PERFREGS_LOST_NESTED,	/* a nested writer found no room */
 	PERFREGS_LOST_THROTTLED,/* times the kernel throttled the event */
-	PERFREGS_LOST_ENTRY,	/* NMI in entry code: user regs unknown */
+	PERFREGS_LOST_ENTRY,	/* the task's entry frame was not trustworthy */
 	PERFREGS_LOST_MAX,
 };
+#define PERFREGS_LOST_SLOTS	8
 
 struct perfregs_ctl {
 	__u32 version;		/* PERFREGS_ABI_MAJOR */
 	__u32 cpu;
 	__u64 data_size;	/* bytes, data_pages * page size */
 	__u64 data_head;	/* written by the kernel */
-	__u64 data_tail;	/* written by userspace */
+	__u64 data_tail;	/* written by userspace (but see overwrite) */
 	__u64 produced;		/* samples the module took on this CPU */
-	__u64 lost[8];		/* by enum perfregs_lost_cause, running */
+	__u64 lost[PERFREGS_LOST_SLOTS];	/* by perfregs_lost_cause, running */
 	/*
-	 * Since minor 1.  new_tasks counts the samples, published to
+	 * The counters produced, lost[] and new_tasks are published together
+	 * with data_head, by the outermost writer of the CPU, so that they
+	 * never go backwards and, once the session is stopped, every sample
+	 * produced is either in the ring (or was read) or counted in lost[].
+	 *
+	 * new_tasks counts the samples, published to
 	 * data_head, whose process or image differs from the previous user
 	 * sample's on this CPU.  Userspace stores in new_tasks_seen the
 	 * count it has looked at; poll() reports EPOLLPRI while the two
 	 * differ on any ring, so a reader that learns about new tasks
 	 * (their /proc/PID/maps, before they exit) sleeps until one comes.
 	 *
-	 *   seen = READ_ONCE(ctl->new_tasks);   smp_rmb();
+	 *   seen = READ_ONCE(ctl->new_tasks);   smp_rmb();  H: pairs with
+	 *                                       the kernel's G (new_tasks
+	 *                                       is stored after data_head)
 	 *   ... look at the records in [tail, data_head) ...
 	 *   WRITE_ONCE(ctl->new_tasks_seen, seen);
 	 *   poll(fd, POLLPRI);
@@ -250,9 +309,18 @@ enum perfregs_rec_type {
 #define PERFREGS_SF_UREGS_NONE		0x0U	/* kernel thread, entry race */
 #define PERFREGS_SF_UREGS_DIRECT	0x4U	/* the interrupt hit user mode */
 #define PERFREGS_SF_UREGS_ENTRY		0x8U	/* task_pt_regs(current) */
-#define PERFREGS_SF_ENTRY_RACE		0x10U	/* an NMI hit entry code */
+#define PERFREGS_SF_ENTRY_RACE		0x10U	/* entry frame not trusted */
 #define PERFREGS_SF_KERNEL		0x20U	/* the interrupt hit kernel mode */
 #define PERFREGS_SF_STACK		0x40U	/* a user stack snapshot follows */
+/*
+ * The session excludes the kernel, yet the interrupt came after the
+ * task had entered it (skid: a counter that counts user events only
+ * overflows, and its interrupt lands in the kernel).  The sample is
+ * reported at the user frame: the interrupt registers are the entry
+ * frame's, and SF_KERNEL is clear.  No kernel register ever reaches a
+ * session that excluded the kernel.
+ */
+#define PERFREGS_SF_SKID		0x80U
 
 /* perfregs_rec_sample.abi: the ABI of the user frame, from its CS. */
 enum perfregs_abi {
@@ -268,8 +336,8 @@ enum perfregs_abi {
  *	struct perfregs_rec_header header;
  *	__u64 time;		CLOCK_MONOTONIC ns (NMI-safe fast clock)
  *	__u32 cpu;
- *	__u32 pid;		tgid, 0 for the idle task
- *	__u32 tid;
+ *	__u32 pid;		tgid, 0 for the idle task  } in the pid namespace
+ *	__u32 tid;		  } of CONFIG's caller; 0 if not seen there
  *	__u32 flags;		PERFREGS_SF_*
  *	__u32 abi;		enum perfregs_abi
  *	__u32 reserved;		zero
@@ -293,7 +361,13 @@ enum perfregs_abi {
  *
  * A register is present when it was asked for and its value is known:
  * ds/es/fs/gs are never in an x86-64 pt_regs, r8-r15 do not exist in a
- * 32-bit frame, and no user register is present when uregs are NONE.
+ * 32-bit frame, no user register is present when uregs are NONE, and a
+ * context-switch sample's interrupt registers are only ip, sp and cs
+ * (the rest of the frame perf hands over is not filled in; its flags
+ * are a constant 0).
+ *
+ * image_ino and image_dev are 0 when the image is unknown, also when
+ * the task's exe_file is being replaced at the moment of the sample.
  */
 struct perfregs_rec_sample {
 	struct perfregs_rec_header header;
@@ -320,13 +394,16 @@ struct perfregs_rec_sample {
  * struct {
  *	struct perfregs_rec_header header;
  *	__u64 time;
- *	__u64 lost[PERFREGS_LOST_MAX];	by cause
+ *	__u64 lost[PERFREGS_LOST_SLOTS];	by cause, unused slots zero
  * };
+ *
+ * Readers take the number of slots from header.size ((size - 16) / 8):
+ * recordings of ABI 1 carry four.
  */
 struct perfregs_rec_lost {
 	struct perfregs_rec_header header;
 	__u64 time;
-	__u64 lost[PERFREGS_LOST_MAX];
+	__u64 lost[PERFREGS_LOST_SLOTS];
 };
 
 #endif /* _UAPI_LINUX_PERFREGS_H */
