@@ -1,0 +1,214 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * NMIs that land while an entry from user mode is still building the
+ * task's frame (on the user, entry, IST stack, or inside the frame):
+ * the module must count them as entry races and give no user registers,
+ * never a stale frame.  The workload (entry_race.c) enters the kernel
+ * by int $0x80, SYSENTER, SYSCALL, page faults and IRQs, in a loop whose
+ * registers and stack tell a stale frame from a fresh one; the host
+ * injects NMIs, faster while this test runs (tools/vm/run reads the rate
+ * from /run/vm/nmi-hz).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/wait.h>
+#include "kselftest_harness.h"
+#include "common.h"
+
+#define NMI_RATE_FILE	"/run/vm/nmi-hz"
+
+struct er_work {
+	pid_t pid;
+	char abi[16];
+	uint64_t store[4], slot;
+};
+
+static int er_start(struct er_work *w, const char *path, double secs, int cpu,
+		    char *why, size_t whylen)
+{
+	char arg[32], line[256];
+	int fds[2];
+	FILE *fp;
+
+	snprintf(arg, sizeof(arg), "%g", secs);
+	if (pipe(fds))
+		return -1;
+	w->pid = fork();
+	if (w->pid == 0) {
+		pin_cpu(cpu);		/* where the NMIs come */
+		dup2(fds[1], 1);
+		close(fds[0]);
+		execl(path, path, arg, NULL);
+		_exit(127);
+	}
+	close(fds[1]);
+	fp = fdopen(fds[0], "r");
+	if (!fp || !fgets(line, sizeof(line), fp) ||
+	    sscanf(line, "entry abi=%15s pid=%*d stores=%" SCNx64 ",%" SCNx64
+		   ",%" SCNx64 ",%" SCNx64 " slot=%" SCNx64, w->abi,
+		   &w->store[0], &w->store[1], &w->store[2], &w->store[3],
+		   &w->slot) != 6) {
+		snprintf(why, whylen, "%.200s printed no first line", path);
+		return -1;
+	}
+	fclose(fp);
+	return 0;
+}
+
+struct er_count {
+	size_t samples, entry, checked, stale, race, direct, unchecked;
+	char first_stale[160];
+};
+
+/* Is this sample's entry frame stale?  See entry_race.c. */
+static void er_check(const struct er_work *w, bool is32,
+		     const struct perfregs_rec_sample *s, struct er_count *n)
+{
+	int c_reg = is32 ? PERFREGS_REG_SI : PERFREGS_REG_R12;
+	int p_reg = is32 ? PERFREGS_REG_DI : PERFREGS_REG_R13;
+	size_t width = is32 ? 4 : 8, nregs;
+	uint64_t c, p, sp, ip, mem = 0, size, copied, off, want;
+	const uint8_t *stack;
+	int i;
+
+	n->samples++;
+	if (s->flags & PERFREGS_SF_ENTRY_RACE)
+		n->race++;
+	if ((s->flags & PERFREGS_SF_UREGS_MASK) == PERFREGS_SF_UREGS_DIRECT)
+		n->direct++;
+	if ((s->flags & PERFREGS_SF_UREGS_MASK) != PERFREGS_SF_UREGS_ENTRY)
+		return;
+	n->entry++;
+	if (!(s->flags & PERFREGS_SF_STACK) || !sample_ureg(s, c_reg, &c) ||
+	    !sample_ureg(s, p_reg, &p) || !sample_ureg(s, PERFREGS_REG_SP, &sp) ||
+	    !sample_ureg(s, PERFREGS_REG_IP, &ip)) {
+		n->unchecked++;
+		return;
+	}
+	nregs = __builtin_popcountll(s->iregs_mask) + __builtin_popcountll(s->uregs_mask);
+	memcpy(&size, (const char *)s->regs + 8 * nregs, 8);
+	stack = (const uint8_t *)s->regs + 8 * nregs + 8;
+	memcpy(&copied, stack + size, 8);
+	off = p - sp;
+	/* only loop frames: P is the slot, within the copied stack */
+	if (p != w->slot || p < sp || off + width > copied) {
+		n->unchecked++;
+		return;
+	}
+	memcpy(&mem, stack + off, width);
+	want = 0;
+	for (i = 0; i < 4; i++)
+		if (ip == w->store[i])
+			want = 1;	/* incremented, not yet stored */
+	n->checked++;
+	if (((c - mem) & (is32 ? 0xffffffffULL : ~0ULL)) != want) {
+		if (!n->stale++)
+			snprintf(n->first_stale, sizeof(n->first_stale),
+				 "ip %#" PRIx64 " counter %#" PRIx64 " slot %#" PRIx64
+				 " (cpu %u, kernel at the NMI: %s)", ip, c, mem,
+				 s->cpu, s->flags & PERFREGS_SF_KERNEL ? "yes" : "no");
+	}
+}
+
+FIXTURE(entry) {
+	struct prf_reader r;
+	struct perfregs_config cfg;
+	struct sample_set set;
+	struct er_work w;
+	bool rate_set;
+	int cpu;
+};
+
+FIXTURE_VARIANT(entry) {
+	const char *binary;
+	bool is32;
+};
+
+FIXTURE_VARIANT_ADD(entry, x86_64) {
+	.binary = "entry_race_64",
+	.is32 = false,
+};
+
+FIXTURE_VARIANT_ADD(entry, i386) {
+	.binary = "entry_race_32",
+	.is32 = true,
+};
+
+FIXTURE_SETUP(entry)
+{
+	char path[512];
+
+	if (!module_loaded())
+		SKIP(return, "perfregs is not loaded");
+	if (!getenv("PERFREGS_VM_NMI_HZ") || atof(getenv("PERFREGS_VM_NMI_HZ")) <= 0)
+		SKIP(return, "no NMIs are injected here (tools/vm/run --nmi-hz)");
+	snprintf(path, sizeof(path), "%s/%s", selftest_dir(), variant->binary);
+	if (access(path, X_OK))
+		SKIP(return, "%s not built (gcc-multilib?)", variant->binary);
+	/* a rate for this test: many NMIs, so that many land in entry code */
+	self->rate_set = !write_file(NMI_RATE_FILE, "400");
+	self->cpu = nmi_cpu(300);
+	ASSERT_LE(0, self->cpu) TH_LOG("no CPU takes the injected NMIs");
+	ASSERT_EQ(0, prf_open(&self->r, NULL));
+	prf_config_default(&self->cfg);
+	self->cfg.event = PERFREGS_EV_NMI;
+	self->cfg.iregs_mask = 0;
+	self->cfg.stack_bytes = 256;
+	self->cfg.data_pages = 256;
+	self->w.pid = -1;
+}
+
+FIXTURE_TEARDOWN(entry)
+{
+	if (self->rate_set)
+		write_file(NMI_RATE_FILE, "0");
+	if (self->w.pid > 0) {
+		kill(self->w.pid, SIGKILL);
+		waitpid(self->w.pid, NULL, 0);
+	}
+	prf_close(&self->r);
+	sample_set_free(&self->set);
+}
+
+TEST_F_TIMEOUT(entry, no_stale_frame, 120)
+{
+	struct er_count n = { 0 };
+	char path[512], why[256];
+	int status;
+	size_t i;
+
+	snprintf(path, sizeof(path), "%s/%s", selftest_dir(), variant->binary);
+	ASSERT_EQ(0, er_start(&self->w, path, 8 * work_scale(), self->cpu, why,
+			      sizeof(why)))
+		TH_LOG("%s", why);
+	self->cfg.pid = self->w.pid;
+	ASSERT_EQ(0, prf_config(&self->r, &self->cfg));
+	ASSERT_EQ(0, prf_start(&self->r));
+	for (;;) {
+		prf_wait(&self->r, 50);
+		prf_drain(&self->r, collect_record, &self->set);
+		if (waitpid(self->w.pid, &status, WNOHANG) == self->w.pid)
+			break;
+	}
+	self->w.pid = -1;
+	prf_stop(&self->r);
+	prf_drain(&self->r, collect_record, &self->set);
+	for (i = 0; i < self->set.n; i++)
+		er_check(&self->w, variant->is32, self->set.s[i], &n);
+	TH_LOG("%s: %zu NMI samples: %zu in user mode, %zu from the entry frame "
+	       "(%zu checked, %zu not), %zu entry races, %zu stale frames%s%s",
+	       self->w.abi, n.samples, n.direct, n.entry, n.checked, n.unchecked,
+	       n.race, n.stale, n.stale ? "; first: " : "", n.first_stale);
+	EXPECT_EQ(0, n.stale);
+	EXPECT_LT(50, n.checked) TH_LOG("too few entry-frame samples to tell");
+	EXPECT_EQ(n.race, prf_lost_total(&self->r, PERFREGS_LOST_ENTRY))
+		TH_LOG("entry races flagged and counted differ");
+}
+
+PERFREGS_HARNESS_MAIN
