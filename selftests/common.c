@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
+#define _GNU_SOURCE
 #include <errno.h>
+#include <sched.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -176,4 +178,94 @@ int read_file(const char *path, char *buf, size_t len)
 	buf[n] = 0;
 	buf[strcspn(buf, "\n")] = 0;
 	return 0;
+}
+
+int param_set(const char *name, const char *val)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "/sys/module/perfregs/parameters/%s", name);
+	return write_file(path, val);
+}
+
+long param_get(const char *name, long def)
+{
+	char path[128], buf[32];
+
+	snprintf(path, sizeof(path), "/sys/module/perfregs/parameters/%s", name);
+	if (read_file(path, buf, sizeof(buf)))
+		return def;
+	return strtol(buf, NULL, 0);
+}
+
+int as_nobody(int (*fn)(void *), void *arg)
+{
+	pid_t pid = fork();
+	int status;
+
+	if (pid == 0) {
+		if (setgid(65534) || setuid(65534))
+			_exit(99);
+		_exit(fn(arg));
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid)
+		return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+int pin_cpu(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	if (cpu < 0)		/* every CPU again */
+		for (cpu = 0; cpu < CPU_SETSIZE; cpu++)
+			CPU_SET(cpu, &set);
+	else
+		CPU_SET(cpu, &set);
+	return sched_setaffinity(0, sizeof(set), &set);
+}
+
+/* The NMI counts per CPU from /proc/interrupts; how many CPUs. */
+static int nmi_counts(unsigned long *v, int max)
+{
+	char line[4096], *p, *end;
+	FILE *fp = fopen("/proc/interrupts", "r");
+	int n = 0;
+
+	while (fp && fgets(line, sizeof(line), fp)) {
+		p = line + strspn(line, " ");
+		if (strncmp(p, "NMI:", 4))
+			continue;
+		p += 4;
+		while (n < max) {
+			unsigned long x = strtoul(p, &end, 10);
+
+			if (end == p)
+				break;
+			v[n++] = x;
+			p = end;
+		}
+		break;
+	}
+	if (fp)
+		fclose(fp);
+	return n;
+}
+
+int nmi_cpu(int ms)
+{
+	unsigned long a[256] = { 0 }, b[256] = { 0 };
+	int n = nmi_counts(a, 256), i, best = -1;
+	unsigned long most = 0;
+
+	usleep(ms * 1000);
+	n = nmi_counts(b, n);
+	for (i = 0; i < n; i++) {
+		if (b[i] - a[i] > most) {
+			most = b[i] - a[i];
+			best = i;
+		}
+	}
+	return best;
 }

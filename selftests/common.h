@@ -53,6 +53,26 @@ int write_file(const char *path, const char *val);
 /* Read a small file into buf, without its trailing newline: 0 or -1. */
 int read_file(const char *path, char *buf, size_t len);
 
+/*
+ * The module's parameters (/sys/module/perfregs/parameters/NAME): set
+ * one (0 or -1), read one as a number (def if unreadable).
+ */
+int param_set(const char *name, const char *val);
+long param_get(const char *name, long def);
+
+/* Run fn(arg) in a child as uid and gid 65534; its exit status. */
+int as_nobody(int (*fn)(void *), void *arg);
+
+/* Pin the caller to one CPU (-1: to every CPU again): 0 or -1. */
+int pin_cpu(int cpu);
+
+/*
+ * The CPU that takes most of the NMIs the host injects (QEMU delivers
+ * them to one CPU): the one whose NMI count in /proc/interrupts grows
+ * most in ms milliseconds; -1 when none does.
+ */
+int nmi_cpu(int ms);
+
 /* Is the perfregs module loaded (is there a /dev/perfregs)? */
 bool module_loaded(void);
 

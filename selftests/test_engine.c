@@ -1125,19 +1125,6 @@ TEST_F(sess, reset)
 	child_status(child);
 }
 
-/* Run fn as nobody; returns its exit status. */
-static int as_nobody(int (*fn)(void *), void *arg)
-{
-	pid_t pid = fork();
-
-	if (pid == 0) {
-		if (setgid(65534) || setuid(65534))
-			_exit(99);
-		_exit(fn(arg));
-	}
-	return child_status(pid);
-}
-
 struct priv_case {
 	pid_t target;
 	uint32_t flags;
@@ -1155,6 +1142,10 @@ static int priv_config(void *arg)
 	prf_config_default(&cfg);
 	cfg.pid = c->pid;
 	cfg.flags = c->flags;
+	/* the witness: what perf_event_open() says decides */
+	cfg.perf_fd = prf_witness_open(&cfg);
+	if (cfg.perf_fd < 0)
+		return -cfg.perf_fd;
 	return ioctl(fd, PERFREGS_IOC_CONFIG, &cfg) ? errno : 0;
 }
 

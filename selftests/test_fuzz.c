@@ -2,7 +2,9 @@
 /*
  * Fuzz /dev/perfregs from several threads for a bounded time: random and
  * structured-invalid arguments to every ioctl, mmap with random offsets,
- * sizes and protections, writes to the control page (data_tail too),
+ * sizes and protections, random and boundary values written into every
+ * field of mapped control pages while sessions sample (data_tail at
+ * unaligned offsets just before the ring's end, in overwrite mode too),
  * read/write/poll/close/fork in every order.  The kernel log is checked
  * by run_guest.sh after every result line; this program checks that
  * every error is a documented errno and that the module unloads after.
@@ -104,8 +106,20 @@ static void *bad_ptr(uint64_t *s, void *good, size_t len)
 	}
 }
 
+/* A witness for c mostly (CONFIG's perf_fd), before its fields break. */
+static int fuzz_witness(uint64_t *s, const struct perfregs_config *c)
+{
+	struct perfregs_config w = *c;
+
+	if (rnd(s) % 8 == 0)
+		return -1;
+	w.cpus_ptr = 0;		/* the list may point anywhere */
+	w.cpus_bytes = 0;
+	return prf_witness_open(&w);
+}
+
 static void fill_config(uint64_t *s, struct perfregs_config *c, uint64_t *cpus,
-			size_t cpus_len)
+			size_t cpus_len, int *witness)
 {
 	uint64_t *f = (uint64_t *)c;
 	int n, i;
@@ -141,6 +155,8 @@ static void fill_config(uint64_t *s, struct perfregs_config *c, uint64_t *cpus,
 		c->bp_type = rnd(s) % 9;
 		c->bp_len = rnd(s) % 10;
 	}
+	*witness = fuzz_witness(s, c);
+	c->perf_fd = *witness;
 	/* then break 0 to 3 fields: any 8-byte word, any value */
 	n = rnd(s) % 4;
 	for (i = 0; i < n; i++) {
@@ -176,12 +192,12 @@ static void op_ioctl(uint64_t *s)
 	uint64_t cpus[16];
 	unsigned long cmd;
 	void *arg = buf;
-	int fd = get_fd(s);
+	int fd = get_fd(s), witness = -1;
 
 	memset(buf, 0, sizeof(buf));
 	switch (rnd(s) % 10) {
 	case 0: case 1: case 2: case 3:
-		fill_config(s, c, cpus, sizeof(cpus));
+		fill_config(s, c, cpus, sizeof(cpus), &witness);
 		cmd = PERFREGS_IOC_CONFIG;
 		if (c->size > sizeof(*c) && c->size <= sizeof(buf) && rnd(s) % 2)
 			buf[sizeof(*c) + rnd(s) % (c->size - sizeof(*c))] = 1;
@@ -218,6 +234,8 @@ static void op_ioctl(uint64_t *s)
 	} else {
 		note(-1);
 	}
+	if (witness >= 0)
+		close(witness);
 }
 
 static void op_mmap(uint64_t *s, struct mapping *maps)
@@ -276,13 +294,38 @@ static void op_touch(uint64_t *s, struct mapping *maps)
 		return;
 	for (i = 0; i < m->len; i += page)
 		(void)p[i];
-	if (m->prot & PROT_WRITE) {
-		struct perfregs_ctl *c = m->addr;
+	if (m->prot & PROT_WRITE && m->len >= sizeof(struct perfregs_ctl)) {
+		volatile struct perfregs_ctl *c = m->addr;
+		volatile uint64_t *w = (volatile uint64_t *)c;
+		uint64_t head = c->data_head, size = c->data_size, v;
 
+		/*
+		 * Values that mean something to a ring: just before its end,
+		 * unaligned, a ring behind, ahead of head; or any value.
+		 */
+		size = size && !(size & (size - 1)) ? size : page;
+		switch (rnd(s) % 6) {
+		case 0:
+			v = ((head | (size - 1)) + 1) - 4 - (rnd(s) % 2 ? size : 0);
+			break;
+		case 1:
+			v = head - size + 1 + rnd(s) % 16;
+			break;
+		case 2:
+			v = head + 8 * (rnd(s) % 64);
+			break;
+		case 3:
+			v = pick(s, interesting, NR_INTERESTING);
+			break;
+		default:
+			v = rnd(s);
+		}
 		if (rnd(s) % 2)
-			c->data_tail = rnd(s) % 2 ? rnd(s) : c->data_head + rnd(s) % 4096;
+			c->data_tail = v;	/* the field the kernel reads */
+		else if (rnd(s) % 2)
+			c->new_tasks_seen = v;	/* and the other one */
 		else
-			((volatile uint64_t *)p)[rnd(s) % (page / 8)] = rnd(s);
+			w[rnd(s) % (sizeof(*c) / 8)] = v;	/* any field */
 	}
 	atomic_fetch_add(&nr_ops, 1);
 }

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The ioctl and mmap interface of /dev/perfregs: the version query, and
- * the errno every bad request gets.
+ * The ioctl and mmap interface of /dev/perfregs: the version query, the
+ * errno every bad request gets, and structures that grow without new
+ * ioctl numbers (copy_struct_from_user()'s convention).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -10,6 +11,7 @@
 #include <sys/ioctl.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include "kselftest_harness.h"
 #include "common.h"
@@ -57,19 +59,66 @@ TEST_F(dev, version_bad)
 	EXPECT_EQ(EINVAL, errno);
 	EXPECT_EQ(-1, ioctl(self->fd, PERFREGS_IOC_VERSION, NULL));
 	EXPECT_EQ(EFAULT, errno);
+	v.size = 1 << 20;
+	EXPECT_EQ(-1, ioctl(self->fd, PERFREGS_IOC_VERSION, &v));
+	EXPECT_EQ(E2BIG, errno);
+}
+
+/* A caller from the future with a larger structure gets ours, zero-padded. */
+TEST_F(dev, version_grows)
+{
+	union {
+		struct perfregs_version v;
+		uint8_t b[64];
+	} u;
+	size_t i;
+
+	memset(&u, 0xa5, sizeof(u));
+	u.v.size = sizeof(u);
+	ASSERT_EQ(0, ioctl(self->fd, PERFREGS_IOC_VERSION, &u));
+	EXPECT_EQ(PERFREGS_VERSION_SIZE_VER0, u.v.size) TH_LOG("the size we know");
+	EXPECT_EQ(PERFREGS_ABI_MAJOR, u.v.major);
+	for (i = sizeof(u.v); i < sizeof(u); i++)
+		if (u.b[i])
+			break;
+	EXPECT_EQ(sizeof(u), i) TH_LOG("byte %zu beyond our structure not zeroed", i);
 }
 
 TEST_F(dev, unknown_ioctl)
 {
+	int zero = 0;
+
 	EXPECT_EQ(-1, ioctl(self->fd, _IO(PERFREGS_IOC_MAGIC, 0x7f)));
 	EXPECT_EQ(ENOTTY, errno);
 	EXPECT_EQ(-1, ioctl(self->fd, _IO('T', 1)));
 	EXPECT_EQ(ENOTTY, errno);
+	/* the right number in the wrong direction */
+	EXPECT_EQ(-1, ioctl(self->fd, _IOR(PERFREGS_IOC_MAGIC, 1, __u32), &zero));
+	EXPECT_EQ(ENOTTY, errno);
+	/* START takes no argument: a size in its number is another ioctl */
+	EXPECT_EQ(-1, ioctl(self->fd, _IOW(PERFREGS_IOC_MAGIC, 2, int), &zero));
+	EXPECT_EQ(ENOTTY, errno);
 }
 
+/*
+ * CONFIG with a witness made for it when the config has none, as
+ * prf_config() does; a config perf refuses goes without (the module
+ * checks the fields first).
+ */
 static int config_errno(int fd, const struct perfregs_config *cfg)
 {
-	return ioctl(fd, PERFREGS_IOC_CONFIG, cfg) < 0 ? errno : 0;
+	struct perfregs_config c = *cfg;
+	int w = -1, ret;
+
+	/* no witness for a CPU list the library could not even read */
+	if (c.perf_fd < 0 && (!c.cpus_ptr || (c.cpus_ptr >= 4096 && c.cpus_bytes &&
+					      c.cpus_bytes % 8 == 0 &&
+					      c.cpus_bytes <= PERFREGS_MAX_CPU_BYTES)))
+		c.perf_fd = w = prf_witness_open(&c);
+	ret = ioctl(fd, PERFREGS_IOC_CONFIG, &c) < 0 ? errno : 0;
+	if (w >= 0)
+		close(w);
+	return ret;
 }
 
 TEST_F(dev, config_good)
@@ -91,7 +140,7 @@ TEST_F(dev, config_bad)
 
 	BAD(c.size = 0, EINVAL);
 	BAD(c.size = PERFREGS_CONFIG_SIZE_VER0 - 8, EINVAL);
-	BAD(c.size = 1 << 20, EINVAL);
+	BAD(c.size = 1 << 20, E2BIG);
 	BAD(c.flags = 1U << 31, EINVAL);
 	BAD(c.event = PERFREGS_EV_MAX, EINVAL);
 	BAD(c.data_pages = 0, EINVAL);
@@ -102,6 +151,10 @@ TEST_F(dev, config_bad)
 	BAD(c.uregs_mask_64 = ~0ULL, EINVAL);
 	BAD(c.uregs_mask_32 = 1ULL << PERFREGS_REG_R8, EINVAL);
 	BAD(c.pid = -2, EINVAL);
+	BAD(c.period = 1ULL << 63, EINVAL);
+	BAD(c.flags = PERFREGS_CF_INHERIT, EINVAL);
+	BAD((c.flags = PERFREGS_CF_INHERIT, c.pid = getpid(),
+	     c.event = PERFREGS_EV_NMI), EINVAL);
 	BAD(c.wakeup_bytes = c.data_pages * getpagesize() + 1, EINVAL);
 	BAD(c.flags = PERFREGS_CF_NMI_UNKNOWN, EINVAL);
 	BAD(c.data_pages = PERFREGS_MAX_DATA_PAGES * 2, EINVAL);
@@ -128,8 +181,9 @@ TEST_F(dev, config_bad)
 	BAD((c.event = PERFREGS_EV_BREAKPOINT, c.bp_type = PERFREGS_BP_X | PERFREGS_BP_W,
 	     c.bp_len = 8), EINVAL);
 	BAD(c.pid = 0x3fffffff, ESRCH);
+	BAD(c.reserved0 = 1, EINVAL);
 	BAD(c.reserved[0] = 1, EINVAL);
-	BAD(c.reserved[3] = 1, EINVAL);
+	BAD(c.reserved[2] = 1, EINVAL);
 #undef BAD
 	cpus[0] = 1;
 	c = self->cfg;
@@ -138,6 +192,72 @@ TEST_F(dev, config_bad)
 	EXPECT_EQ(0, config_errno(self->fd, &c)) TH_LOG("CPU 0 only");
 	EXPECT_EQ(-1, ioctl(self->fd, PERFREGS_IOC_CONFIG, NULL));
 	EXPECT_EQ(EFAULT, errno);
+}
+
+/* A structure larger than ours: fine if its tail is zero, else E2BIG. */
+TEST_F(dev, config_grows)
+{
+	union {
+		struct perfregs_config c;
+		uint8_t b[sizeof(struct perfregs_config) + 64];
+	} u;
+	int w;
+
+	memset(&u, 0, sizeof(u));
+	u.c = self->cfg;
+	w = prf_witness_open(&u.c);
+	ASSERT_LE(0, w) TH_LOG("perf_event_open: %s", strerror(-w));
+	u.c.perf_fd = w;
+	u.c.size = sizeof(u);
+	EXPECT_EQ(0, ioctl(self->fd, PERFREGS_IOC_CONFIG, &u)) TH_LOG("%s", strerror(errno));
+	u.b[sizeof(u.c) + 17] = 1;
+	EXPECT_EQ(-1, ioctl(self->fd, PERFREGS_IOC_CONFIG, &u));
+	EXPECT_EQ(E2BIG, errno);
+	EXPECT_EQ(PERFREGS_CONFIG_SIZE_VER0, u.c.size) TH_LOG("the size we know, written back");
+	/* ABI 1's numbers, with the structures' sizes in them, still work */
+	u.c.size = sizeof(u.c);
+	EXPECT_EQ(0, ioctl(self->fd, _IOW(PERFREGS_IOC_MAGIC, 1, struct perfregs_config), &u))
+		TH_LOG("%s", strerror(errno));
+	struct perfregs_version v = { .size = sizeof(v) };
+
+	EXPECT_EQ(0, ioctl(self->fd, _IOWR(PERFREGS_IOC_MAGIC, 0, struct perfregs_version), &v));
+	EXPECT_EQ(PERFREGS_ABI_MAJOR, v.major);
+	close(w);
+}
+
+/* The witness must be a perf event for the same event and target. */
+TEST_F(dev, config_witness)
+{
+	struct perfregs_config c = self->cfg, o;
+	int w, devnull = open("/dev/null", O_RDONLY);
+	pid_t child = fork();
+
+	if (child == 0) {
+		close(self->fd);	/* or the module stays in use */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);	/* if the test fails */
+		pause();
+		_exit(0);
+	}
+	c.perf_fd = devnull;
+	EXPECT_EQ(EBADF, config_errno(self->fd, &c)) TH_LOG("/dev/null as witness");
+	c.perf_fd = 99999;
+	EXPECT_EQ(EBADF, config_errno(self->fd, &c)) TH_LOG("no such fd");
+	c.perf_fd = self->fd;
+	EXPECT_EQ(EBADF, config_errno(self->fd, &c)) TH_LOG("perfregs as its own witness");
+
+	/* a witness for something else than what is configured */
+#define OTHER(change, want) do {							o = self->cfg;								change;									w = prf_witness_open(&o);						ASSERT_LE(0, w) TH_LOG("%s: perf_event_open: %s", #change, strerror(-w)); 		c = self->cfg;								c.pid = child;								c.perf_fd = w;								EXPECT_EQ(want, config_errno(self->fd, &c)) TH_LOG("witness %s", #change); 		close(w);							} while (0)
+	OTHER(o.pid = child, 0);
+	OTHER(o.pid = getpid(), EACCES);
+	OTHER(o.pid = -1, EACCES);
+	OTHER((o.pid = child, o.event = PERFREGS_EV_TASK_CLOCK), EACCES);
+	OTHER((o.pid = child, o.period = 2 * self->cfg.period), EACCES);
+	OTHER((o.pid = child, o.flags = PERFREGS_CF_EXCLUDE_KERNEL), EACCES);
+	OTHER((o.pid = child, o.flags = PERFREGS_CF_FREQ, o.period = 100), EACCES);
+#undef OTHER
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+	close(devnull);
 }
 
 TEST_F(dev, start_stop)
@@ -159,6 +279,8 @@ TEST_F(dev, target_gone_before_start)
 	pid_t child = fork();
 
 	if (child == 0) {
+		close(self->fd);
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		pause();
 		_exit(0);
 	}
@@ -247,13 +369,14 @@ TEST(needs_privilege)
 		if (setgid(65534) || setuid(65534))
 			_exit(2);
 		struct perfregs_config c;
+		struct prf_reader r;
 
-		/* anyone may open; sampling every task is refused */
+		/* anyone may open; sampling every task is refused, by perf */
 		fd = open(PERFREGS_DEVICE, O_RDWR);
-		if (fd < 0)
+		if (fd < 0 || prf_open(&r, NULL))
 			_exit(2);
 		prf_config_default(&c);
-		_exit(ioctl(fd, PERFREGS_IOC_CONFIG, &c) < 0 && errno == EACCES ? 0 : 1);
+		_exit(prf_config(&r, &c) == -EACCES && r.witness_errno == EACCES ? 0 : 1);
 	} else {
 		int status;
 

@@ -120,7 +120,8 @@ TEST_F(mod, close_while_sampling_frees_all)
 			.event = PERFREGS_EV_CPU_CLOCK, .data_pages = 4,
 			.period = 100000, .iregs_mask = PERFREGS_MASK_64,
 			.uregs_mask_64 = PERFREGS_MASK_64,
-			.uregs_mask_32 = PERFREGS_MASK_32, .pid = -1 }));
+			.uregs_mask_32 = PERFREGS_MASK_32, .pid = -1,
+			.perf_fd = -1 }));
 		EXPECT_LT(0, ring_areas());
 		ASSERT_EQ(0, prf_start(&r));
 		usleep(50000);

@@ -4,7 +4,11 @@
  * record ever carries a byte the writer did not write (the module fills
  * new rings with 0xa5 when poison_rings=1), and whether every allocation
  * failure on the session paths is handled (fail-nth fault injection, on
- * kernels built with CONFIG_FAULT_INJECTION: make check-debug).
+ * kernels built with CONFIG_FAULT_INJECTION: make check-debug).  And
+ * the policy of docs/security.md from every side a user can push on it:
+ * a hostile control page, a paranoid sysctl faked in a user and mount
+ * namespace, a setuid exec between CONFIG and START, perf's sample rate
+ * limit, skid into the kernel, memory limits.
  * The data pages being read-only is test_ioctl's mmap_rules.
  */
 #define _GNU_SOURCE
@@ -15,7 +19,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include "kselftest_harness.h"
@@ -51,6 +62,7 @@ static pid_t start_busy(void)
 	int i;
 
 	if (p == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);	/* dies with the test */
 		execl("/bin/sh", "sh", "-c", "while :; do : </dev/null; done", NULL);
 		busy_child();
 	}
@@ -67,8 +79,22 @@ static pid_t start_busy(void)
 
 struct unpriv_result {
 	int config_err, nmi_err, all_err;
-	size_t samples, kernel_flagged, kernel_addr, iregs_differ;
+	size_t samples, kernel_flagged, kernel_addr, iregs_differ, skid;
 };
+
+/* CONFIG as prf_config() does it, for a raw errno. */
+static int config_errno(int fd, struct perfregs_config *cfg)
+{
+	int w = prf_witness_open(cfg), ret;
+
+	if (w < 0)
+		return -w;
+	cfg->perf_fd = w;
+	ret = ioctl(fd, PERFREGS_IOC_CONFIG, cfg) ? errno : 0;
+	close(w);
+	cfg->perf_fd = -1;
+	return ret;
+}
 
 /* As nobody: sample an own child; never a kernel address. */
 static void unpriv_child(int out)
@@ -89,10 +115,10 @@ static void unpriv_child(int out)
 	cfg.event = PERFREGS_EV_NMI;
 	cfg.flags = PERFREGS_CF_EXCLUDE_KERNEL;
 	cfg.pid = busy;
-	res.nmi_err = ioctl(r.fd, PERFREGS_IOC_CONFIG, &cfg) ? errno : 0;
+	res.nmi_err = config_errno(r.fd, &cfg);
 	prf_config_default(&cfg);
 	cfg.flags = PERFREGS_CF_EXCLUDE_KERNEL;
-	res.all_err = ioctl(r.fd, PERFREGS_IOC_CONFIG, &cfg) ? errno : 0;
+	res.all_err = config_errno(r.fd, &cfg);
 	cfg.pid = busy;
 	cfg.period = 200000;
 	res.config_err = -prf_config(&r, &cfg);
@@ -117,6 +143,8 @@ static void unpriv_child(int out)
 
 		if (s->flags & PERFREGS_SF_KERNEL)
 			res.kernel_flagged++;
+		if (s->flags & PERFREGS_SF_SKID)
+			res.skid++;
 		for (j = 0; j < 2; j++)
 			if ((sample_ireg(s, ipsp[j], &iv) && iv >= USER_TOP) ||
 			    (sample_ureg(s, ipsp[j], &uv) && uv >= USER_TOP)) {
@@ -136,19 +164,52 @@ static void unpriv_child(int out)
 	_exit(0);
 }
 
-TEST(unprivileged_sees_no_kernel)
-{
-	struct unpriv_result res = { 0 };
-	char old[16] = "";
-	int fds[2], st;
-	pid_t p;
+FIXTURE(unpriv) {
+	char old[16];
+};
 
+/*
+ * skid: the module's counters also fire in kernel mode (inject_skid),
+ * as a PMU interrupt of a user-only counter does when it lands after
+ * the task entered the kernel; no PMU here can do it for real.
+ */
+FIXTURE_VARIANT(unpriv) {
+	bool skid;
+};
+
+FIXTURE_VARIANT_ADD(unpriv, plain) {
+	.skid = false,
+};
+
+FIXTURE_VARIANT_ADD(unpriv, skid) {
+	.skid = true,
+};
+
+FIXTURE_SETUP(unpriv)
+{
 	if (!module_loaded())
 		SKIP(return, "perfregs is not loaded");
 	if (geteuid())
 		SKIP(return, "must start as root to drop privileges");
-	ASSERT_EQ(0, read_file("/proc/sys/kernel/perf_event_paranoid", old, sizeof(old)));
+	ASSERT_EQ(0, read_file("/proc/sys/kernel/perf_event_paranoid", self->old,
+			       sizeof(self->old)));
 	ASSERT_EQ(0, write_file("/proc/sys/kernel/perf_event_paranoid", "2"));
+	if (variant->skid)
+		ASSERT_EQ(0, param_set("inject_skid", "1"));
+}
+
+FIXTURE_TEARDOWN(unpriv)
+{
+	param_set("inject_skid", "0");
+	write_file("/proc/sys/kernel/perf_event_paranoid", self->old);
+}
+
+TEST_F(unpriv, sees_no_kernel)
+{
+	struct unpriv_result res = { 0 };
+	int fds[2], st;
+	pid_t p;
+
 	ASSERT_EQ(0, pipe(fds));
 	p = fork();
 	if (p == 0) {
@@ -158,19 +219,24 @@ TEST(unprivileged_sees_no_kernel)
 	close(fds[1]);
 	EXPECT_EQ(sizeof(res), read(fds[0], &res, sizeof(res)));
 	waitpid(p, &st, 0);
-	write_file("/proc/sys/kernel/perf_event_paranoid", old);
 	EXPECT_EQ(0, WEXITSTATUS(st));
 	EXPECT_EQ(EACCES, res.nmi_err) TH_LOG("raw NMIs for an unprivileged user");
 	EXPECT_EQ(EACCES, res.all_err) TH_LOG("every task for an unprivileged user");
 	ASSERT_EQ(0, res.config_err) TH_LOG("own child, user mode only: %s",
 					    strerror(res.config_err));
 	TH_LOG("%zu samples as nobody: %zu kernel-mode, %zu with a kernel IP/SP, "
-	       "%zu whose interrupt registers are not the user's",
-	       res.samples, res.kernel_flagged, res.kernel_addr, res.iregs_differ);
+	       "%zu whose interrupt registers are not the user's, %zu skidded",
+	       res.samples, res.kernel_flagged, res.kernel_addr, res.iregs_differ,
+	       res.skid);
 	EXPECT_LT(20, res.samples);
 	EXPECT_EQ(0, res.kernel_flagged);
 	EXPECT_EQ(0, res.kernel_addr);
 	EXPECT_EQ(0, res.iregs_differ);
+	if (variant->skid) {
+		EXPECT_LT(0, res.skid) TH_LOG("no sample came in kernel mode");
+	} else {
+		EXPECT_EQ(0, res.skid);
+	}
 }
 
 /* ---- every byte of every record is written ------------------------------ */
@@ -413,6 +479,522 @@ TEST_F_TIMEOUT(faults, every_allocation_fails_cleanly, 600)
 	EXPECT_EQ(0, prf_start(&r));
 	EXPECT_EQ(0, prf_stop(&r));
 	prf_close(&r);
+}
+
+/* ---- the control page is hostile ---------------------------------------- */
+
+struct scribble {
+	struct prf_reader *r;
+	atomic_int stop;
+	uint64_t writes;
+};
+
+/*
+ * Keep data_tail where a record that crosses the ring's end would have
+ * its "header" read across the end (one ring behind the next boundary,
+ * minus 4: not 8-aligned), and at other bad places, while the kernel
+ * writes in overwrite mode; the other fields get junk too.
+ */
+static void *scribble_ctl(void *arg)
+{
+	struct scribble *sc = arg;
+	uint64_t seed = 0x9e3779b97f4a7c15ULL, head, size, bound;
+	unsigned int i;
+
+	while (!atomic_load(&sc->stop)) {
+		for (i = 0; i < sc->r->nr_rings; i++) {
+			struct perfregs_ctl *c = sc->r->rings[i].ctl;
+
+			seed ^= seed << 13;
+			seed ^= seed >> 7;
+			seed ^= seed << 17;
+			head = __atomic_load_n(&c->data_head, __ATOMIC_RELAXED);
+			size = sc->r->rings[i].size;
+			bound = (head | (size - 1)) + 1;
+			/*
+			 * Mostly the value that crashed the kernel; data_head
+			 * is left alone, so that the next value is computed
+			 * from the kernel's head again (under TCG the other
+			 * CPU runs only after this thread's time slice).
+			 */
+			switch (seed % 16) {
+			case 0:
+				c->data_tail = head - size + 4 + 8 * (seed % 7);
+				break;
+			case 1:
+				c->data_tail = seed;
+				break;
+			case 2:
+				c->new_tasks_seen = seed;
+				c->data_size = seed >> 1;
+				c->produced = 0;
+				c->lost[seed % 8] = seed;
+				c->reserved[seed % 49] = seed;
+				break;
+			default:
+				c->data_tail = bound - 4 - size;
+				break;
+			}
+			sc->writes++;
+		}
+	}
+	return NULL;
+}
+
+struct hostile_result {
+	int err;
+	long drained;
+	size_t samples;
+	uint64_t writes;
+};
+
+static int check_records(void *arg, int cpu, const struct perfregs_rec_header *h)
+{
+	size_t *n = arg;
+
+	if (h->type == PERFREGS_REC_SAMPLE)
+		++*n;
+	return 0;
+}
+
+static void hostile_child(int out)
+{
+	struct hostile_result res = { 0 };
+	struct scribble sc = { 0 };
+	struct perfregs_config cfg;
+	struct prf_reader r;
+	pthread_t t;
+	pid_t busy;
+
+	if (setgid(65534) || setuid(65534))
+		_exit(2);
+	busy = start_busy();
+	if (prf_open(&r, NULL))
+		_exit(3);
+	prf_config_default(&cfg);
+	cfg.flags = PERFREGS_CF_EXCLUDE_KERNEL | PERFREGS_CF_OVERWRITE;
+	cfg.pid = busy;
+	cfg.period = 100000;
+	cfg.data_pages = 2;	/* wraps every few samples */
+	res.err = -prf_config(&r, &cfg);
+	if (!res.err)
+		res.err = -prf_start(&r);
+	if (!res.err) {
+		sc.r = &r;
+		pthread_create(&t, NULL, scribble_ctl, &sc);
+		usleep(3000000 * work_scale());
+		atomic_store(&sc.stop, 1);
+		pthread_join(t, NULL);
+		/* STOP stores the kernel's own head and tail again */
+		prf_stop(&r);
+		res.drained = prf_drain(&r, check_records, &res.samples);
+		res.writes = sc.writes;
+	}
+	kill(busy, SIGKILL);
+	waitpid(busy, NULL, 0);
+	if (write(out, &res, sizeof(res)) != sizeof(res))
+		_exit(4);
+	_exit(0);
+}
+
+/*
+ * As nobody, an overwrite session whose control page another thread
+ * fills with hostile values the whole time: the kernel must read none
+ * of them as an offset into the ring (it keeps its own tail in
+ * overwrite mode), and the records must still read back whole.
+ */
+TEST_F(unpriv, hostile_control_page)
+{
+	struct hostile_result res = { 0 };
+	int fds[2], st;
+	pid_t p;
+
+	if (variant->skid)
+		SKIP(return, "once is enough");
+	ASSERT_EQ(0, pipe(fds));
+	p = fork();
+	if (p == 0) {
+		close(fds[0]);
+		hostile_child(fds[1]);
+	}
+	close(fds[1]);
+	EXPECT_EQ(sizeof(res), read(fds[0], &res, sizeof(res)));
+	waitpid(p, &st, 0);
+	EXPECT_EQ(0, WEXITSTATUS(st));
+	ASSERT_EQ(0, res.err) TH_LOG("%s", strerror(res.err));
+	TH_LOG("%llu hostile control page writes; %zu samples read back",
+	       (unsigned long long)res.writes, res.samples);
+	EXPECT_LT(1000, res.writes);
+	EXPECT_LE(0, res.drained) TH_LOG("malformed records: %s", strerror(-res.drained));
+	EXPECT_LT(0, res.samples);
+}
+
+/* ---- the paranoid sysctl cannot be faked -------------------------------- */
+
+struct ns_case {
+	pid_t target;
+	int bind_ok;		/* the fake sysctl read back as 2 */
+	int err;
+};
+
+/*
+ * As nobody, in a new user and mount namespace: bind-mount a file that
+ * says 2 over /proc/sys/kernel/perf_event_paranoid (really 3), then ask
+ * for a user-mode session of an own process, which paranoid 3 forbids.
+ */
+static int faked_paranoid(void *arg)
+{
+	struct ns_case *c = arg;
+	struct perfregs_config cfg;
+	struct prf_reader r;
+	char path[] = "/tmp/prf-paranoid-XXXXXX", buf[8] = "";
+	int fd = mkstemp(path);
+
+	if (fd < 0 || write(fd, "2\n", 2) != 2)
+		return 10;
+	close(fd);
+	if (unshare(CLONE_NEWUSER | CLONE_NEWNS))
+		return 11;
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
+	    mount(path, "/proc/sys/kernel/perf_event_paranoid", NULL, MS_BIND, NULL))
+		return 12;
+	read_file("/proc/sys/kernel/perf_event_paranoid", buf, sizeof(buf));
+	c->bind_ok = !strcmp(buf, "2");
+	if (prf_open(&r, NULL))
+		return 13;
+	prf_config_default(&cfg);
+	cfg.pid = c->target;
+	cfg.flags = PERFREGS_CF_EXCLUDE_KERNEL;
+	c->err = -prf_config(&r, &cfg);
+	unlink(path);
+	return c->bind_ok ? 20 + c->err : 14;
+}
+
+TEST(paranoid_not_faked_in_namespaces)
+{
+	struct ns_case c = { 0 };
+	char old[16] = "";
+	int st;
+
+	if (!module_loaded())
+		SKIP(return, "perfregs is not loaded");
+	if (geteuid())
+		SKIP(return, "must start as root to drop privileges");
+	ASSERT_EQ(0, read_file("/proc/sys/kernel/perf_event_paranoid", old, sizeof(old)));
+	ASSERT_EQ(0, write_file("/proc/sys/kernel/perf_event_paranoid", "3"));
+	c.target = fork();
+	if (c.target == 0) {
+		if (setgid(65534) || setuid(65534))
+			_exit(99);
+		execl("/bin/sleep", "sleep", "60", NULL);
+		_exit(98);
+	}
+	usleep(200000);		/* exec'ed: dumpable and nobody's */
+	st = as_nobody(faked_paranoid, &c);
+	write_file("/proc/sys/kernel/perf_event_paranoid", old);
+	kill(c.target, SIGKILL);
+	waitpid(c.target, NULL, 0);
+	if (st == 11)
+		SKIP(return, "no user namespaces for nobody here "
+		     "(kernel.unprivileged_userns_clone?, or the runner chroots)");
+	ASSERT_NE(12, st) TH_LOG("the bind mount over the sysctl failed");
+	ASSERT_LE(20, st) TH_LOG("setup failed: %d", st);
+	/* 20 + errno: EACCES from perf, as with the real value 3 */
+	EXPECT_EQ(20 + EACCES, st) TH_LOG("with a faked paranoid 2: %s",
+					   st == 20 ? "accepted" : strerror(st - 20));
+}
+
+/* A user namespace's root is nobody to the initial namespace. */
+static int userns_root(void *arg)
+{
+	pid_t *mine = arg;
+	struct perfregs_config cfg;
+	struct prf_reader r;
+	int nmi, cpus, kernel, user;
+
+	if (unshare(CLONE_NEWUSER))
+		return 11;
+	if (prf_open(&r, NULL))
+		return 13;
+	prf_config_default(&cfg);
+	cfg.event = PERFREGS_EV_NMI;
+	cfg.pid = *mine;
+	cfg.flags = PERFREGS_CF_EXCLUDE_KERNEL;
+	nmi = prf_config(&r, &cfg) == -EACCES;
+	prf_config_default(&cfg);
+	cfg.flags = PERFREGS_CF_EXCLUDE_KERNEL;
+	cpus = prf_config(&r, &cfg) == -EACCES;
+	prf_config_default(&cfg);
+	cfg.pid = *mine;
+	kernel = prf_config(&r, &cfg) == -EACCES;
+	cfg.flags = PERFREGS_CF_EXCLUDE_KERNEL;
+	user = prf_config(&r, &cfg) == 0;
+	return nmi | cpus << 1 | kernel << 2 | user << 3 | 0x10;
+}
+
+TEST(user_namespace_root_is_not_privileged)
+{
+	char old[16] = "";
+	pid_t mine;
+	int st;
+
+	if (!module_loaded())
+		SKIP(return, "perfregs is not loaded");
+	if (geteuid())
+		SKIP(return, "must start as root to drop privileges");
+	ASSERT_EQ(0, read_file("/proc/sys/kernel/perf_event_paranoid", old, sizeof(old)));
+	ASSERT_EQ(0, write_file("/proc/sys/kernel/perf_event_paranoid", "2"));
+	mine = fork();
+	if (mine == 0) {
+		if (setgid(65534) || setuid(65534))
+			_exit(99);
+		execl("/bin/sleep", "sleep", "60", NULL);
+		_exit(98);
+	}
+	usleep(200000);
+	st = as_nobody(userns_root, &mine);
+	write_file("/proc/sys/kernel/perf_event_paranoid", old);
+	kill(mine, SIGKILL);
+	waitpid(mine, NULL, 0);
+	if (st == 11)
+		SKIP(return, "no user namespaces for nobody here");
+	ASSERT_EQ(0x10, st & 0x10) TH_LOG("setup failed: %d", st);
+	EXPECT_TRUE(st & 1) TH_LOG("raw NMIs for a user namespace's root");
+	EXPECT_TRUE(st & 2) TH_LOG("every task for a user namespace's root");
+	EXPECT_TRUE(st & 4) TH_LOG("kernel samples at paranoid 2");
+	EXPECT_TRUE(st & 8) TH_LOG("its own process in user mode was refused");
+}
+
+/* ---- a setuid exec between CONFIG and START ------------------------------ */
+
+struct suid_case {
+	const char *suid_sh;
+	int config_err, start_err;
+	size_t samples_after_exec;
+};
+
+static int suid_between(void *arg)
+{
+	struct suid_case *c = arg;
+	struct perfregs_config cfg;
+	struct prf_reader r;
+	int go[2], i;
+	char path[64], comm[32];
+	pid_t t;
+
+	if (pipe(go))
+		return 10;
+	t = fork();
+	if (t == 0) {
+		/* dumpable (exec'ed as nobody) until the setuid exec */
+		dup2(go[0], 0);
+		close(go[1]);
+		execl("/bin/sh", "sh", "-c",
+		      "read x; exec \"$0\" -c 'while :; do :; done'",
+		      c->suid_sh, NULL);
+		_exit(98);
+	}
+	close(go[0]);
+	usleep(200000);
+	if (prf_open(&r, NULL))
+		return 13;
+	prf_config_default(&cfg);
+	cfg.pid = t;
+	cfg.flags = PERFREGS_CF_EXCLUDE_KERNEL;
+	c->config_err = -prf_config(&r, &cfg);
+	if (write(go[1], "\n", 1) != 1)
+		return 14;
+	for (i = 0; i < 300; i++) {	/* until it runs the setuid shell */
+		snprintf(path, sizeof(path), "/proc/%d/comm", t);
+		if (!read_file(path, comm, sizeof(comm)) &&
+		    !strcmp(comm, strrchr(c->suid_sh, '/') + 1))
+			break;
+		usleep(10000);
+	}
+	c->start_err = c->config_err ? -1 : -prf_start(&r);
+	if (!c->start_err) {
+		struct sample_set set = { 0 };
+
+		usleep(500000);
+		prf_stop(&r);
+		prf_drain(&r, collect_record, &set);
+		c->samples_after_exec = set.n;
+		sample_set_free(&set);
+	}
+	kill(t, SIGKILL);
+	waitpid(t, NULL, 0);
+	return 0;
+}
+
+/*
+ * CONFIG a process of one's own, let it exec a setuid-root program,
+ * START: the module must ask again at START, and refuse.
+ */
+TEST(setuid_exec_before_start)
+{
+	struct suid_case *c;
+	char old[16] = "", sh[] = "/tmp/prf-suid-sh";
+	int st, in, out;
+	char buf[65536];
+	ssize_t n;
+
+	if (!module_loaded())
+		SKIP(return, "perfregs is not loaded");
+	if (geteuid())
+		SKIP(return, "must start as root");
+	/* a setuid-root copy of the shell, on the guest's tmpfs */
+	in = open("/bin/dash", O_RDONLY);
+	if (in < 0)
+		in = open("/bin/sh", O_RDONLY);
+	ASSERT_LE(0, in);
+	unlink(sh);
+	out = open(sh, O_WRONLY | O_CREAT | O_EXCL, 0755);
+	ASSERT_LE(0, out);
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		ASSERT_EQ(n, write(out, buf, n));
+	close(in);
+	close(out);
+	ASSERT_EQ(0, chmod(sh, 04755));
+	c = mmap(NULL, sizeof(*c), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+		 -1, 0);
+	ASSERT_NE(MAP_FAILED, c);
+	c->suid_sh = sh;
+	ASSERT_EQ(0, read_file("/proc/sys/kernel/perf_event_paranoid", old, sizeof(old)));
+	ASSERT_EQ(0, write_file("/proc/sys/kernel/perf_event_paranoid", "2"));
+	st = as_nobody(suid_between, c);
+	write_file("/proc/sys/kernel/perf_event_paranoid", old);
+	unlink(sh);
+	ASSERT_EQ(0, st) TH_LOG("setup failed: %d", st);
+	ASSERT_EQ(0, c->config_err) TH_LOG("CONFIG of an own process: %s",
+					   strerror(c->config_err));
+	EXPECT_EQ(EACCES, c->start_err)
+		TH_LOG("START after the target ran a setuid program: %s (%zu samples)",
+		       c->start_err ? strerror(c->start_err) : "accepted",
+		       c->samples_after_exec);
+	munmap(c, sizeof(*c));
+}
+
+/* ---- perf's sample rate limit ------------------------------------------ */
+
+TEST(max_sample_rate_applies)
+{
+	struct perfregs_config cfg;
+	struct prf_reader r;
+	char old[16] = "";
+	int err, fd;
+
+	if (!module_loaded())
+		SKIP(return, "perfregs is not loaded");
+	if (geteuid())
+		SKIP(return, "must start as root");
+	ASSERT_EQ(0, read_file("/proc/sys/kernel/perf_event_max_sample_rate", old,
+			       sizeof(old)));
+	ASSERT_EQ(0, write_file("/proc/sys/kernel/perf_event_max_sample_rate", "500"));
+	ASSERT_EQ(0, prf_open(&r, NULL));
+	prf_config_default(&cfg);
+	cfg.flags = PERFREGS_CF_FREQ;
+	cfg.period = 2000;
+	err = prf_config(&r, &cfg);
+	cfg.period = 400;
+	EXPECT_EQ(0, prf_config(&r, &cfg)) TH_LOG("400 Hz under a 500 Hz limit");
+	/* a witness for 400 Hz does not prove 2000 Hz (a fresh, unmapped session) */
+	cfg.perf_fd = prf_witness_open(&cfg);
+	ASSERT_LE(0, cfg.perf_fd);
+	cfg.period = 2000;
+	fd = open(PERFREGS_DEVICE, O_RDWR);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(-1, ioctl(fd, PERFREGS_IOC_CONFIG, &cfg)) TH_LOG("2000 Hz on a 400 Hz witness");
+	EXPECT_EQ(EACCES, errno);
+	close(fd);
+	close(cfg.perf_fd);
+	write_file("/proc/sys/kernel/perf_event_max_sample_rate", old);
+	EXPECT_EQ(-EINVAL, err) TH_LOG("2000 Hz over a 500 Hz limit: %s",
+				       err ? strerror(-err) : "accepted");
+	prf_close(&r);
+}
+
+/* ---- memory is charged ---------------------------------------------------- */
+
+struct mem_case {
+	pid_t target;
+	int small, big, second, after_close;
+};
+
+static int mem_limits(void *arg)
+{
+	struct mem_case *c = arg;
+	struct rlimit rl = { 0, 0 };
+	struct perfregs_config cfg;
+	struct prf_reader a, b;
+
+	if (setrlimit(RLIMIT_MEMLOCK, &rl))
+		return 10;
+	if (prf_open(&a, NULL) || prf_open(&b, NULL))
+		return 13;
+	prf_config_default(&cfg);
+	cfg.pid = c->target;
+	cfg.flags = PERFREGS_CF_EXCLUDE_KERNEL;
+	cfg.data_pages = 4096;
+	c->big = -prf_config(&a, &cfg);
+	cfg.data_pages = 4;
+	c->small = -prf_config(&a, &cfg);
+	c->second = -prf_config(&b, &cfg);
+	prf_close(&a);
+	c->after_close = -prf_config(&b, &cfg);
+	prf_close(&b);
+	return 0;
+}
+
+/*
+ * The rings are charged to the user as perf charges its buffers: an
+ * allowance per online CPU (mlock_kb, set here to what one session of
+ * 4 pages per CPU needs), beyond it RLIMIT_MEMLOCK (0 here).  Closing a
+ * session gives its charge back.
+ */
+TEST(memory_is_charged)
+{
+	struct mem_case *c;
+	char old[16] = "", kb[16];
+	long ncpu = sysconf(_SC_NPROCESSORS_CONF), online = sysconf(_SC_NPROCESSORS_ONLN);
+	long need_kb = ncpu * 5 * (getpagesize() / 1024);
+	pid_t target;
+	int st;
+
+	if (!module_loaded())
+		SKIP(return, "perfregs is not loaded");
+	if (geteuid())
+		SKIP(return, "must start as root to drop privileges");
+	ASSERT_EQ(0, read_file("/proc/sys/kernel/perf_event_paranoid", old, sizeof(old)));
+	ASSERT_EQ(0, write_file("/proc/sys/kernel/perf_event_paranoid", "2"));
+	/* one 4-page session per CPU fits, two do not */
+	snprintf(kb, sizeof(kb), "%ld", (need_kb + need_kb / 2 + online - 1) / online);
+	ASSERT_EQ(0, param_set("mlock_kb", kb));
+	c = mmap(NULL, sizeof(*c), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+		 -1, 0);
+	ASSERT_NE(MAP_FAILED, c);
+	target = fork();	/* not into c: the child would write 0 there */
+	if (target == 0) {
+		if (setgid(65534) || setuid(65534))
+			_exit(99);
+		execl("/bin/sleep", "sleep", "60", NULL);
+		_exit(98);
+	}
+	c->target = target;
+	usleep(200000);
+	st = as_nobody(mem_limits, c);
+	param_set("mlock_kb", "516");
+	write_file("/proc/sys/kernel/perf_event_paranoid", old);
+	kill(target, SIGKILL);
+	waitpid(target, NULL, 0);
+	ASSERT_EQ(0, st);
+	TH_LOG("mlock_kb %s: 4096 pages: %s; 4 pages: %s; a second: %s; after a close: %s",
+	       kb, strerror(c->big), strerror(c->small), strerror(c->second),
+	       strerror(c->after_close));
+	EXPECT_EQ(ENOMEM, c->big);
+	EXPECT_EQ(0, c->small);
+	EXPECT_EQ(ENOMEM, c->second);
+	EXPECT_EQ(0, c->after_close);
+	munmap(c, sizeof(*c));
 }
 
 PERFREGS_HARNESS_MAIN

@@ -1,0 +1,711 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The module's hardening, one test per defect it must not have:
+ *  - teardown waits for every handler still running on another CPU;
+ *  - a CPU that comes online while START makes the CPUs' counters gets
+ *    one counter, not two;
+ *  - a process target covers the threads it already has;
+ *  - what a process target covers (forked children or not) is the same
+ *    for the perf and the raw NMI source;
+ *  - ids and the target are those of the caller's pid namespace;
+ *  - the control page counters are published by the outermost writer
+ *    only, so they never go backwards and add up exactly;
+ *  - exe_file read NULL-safely (a recycled struct file has no inode);
+ *  - a context switch's interrupt registers are only those perf fills.
+ * Several use the module's inject_* parameters (module/inject.h) to make
+ * a race happen on demand; each sets and clears its own.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include "kselftest_harness.h"
+#include "common.h"
+
+#define R(x) (1ULL << PERFREGS_REG_##x)
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/* In a child: die with the test, whatever becomes of it. */
+static void die_with_parent(void)
+{
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+}
+
+static void __attribute__((noreturn)) spin_forever(void)
+{
+	volatile unsigned long x = 0;
+
+	die_with_parent();
+	for (;;)
+		x++;
+}
+
+static _Atomic uint32_t thread_tids[2];
+
+/* Spin, after saying who we are in thread_tids[arg]. */
+static void *spin_thread(void *arg)
+{
+	atomic_store(&thread_tids[(long)arg], (uint32_t)syscall(SYS_gettid));
+	spin_forever();
+	return NULL;
+}
+
+static int reap(pid_t pid)
+{
+	int status;
+
+	kill(pid, SIGKILL);
+	if (waitpid(pid, &status, 0) != pid)
+		return -1;
+	return status;
+}
+
+static size_t samples_of(const struct sample_set *set, uint32_t pid,
+			 uint32_t tid)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < set->n; i++)
+		if (set->s[i]->pid == pid && (!tid || set->s[i]->tid == tid))
+			n++;
+	return n;
+}
+
+/* Sample for ms milliseconds, then stop and drain. */
+static void sample_for(struct prf_reader *r, struct sample_set *set, int ms)
+{
+	uint64_t end = now_ns() + (uint64_t)(ms * work_scale()) * 1000000;
+
+	while (now_ns() < end) {
+		prf_wait(r, 20);
+		prf_drain(r, collect_record, set);
+	}
+	prf_stop(r);
+	prf_drain(r, collect_record, set);
+}
+
+/* ---- teardown ------------------------------------------------------------ */
+
+/* A page fault per iteration, forever. */
+static void __attribute__((noreturn)) fault_forever(void)
+{
+	char *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	die_with_parent();
+	if (p == MAP_FAILED)
+		_exit(1);
+	for (;;) {
+		madvise(p, 4096, MADV_DONTNEED);
+		*(volatile char *)p = 1;
+	}
+}
+
+/*
+ * A page-fault sample runs with IRQs on; the removal IPI of close()
+ * lands inside it (the module makes each such sample spin 300 ms while
+ * it writes) and perf_event_release_kernel() returns while the sample is
+ * still writing.  The rings must outlive it: the kernel log must stay
+ * clean and the faulting child alive.
+ */
+TEST(teardown_waits_for_handlers)
+{
+	struct perfregs_config cfg;
+	struct prf_reader r;
+	pid_t child;
+	int i;
+
+	if (!module_loaded())
+		SKIP(return, "perfregs is not loaded");
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		SKIP(return, "needs two CPUs");
+	ASSERT_EQ(0, pin_cpu(0));
+	child = fork();
+	if (child == 0) {
+		pin_cpu(1);
+		fault_forever();
+	}
+	ASSERT_EQ(0, param_set("inject_sample_delay_us", "300000"));
+	for (i = 0; i < 4; i++) {
+		ASSERT_EQ(0, prf_open(&r, NULL));
+		prf_config_default(&cfg);
+		cfg.event = PERFREGS_EV_PAGE_FAULTS;
+		cfg.period = 1;
+		cfg.pid = child;
+		ASSERT_EQ(0, prf_config(&r, &cfg));
+		ASSERT_EQ(0, prf_start(&r));
+		usleep(150000 + 50000 * i);	/* inside a sample's 300 ms */
+		prf_close(&r);			/* frees the rings */
+	}
+	param_set("inject_sample_delay_us", "0");
+	EXPECT_EQ(0, kill(child, 0)) TH_LOG("the faulting child died");
+	EXPECT_EQ(SIGKILL, WTERMSIG(reap(child)));
+	EXPECT_EQ(0, param_get("counters", -1)) TH_LOG("counters left behind");
+	pin_cpu(-1);
+}
+
+/* ---- CPU hotplug during START ----------------------------------------- */
+
+struct online_arg {
+	int delay_ms;
+	int ok;
+};
+
+static void *online_later(void *arg)
+{
+	struct online_arg *a = arg;
+
+	usleep(a->delay_ms * 1000);
+	a->ok = !write_file("/sys/devices/system/cpu/cpu1/online", "1");
+	return NULL;
+}
+
+/*
+ * CPU 1 comes online between START joining CPU hotplug and making the
+ * counters of the online CPUs (the module sleeps there for the test):
+ * the hotplug callback makes CPU 1's counter, and the loop must not
+ * make a second one that nobody would ever release.
+ */
+TEST(hotplug_during_start)
+{
+	struct online_arg a = { .delay_ms = 200 };
+	struct perfregs_config cfg;
+	struct prf_reader r;
+	pthread_t t;
+	long n;
+
+	if (!module_loaded())
+		SKIP(return, "perfregs is not loaded");
+	if (access("/sys/devices/system/cpu/cpu1/online", W_OK))
+		SKIP(return, "CPU 1 cannot go offline here");
+	ASSERT_EQ(0, pin_cpu(0));
+	ASSERT_EQ(0, write_file("/sys/devices/system/cpu/cpu1/online", "0"));
+	ASSERT_EQ(0, prf_open(&r, NULL));
+	prf_config_default(&cfg);
+	ASSERT_EQ(0, prf_config(&r, &cfg));
+	ASSERT_EQ(0, param_set("inject_start_delay_ms", "800"));
+	ASSERT_EQ(0, pthread_create(&t, NULL, online_later, &a));
+	EXPECT_EQ(0, prf_start(&r));
+	pthread_join(t, NULL);
+	param_set("inject_start_delay_ms", "0");
+	EXPECT_TRUE(a.ok) TH_LOG("CPU 1 did not come online");
+	n = param_get("counters", -1);
+	EXPECT_EQ(sysconf(_SC_NPROCESSORS_ONLN), n)
+		TH_LOG("%ld counters for %ld online CPUs", n,
+		       sysconf(_SC_NPROCESSORS_ONLN));
+	prf_close(&r);
+	EXPECT_EQ(0, param_get("counters", -1)) TH_LOG("a counter leaked");
+	write_file("/sys/devices/system/cpu/cpu1/online", "1");
+	pin_cpu(-1);
+}
+
+/* ---- what a process target covers --------------------------------------- */
+
+/*
+ * A process with two spinning threads and an idle main thread before
+ * sampling starts; optionally it forks a spinning child after 300 ms.
+ * Writes the threads' tids and the child's pid to fd.
+ */
+static void __attribute__((noreturn)) threads_and_fork(int fd, bool fork_later,
+						      int cpu)
+{
+	pthread_t t[2];
+	uint32_t ids[3] = { 0 };
+	long i;
+
+	die_with_parent();
+	if (cpu >= 0)		/* both threads where the NMIs come */
+		pin_cpu(cpu);
+
+	for (i = 0; i < 2; i++)
+		if (pthread_create(&t[i], NULL, spin_thread, (void *)i))
+			_exit(1);
+	while (!atomic_load(&thread_tids[0]) || !atomic_load(&thread_tids[1]))
+		usleep(1000);
+	ids[0] = thread_tids[0];
+	ids[1] = thread_tids[1];
+	if (write(fd, ids, 2 * sizeof(ids[0])) != 2 * sizeof(ids[0]))
+		_exit(1);
+	if (fork_later) {
+		char go;
+		pid_t p;
+
+		if (read(fd, &go, 1) != 1)
+			_exit(1);
+		p = fork();
+		if (p == 0)
+			spin_forever();
+		ids[2] = p;
+		if (write(fd, &ids[2], sizeof(ids[2])) != sizeof(ids[2]))
+			_exit(1);
+	}
+	for (;;)
+		pause();
+}
+
+FIXTURE(cover) {
+	struct prf_reader r;
+	struct perfregs_config cfg;
+	struct sample_set set;
+	pid_t target;
+	int sv[2];
+	uint32_t ids[3];
+	int cpu;	/* where the target's threads run, -1 anywhere */
+};
+
+FIXTURE_VARIANT(cover) {
+	uint32_t event;
+};
+
+FIXTURE_VARIANT_ADD(cover, perf) {
+	.event = PERFREGS_EV_CPU_CLOCK,
+};
+
+FIXTURE_VARIANT_ADD(cover, nmi) {
+	.event = PERFREGS_EV_NMI,
+};
+
+FIXTURE_SETUP(cover)
+{
+	if (!module_loaded())
+		SKIP(return, "perfregs is not loaded");
+	if (variant->event == PERFREGS_EV_NMI && !getenv("PERFREGS_VM_NMI_HZ"))
+		SKIP(return, "no NMIs are injected here (tools/vm/run --nmi-hz)");
+	ASSERT_EQ(0, socketpair(AF_UNIX, SOCK_STREAM, 0, self->sv));
+	self->target = -1;
+	self->cpu = -1;
+	if (variant->event == PERFREGS_EV_NMI) {
+		self->cpu = nmi_cpu(300);
+		ASSERT_LE(0, self->cpu) TH_LOG("no CPU takes the injected NMIs");
+	}
+	ASSERT_EQ(0, prf_open(&self->r, NULL));
+	prf_config_default(&self->cfg);
+	self->cfg.event = variant->event;
+	self->cfg.period = 1000000;
+}
+
+FIXTURE_TEARDOWN(cover)
+{
+	if (self->target > 0)
+		reap(self->target);
+	prf_close(&self->r);
+	sample_set_free(&self->set);
+}
+
+static void cover_start(struct __test_metadata *_metadata,
+			FIXTURE_DATA(cover) *self, bool fork_later)
+{
+	self->target = fork();
+	if (self->target == 0) {
+		close(self->sv[0]);
+		threads_and_fork(self->sv[1], fork_later, self->cpu);
+	}
+	close(self->sv[1]);
+	ASSERT_EQ(8, read(self->sv[0], self->ids, 8));
+	ASSERT_NE(0, self->ids[0]);
+	ASSERT_NE(0, self->ids[1]);
+	self->cfg.pid = self->target;
+}
+
+/*
+ * Both threads spin before sampling starts: each must be sampled, not
+ * only the process's leader (which sleeps).
+ */
+TEST_F(cover, existing_threads)
+{
+	size_t a, b;
+
+	cover_start(_metadata, self, false);
+	ASSERT_EQ(0, prf_config(&self->r, &self->cfg));
+	ASSERT_EQ(0, prf_start(&self->r));
+	sample_for(&self->r, &self->set, 2000);
+	a = samples_of(&self->set, self->target, self->ids[0]);
+	b = samples_of(&self->set, self->target, self->ids[1]);
+	TH_LOG("%zu samples: %zu of thread %u, %zu of thread %u", self->set.n,
+	       a, self->ids[0], b, self->ids[1]);
+	EXPECT_LT(5, a) TH_LOG("a thread that existed before START was not sampled");
+	EXPECT_LT(5, b) TH_LOG("a thread that existed before START was not sampled");
+	EXPECT_EQ(self->set.n, samples_of(&self->set, self->target, 0))
+		TH_LOG("samples of another process");
+}
+
+/*
+ * A child forked after START is another process: sampled by neither
+ * source without CF_INHERIT, by the perf source with it (the raw NMI
+ * source refuses the flag).
+ */
+TEST_F(cover, forked_child)
+{
+	uint32_t child = 0;
+	size_t of_child;
+	char go = 1;
+
+	cover_start(_metadata, self, true);
+	ASSERT_EQ(0, prf_config(&self->r, &self->cfg));
+	ASSERT_EQ(0, prf_start(&self->r));
+	ASSERT_EQ(1, write(self->sv[0], &go, 1));
+	ASSERT_EQ(sizeof(child), read(self->sv[0], &child, sizeof(child)));
+	sample_for(&self->r, &self->set, 1500);
+	of_child = samples_of(&self->set, child, 0);
+	kill(child, SIGKILL);
+	TH_LOG("%zu samples, %zu of the forked child", self->set.n, of_child);
+	EXPECT_EQ(0, of_child) TH_LOG("a forked process sampled without CF_INHERIT");
+	EXPECT_LT(5, self->set.n);
+
+	if (variant->event == PERFREGS_EV_NMI) {
+		self->cfg.flags |= PERFREGS_CF_INHERIT;
+		EXPECT_EQ(-EINVAL, prf_config(&self->r, &self->cfg));
+		return;
+	}
+	/* again with CF_INHERIT, on a new target */
+	reap(self->target);
+	sample_set_free(&self->set);
+	close(self->sv[0]);
+	ASSERT_EQ(0, socketpair(AF_UNIX, SOCK_STREAM, 0, self->sv));
+	cover_start(_metadata, self, true);
+	self->cfg.flags |= PERFREGS_CF_INHERIT;
+	ASSERT_EQ(0, prf_config(&self->r, &self->cfg));
+	ASSERT_EQ(0, prf_start(&self->r));
+	ASSERT_EQ(1, write(self->sv[0], &go, 1));
+	ASSERT_EQ(sizeof(child), read(self->sv[0], &child, sizeof(child)));
+	sample_for(&self->r, &self->set, 1500);
+	of_child = samples_of(&self->set, child, 0);
+	kill(child, SIGKILL);
+	TH_LOG("with CF_INHERIT: %zu samples, %zu of the forked child",
+	       self->set.n, of_child);
+	EXPECT_LT(5, of_child) TH_LOG("CF_INHERIT did not follow the fork");
+}
+
+/* ---- pid namespaces ------------------------------------------------------ */
+
+struct ns_result {
+	int err;
+	uint32_t ns_pid;
+	size_t samples, right, other;
+	uint32_t first_pid, first_tid;
+};
+
+/* In a new pid namespace: sample process 2 (ns ids), report. */
+static int ns_child(uint32_t event, int out)
+{
+	struct ns_result res = { 0 };
+	struct perfregs_config cfg;
+	struct sample_set set = { 0 };
+	struct prf_reader r;
+	pid_t spinner;
+	size_t i;
+
+	spinner = fork();		/* pid 2 in the namespace */
+	if (spinner == 0) {
+		if (event == PERFREGS_EV_NMI)
+			pin_cpu(nmi_cpu(300));
+		spin_forever();
+	}
+	res.ns_pid = spinner;
+	if (prf_open(&r, NULL)) {
+		res.err = errno;
+		goto out;
+	}
+	prf_config_default(&cfg);
+	cfg.event = event;
+	cfg.pid = spinner;
+	res.err = -prf_config(&r, &cfg);
+	if (!res.err)
+		res.err = -prf_start(&r);
+	if (!res.err)
+		sample_for(&r, &set, 1500);
+	prf_close(&r);
+	res.samples = set.n;
+	for (i = 0; i < set.n; i++) {
+		if (set.s[i]->pid == (uint32_t)spinner &&
+		    set.s[i]->tid == (uint32_t)spinner)
+			res.right++;
+		else
+			res.other++;
+	}
+	if (set.n) {
+		res.first_pid = set.s[0]->pid;
+		res.first_tid = set.s[0]->tid;
+	}
+out:
+	kill(spinner, SIGKILL);
+	waitpid(spinner, NULL, 0);
+	return write(out, &res, sizeof(res)) == sizeof(res) ? 0 : 1;
+}
+
+FIXTURE(pidns) {
+	int dummy;
+};
+
+FIXTURE_VARIANT(pidns) {
+	uint32_t event;
+};
+
+FIXTURE_VARIANT_ADD(pidns, perf) {
+	.event = PERFREGS_EV_CPU_CLOCK,
+};
+
+FIXTURE_VARIANT_ADD(pidns, nmi) {
+	.event = PERFREGS_EV_NMI,
+};
+
+FIXTURE_SETUP(pidns)
+{
+	if (!module_loaded())
+		SKIP(return, "perfregs is not loaded");
+	if (geteuid())
+		SKIP(return, "needs root for a pid namespace");
+	if (variant->event == PERFREGS_EV_NMI && !getenv("PERFREGS_VM_NMI_HZ"))
+		SKIP(return, "no NMIs are injected here (tools/vm/run --nmi-hz)");
+}
+
+FIXTURE_TEARDOWN(pidns)
+{
+}
+
+/*
+ * From inside a new pid namespace, target the namespace's process 2:
+ * the global process 2 is kthreadd, so a module that compared global
+ * ids samples the wrong task, and one that reported global ids gives
+ * numbers the caller cannot use.
+ */
+TEST_F(pidns, ids_and_target)
+{
+	struct ns_result res = { 0 };
+	int fds[2], st;
+	pid_t p;
+
+	ASSERT_EQ(0, pipe(fds));
+	p = fork();
+	if (p == 0) {
+		close(fds[0]);
+		if (unshare(CLONE_NEWPID))
+			_exit(2);
+		p = fork();		/* pid 1 of the namespace */
+		if (p == 0)
+			_exit(ns_child(variant->event, fds[1]));
+		_exit(waitpid(p, &st, 0) == p && WIFEXITED(st) ?
+		      WEXITSTATUS(st) : 3);
+	}
+	close(fds[1]);
+	EXPECT_EQ(sizeof(res), read(fds[0], &res, sizeof(res)));
+	waitpid(p, &st, 0);
+	EXPECT_EQ(0, WEXITSTATUS(st));
+	ASSERT_EQ(0, res.err) TH_LOG("in the namespace: %s", strerror(res.err));
+	EXPECT_EQ(2, res.ns_pid);
+	TH_LOG("%zu samples of namespace pid 2: %zu with pid/tid 2, %zu other "
+	       "(first: pid %u tid %u)", res.samples, res.right, res.other,
+	       res.first_pid, res.first_tid);
+	EXPECT_LT(5, res.right) TH_LOG("the namespace's process 2 was not sampled");
+	EXPECT_EQ(0, res.other) TH_LOG("ids not in the caller's namespace, or another task");
+}
+
+/* ---- counters published by the outermost writer ---------------------- */
+
+struct mono_arg {
+	struct prf_reader *r;
+	atomic_int stop;
+	uint64_t backwards;
+};
+
+static void *watch_counters(void *arg)
+{
+	struct mono_arg *m = arg;
+	uint64_t last[64] = { 0 }, v;
+	unsigned int i;
+
+	while (!atomic_load(&m->stop)) {
+		for (i = 0; i < m->r->nr_rings && i < 64; i++) {
+			v = __atomic_load_n(&m->r->rings[i].ctl->produced,
+					    __ATOMIC_RELAXED);
+			if (v < last[i])
+				m->backwards++;
+			last[i] = v;
+		}
+	}
+	return NULL;
+}
+
+static int count_samples(void *arg, int cpu, const struct perfregs_rec_header *h)
+{
+	if (h->type == PERFREGS_REC_SAMPLE)
+		++*(uint64_t *)arg;
+	return 0;
+}
+
+/*
+ * Every sample takes a nested one right after it counts itself, as an
+ * NMI landing there would (inject_nest_every=1), into a small ring that
+ * overflows: once stopped, received + lost must be exactly produced, and
+ * produced must never have gone backwards.
+ */
+TEST(counters_from_outermost_writer)
+{
+	struct mono_arg m = { 0 };
+	struct perfregs_config cfg;
+	struct prf_reader r;
+	uint64_t received = 0, produced, lost;
+	pthread_t t;
+	pid_t child;
+	int i;
+
+	if (!module_loaded())
+		SKIP(return, "perfregs is not loaded");
+	child = fork();
+	if (child == 0)
+		spin_forever();
+	ASSERT_EQ(0, prf_open(&r, NULL));
+	prf_config_default(&cfg);
+	cfg.pid = child;
+	cfg.period = 200000;
+	cfg.data_pages = 4;
+	ASSERT_EQ(0, prf_config(&r, &cfg));
+	m.r = &r;
+	ASSERT_EQ(0, pthread_create(&t, NULL, watch_counters, &m));
+	ASSERT_EQ(0, param_set("inject_nest_every", "1"));
+	ASSERT_EQ(0, prf_start(&r));
+	for (i = 0; i < 20; i++) {
+		usleep(i % 4 ? 20000 : 150000);	/* stalls: losses */
+		prf_drain(&r, count_samples, &received);
+	}
+	prf_stop(&r);
+	param_set("inject_nest_every", "0");
+	atomic_store(&m.stop, 1);
+	pthread_join(t, NULL);
+	prf_drain(&r, count_samples, &received);
+	produced = prf_produced(&r);
+	lost = prf_lost_total(&r, PERFREGS_LOST_FULL) +
+	       prf_lost_total(&r, PERFREGS_LOST_NESTED);
+	TH_LOG("produced %llu, received %llu, lost %llu (in-band %llu); "
+	       "produced went backwards %llu times",
+	       (unsigned long long)produced, (unsigned long long)received,
+	       (unsigned long long)lost,
+	       (unsigned long long)(r.lost[PERFREGS_LOST_FULL] +
+				    r.lost[PERFREGS_LOST_NESTED]),
+	       (unsigned long long)m.backwards);
+	EXPECT_LT(20, produced);
+	EXPECT_LT(0, lost) TH_LOG("no loss: the ring did not overflow");
+	EXPECT_EQ(produced, received + lost);
+	EXPECT_EQ(lost, r.lost[PERFREGS_LOST_FULL] + r.lost[PERFREGS_LOST_NESTED])
+		TH_LOG("LOST records and control pages disagree");
+	EXPECT_EQ(0, m.backwards);
+	prf_close(&r);
+	reap(child);
+}
+
+/* ---- exe_file ------------------------------------------------------------ */
+
+/*
+ * The task's exe_file reads as a struct file the slab handed out again
+ * and that is not opened yet (inode NULL): samples say "image unknown"
+ * (0), and nothing dereferences the missing inode.  Without the
+ * injection the same samples name the image.
+ */
+TEST(exe_file_without_inode)
+{
+	struct sample_set set = { 0 };
+	struct perfregs_config cfg;
+	struct prf_reader r;
+	size_t i, named = 0, unknown = 0;
+	pid_t child;
+
+	if (!module_loaded())
+		SKIP(return, "perfregs is not loaded");
+	child = fork();
+	if (child == 0)
+		spin_forever();
+	ASSERT_EQ(0, prf_open(&r, NULL));
+	prf_config_default(&cfg);
+	cfg.pid = child;
+	ASSERT_EQ(0, prf_config(&r, &cfg));
+	ASSERT_EQ(0, prf_start(&r));
+	sample_for(&r, &set, 300);
+	for (i = 0; i < set.n; i++)
+		named += set.s[i]->image_ino != 0;
+	sample_set_free(&set);
+	EXPECT_LT(0, named) TH_LOG("no image named without the injection");
+
+	ASSERT_EQ(0, param_set("inject_exe_null", "1"));
+	ASSERT_EQ(0, prf_start(&r));
+	sample_for(&r, &set, 300);
+	param_set("inject_exe_null", "0");
+	for (i = 0; i < set.n; i++)
+		unknown += !set.s[i]->image_ino && !set.s[i]->image_dev;
+	TH_LOG("%zu samples named their image, then %zu of %zu said unknown",
+	       named, unknown, set.n);
+	EXPECT_LT(0, set.n);
+	EXPECT_EQ(set.n, unknown);
+	sample_set_free(&set);
+	prf_close(&r);
+	reap(child);
+}
+
+/* ---- context switches ---------------------------------------------------- */
+
+/*
+ * perf_fetch_caller_regs() fills ip, sp and cs of a context switch's
+ * frame (flags is set to 0, the rest is left as it was): a sample may
+ * say only those are present.
+ */
+TEST(context_switch_registers)
+{
+	struct sample_set set = { 0 };
+	struct perfregs_config cfg;
+	struct prf_reader r;
+	size_t i, bad = 0;
+	uint64_t mask = 0;
+	pid_t child;
+
+	if (!module_loaded())
+		SKIP(return, "perfregs is not loaded");
+	child = fork();
+	if (child == 0) {
+		die_with_parent();
+		for (;;)
+			usleep(100);
+	}
+	ASSERT_EQ(0, prf_open(&r, NULL));
+	prf_config_default(&cfg);
+	cfg.event = PERFREGS_EV_CONTEXT_SWITCHES;
+	cfg.period = 1;
+	cfg.pid = child;
+	ASSERT_EQ(0, prf_config(&r, &cfg));
+	ASSERT_EQ(0, prf_start(&r));
+	sample_for(&r, &set, 500);
+	for (i = 0; i < set.n; i++) {
+		if (!(set.s[i]->flags & PERFREGS_SF_KERNEL))
+			continue;
+		mask |= set.s[i]->iregs_mask;
+		bad += (set.s[i]->iregs_mask & ~(R(IP) | R(SP) | R(CS))) != 0;
+	}
+	TH_LOG("%zu samples, interrupt registers present: %#llx", set.n,
+	       (unsigned long long)mask);
+	EXPECT_LT(10, set.n);
+	EXPECT_EQ(R(IP) | R(SP) | R(CS), mask);
+	EXPECT_EQ(0, bad);
+	sample_set_free(&set);
+	prf_close(&r);
+	reap(child);
+}
+
+PERFREGS_HARNESS_MAIN
