@@ -4,7 +4,8 @@
 #    layout per task (x86-64, i386, x32, mixed mode) and exact values,
 #    on a machine that has none of its images ("another machine");
 #  - the learner's own ELF reader agrees with libelf on this machine's files;
-#  - the recording reader survives a bounded libFuzzer run.
+#  - the recording reader survives a bounded libFuzzer run;
+#  - checkpatch is clean, and every barrier comment names its real pair.
 # usage: tests/host_tests.sh [BUILD_DIR] [FUZZ_SECONDS]
 set -u
 B=${1:-build}
@@ -143,3 +144,6 @@ if [ -x "$B/linux/scripts/checkpatch.pl" ]; then
 else
 	echo "ok - checkpatch # SKIP checkpatch.pl not extracted (make deps)"
 fi
+
+# every barrier of the ring protocol names itself and its pair
+/usr/bin/python3 tests/barriers.py . | sed 1d

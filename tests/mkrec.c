@@ -107,11 +107,18 @@ int main(int argc, char **argv)
 			       false);
 	sample(r, 100, PERFREGS_ABI_64, 1000, 999999999, true);
 	produced += 1 + 3;
+	/*
+	 * Three lost records in two LOST records: one as ABI 1 wrote them
+	 * (four cause slots, 48 bytes), one as ABI 2 does (eight slots).
+	 */
 	memset(&lost, 0, sizeof(lost));
 	lost.header.type = PERFREGS_REC_LOST;
-	lost.header.size = sizeof(lost);
+	lost.header.size = 16 + 4 * 8;
 	lost.time = 1000000000;
-	lost.lost[PERFREGS_LOST_FULL] = 3;
+	lost.lost[PERFREGS_LOST_FULL] = 1;
+	rec_sample(r, 0, &lost.header);
+	lost.header.size = sizeof(lost);
+	lost.lost[PERFREGS_LOST_FULL] = 2;
 	rec_sample(r, 0, &lost.header);
 	if (rec_close(r, produced, lostv)) {
 		perror(argv[1]);
