@@ -74,6 +74,7 @@ endif
 MOD_SRCS	:= $(wildcard module/*.c module/*.h) module/Kbuild include/uapi/linux/perfregs.h
 
 HOST_TESTS	:= $(BUILD)/mkrec $(BUILD)/fuzz_recording $(BUILD)/elfpeek
+CHECKPATCH	:= $(BUILD)/linux/scripts/checkpatch.pl
 
 .PHONY: all module tool selftests host-tests check demo deps clean checkpatch bench \
 	check-run demo-run debug-kernel check-debug \
@@ -177,7 +178,6 @@ $(BUILD)/bench/chain_pie: selftests/chain.c
 	$(CC) -O2 -g -fomit-frame-pointer -fPIE -pie -o $@ $<
 
 # checkpatch.pl is not in the headers packages: take it from linux-source.
-CHECKPATCH	:= $(BUILD)/linux/scripts/checkpatch.pl
 $(CHECKPATCH): | $(LINUX_SRC_TAR)
 	@mkdir -p $(BUILD)/linux
 	tar -xJf $(LINUX_SRC_TAR) -C $(BUILD)/linux --strip-components=1 \
