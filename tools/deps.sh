@@ -57,7 +57,7 @@ if [ -n "$check_only" ] || [ "$(id -u)" != 0 ]; then
 		fi
 	fi
 	set -f		# the 6.12 patterns in $k are names, not globs
-	# shellcheck disable=SC2086
+	# shellcheck disable=SC2086,SC2116 # the echo squeezes the blanks
 	echo "perfregs: missing packages: $(echo $need $k); run 'make deps' as root first (e.g. sudo make deps)" >&2
 	exit 1
 fi
