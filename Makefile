@@ -15,12 +15,41 @@ CFLAGS		?= -O2 -g
 WARN		:= -Wall -Wextra -Wno-unused-parameter -Wshadow -Wformat=2
 UAPI		:= -I$(CURDIR)/include/uapi
 
-ifneq ($(KDIR),)
+# The scripts behind make deps, the kernel list, make check and make demo
+# (tests/host_tests.sh puts fakes in their place), and what check and
+# demo build before they run.
+DEPS_SCRIPT	?= tools/deps.sh
+KVERS_SCRIPT	?= tools/kvers.sh
+CHECK_SCRIPT	?= tools/check.sh
+DEMO_SCRIPT	?= tools/demo.sh
+RUN_NEEDS	?= all
+
+# make demo and make check are the first commands a person runs on a new
+# machine: they install what is missing (as root) or name it, then run a
+# second make that reads this file again.  A make whose only goals are
+# these does not compute what depends on the packages: the kernel list and
+# the workloads the compiler can build are right only once they are in.
+ENTRY_GOALS	:= demo check deps
+ifneq ($(MAKECMDGOALS),)
+ifeq ($(filter-out $(ENTRY_GOALS),$(MAKECMDGOALS)),)
+ENTRY_ONLY	:= y
+endif
+endif
+
+ifeq ($(ENTRY_ONLY),y)
+# a normal user cannot install: one line saying what to run, and stop
+ifneq ($(shell id -u),0)
+DEPS_MISSING	:= $(shell $(DEPS_SCRIPT) --check 2>&1)
+ifneq ($(.SHELLSTATUS),0)
+$(error $(DEPS_MISSING))
+endif
+endif
+else ifneq ($(KDIR),)
 KVERS		:= $(or $(KVER),$(shell make -s -C $(KDIR) kernelrelease 2>/dev/null))
 else ifneq ($(KVER),)
 KVERS		:= $(KVER)
 else
-KVERS		:= $(shell tools/kvers.sh)
+KVERS		:= $(shell $(KVERS_SCRIPT))
 endif
 
 TOOL		:= $(BUILD)/perfregs-dump
@@ -38,14 +67,17 @@ ST_DIR		:= $(BUILD)/selftests
 ST_TESTS	:= $(patsubst selftests/%.c,$(ST_DIR)/%,$(wildcard selftests/test_*.c))
 ST_HDRS		:= $(wildcard selftests/*.h) tools/lib/libperfregs.h include/uapi/linux/perfregs.h
 # the workloads with magic registers: ST_WORKLOADS and their rules
+ifneq ($(ENTRY_ONLY),y)
 -include selftests/workloads.mk
+endif
 
 MOD_SRCS	:= $(wildcard module/*.c module/*.h) module/Kbuild include/uapi/linux/perfregs.h
 
 HOST_TESTS	:= $(BUILD)/mkrec $(BUILD)/fuzz_recording $(BUILD)/elfpeek
+CHECKPATCH	:= $(BUILD)/linux/scripts/checkpatch.pl
 
 .PHONY: all module tool selftests host-tests check demo deps clean checkpatch bench \
-	debug-kernel check-debug \
+	check-run demo-run debug-kernel check-debug \
 	install uninstall dkms-install dkms-uninstall
 all: module tool selftests host-tests
 
@@ -104,8 +136,18 @@ $(ST_DIR)/test_%: selftests/test_%.c $(ST_COMMON) $(ST_HDRS) $(KSFT_HARNESS)
 
 
 # --- running in a guest ------------------------------------------------------
-check: all
-	tools/check.sh $(KVERS)
+# As root: tools/deps.sh (quick when everything is in), then the real work
+# in a second make, which computes KVERS after the install.  As a normal
+# user the packages were checked above, when this file was read.
+check demo:
+	@if [ "$$(id -u)" = 0 ]; then $(DEPS_SCRIPT); else $(DEPS_SCRIPT) --check; fi
+	@$(MAKE) --no-print-directory $@-run
+
+check-run: $(RUN_NEEDS)
+	BUILD=$(BUILD) PERFREGS_BUILD=$(BUILD) $(CHECK_SCRIPT) $(KVERS)
+
+demo-run: $(RUN_NEEDS)
+	BUILD=$(BUILD) PERFREGS_BUILD=$(BUILD) $(DEMO_SCRIPT) $(firstword $(KVERS))
 
 # The debug kernel (KASAN, lockdep, UBSAN, kmemleak, fault injection),
 # built once from linux-source-6.1 and cached under $(BUILD)/debug-kernel.
@@ -119,11 +161,8 @@ check-debug: all debug-kernel
 		KVER=$$(cat $(BUILD)/debug-kernel/current/done)
 	tools/check-debug.sh
 
-demo: deps-if-root all
-	tools/demo.sh $(firstword $(KVERS))
-
 deps:
-	tools/deps.sh
+	$(DEPS_SCRIPT)
 
 # Benchmarks against perf: printed and saved, never a pass/fail.
 bench: all $(BUILD)/bench/work $(BUILD)/bench/chain_pie
@@ -138,12 +177,7 @@ $(BUILD)/bench/chain_pie: selftests/chain.c
 	@mkdir -p $(@D)
 	$(CC) -O2 -g -fomit-frame-pointer -fPIE -pie -o $@ $<
 
-.PHONY: deps-if-root
-deps-if-root:
-	@if [ "$$(id -u)" = 0 ]; then tools/deps.sh; fi
-
 # checkpatch.pl is not in the headers packages: take it from linux-source.
-CHECKPATCH	:= $(BUILD)/linux/scripts/checkpatch.pl
 $(CHECKPATCH): | $(LINUX_SRC_TAR)
 	@mkdir -p $(BUILD)/linux
 	tar -xJf $(LINUX_SRC_TAR) -C $(BUILD)/linux --strip-components=1 \

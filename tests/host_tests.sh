@@ -5,7 +5,9 @@
 #    on a machine that has none of its images ("another machine");
 #  - the learner's own ELF reader agrees with libelf on this machine's files;
 #  - the recording reader survives a bounded libFuzzer run;
-#  - checkpatch is clean, and every barrier comment names its real pair.
+#  - checkpatch is clean, and every barrier comment names its real pair;
+#  - make check and make demo run on the kernels they install (the list is
+#    computed after the install, not when make reads the Makefile).
 # usage: tests/host_tests.sh [BUILD_DIR] [FUZZ_SECONDS]
 set -u
 B=${1:-build}
@@ -147,3 +149,54 @@ fi
 
 # every barrier of the ring protocol names itself and its pair
 /usr/bin/python3 tests/barriers.py . | sed 1d
+
+# make check and make demo on a machine without the packages: the kernel
+# list must come from after the install.  Fakes stand in for tools/deps.sh
+# (it "installs" a kernel: a marker), tools/kvers.sh (it prints kernels
+# only once the marker is there) and the scripts that would boot guests
+# (they print the kernels they were given); nothing is built or booted.
+M=$T/make
+mkdir -p "$M"
+printf '#!/bin/sh\ntouch "%s/installed"\n' "$M" > "$M/deps"
+printf '#!/bin/sh\n[ -e "%s/installed" ] && echo 6.1.0-99-amd64 && echo 6.12.99+deb12-amd64\nexit 0\n' \
+	"$M" > "$M/kvers"
+printf '#!/bin/sh\necho "kernels given: $*"\n' > "$M/runner"
+chmod +x "$M/deps" "$M/kvers" "$M/runner"
+for goal in check demo; do
+	rm -f "$M/installed"
+	# MAKEFLAGS of a make check around us would pass its variables down
+	out=$(env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -C "$PWD" "$goal" \
+		DEPS_SCRIPT="$M/deps" KVERS_SCRIPT="$M/kvers" CHECK_SCRIPT="$M/runner" \
+		DEMO_SCRIPT="$M/runner" RUN_NEEDS= BUILD="$M/build" 2>&1)
+	got=$(printf '%s\n' "$out" | sed -n 's/^kernels given: *//p')
+	want=6.1.0-99-amd64
+	[ "$goal" = check ] && want="$want 6.12.99+deb12-amd64"
+	if [ "$got" = "$want" ]; then
+		echo "ok - make $goal on a fresh machine runs on the kernels it just installed"
+	else
+		echo "not ok - make $goal on a fresh machine runs on the kernels it just installed"
+		echo "# wanted '$want', got '$got'"
+		printf '%s\n' "$out" | tail -5 | sed 's/^/# /'
+	fi
+done
+
+# The same as a normal user with packages missing: one line naming them and
+# what to run, a nonzero exit, nothing else run.  (As root, as uid 65534.)
+printf '#!/bin/sh\n[ "${1:-}" = --check ] || exit 9\necho "perfregs: missing packages: fake-pkg; run %s" >&2\nexit 1\n' \
+	"'make deps' as root first" > "$M/deps"
+chmod 755 "$T" "$M"
+as_user=()
+[ "$(id -u)" = 0 ] && as_user=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+for goal in check demo; do
+	out=$(env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL "${as_user[@]}" make -s -C "$PWD" "$goal" \
+		DEPS_SCRIPT="$M/deps" KVERS_SCRIPT="$M/kvers" CHECK_SCRIPT="$M/runner" \
+		DEMO_SCRIPT="$M/runner" RUN_NEEDS= BUILD="$M/build" 2>&1)
+	rc=$?
+	if [ "$rc" -ne 0 ] && [ "$(printf '%s\n' "$out" | wc -l)" = 1 ] &&
+	   printf '%s' "$out" | grep -q "missing packages: fake-pkg; run 'make deps' as root first"; then
+		echo "ok - make $goal as a normal user without the packages: one line, exit $rc"
+	else
+		echo "not ok - make $goal as a normal user without the packages: one line, nonzero exit"
+		printf '%s\n' "exit $rc" "$out" | head -5 | sed 's/^/# /'
+	fi
+done

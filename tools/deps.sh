@@ -1,7 +1,16 @@
 #!/bin/bash
 # Install every Debian package perfregs needs to build and test.
 # Idempotent: when everything is present it only checks and returns.
+#   tools/deps.sh           install what is missing (needs root)
+#   tools/deps.sh --check   install nothing: print one line naming what is
+#                           missing and exit 1, or exit 0 silently
 set -euo pipefail
+check_only=
+case "${1:-}" in
+--check) check_only=1 ;;
+"") ;;
+*) echo "usage: tools/deps.sh [--check]" >&2; exit 2 ;;
+esac
 
 want=(qemu-system-x86 qemu-utils busybox-static cpio gcc-multilib libelf-dev
       libdw-dev elfutils linux-source-6.1 linux-image-amd64 linux-headers-amd64
@@ -33,8 +42,24 @@ have_612=$(dpkg-query -W -f='${Package}\n' 'linux-image-6.12.*+deb12-amd64-unsig
 need=$(missing "${want[@]}")
 if [ -z "$need" ] && [ "$have_612" -gt 0 ] &&
    ls /usr/src/linux-headers-6.12.*+deb12-amd64 >/dev/null 2>&1; then
-	echo "deps: all packages present"
+	[ -n "$check_only" ] || echo "deps: all packages present"
 	exit 0
+fi
+if [ -n "$check_only" ] || [ "$(id -u)" != 0 ]; then
+	k=
+	if [ "$have_612" -eq 0 ] ||
+	   ! ls /usr/src/linux-headers-6.12.*+deb12-amd64 >/dev/null 2>&1; then
+		v=$(newest_612 2>/dev/null || true)
+		if [ -n "$v" ]; then
+			k=$(missing "linux-image-$v-amd64-unsigned" "linux-headers-$v-amd64")
+		else
+			k="linux-image-6.12.*+deb12-amd64-unsigned linux-headers-6.12.*+deb12-amd64"
+		fi
+	fi
+	set -f		# the 6.12 patterns in $k are names, not globs
+	# shellcheck disable=SC2086,SC2116 # the echo squeezes the blanks
+	echo "perfregs: missing packages: $(echo $need $k); run 'make deps' as root first (e.g. sudo make deps)" >&2
+	exit 1
 fi
 
 export DEBIAN_FRONTEND=noninteractive
