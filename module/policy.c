@@ -51,6 +51,7 @@
 #include <linux/sched/signal.h>
 #include <linux/sched/user.h>
 #include <linux/security.h>
+#include <linux/string.h>
 #include "perfregs.h"
 
 static unsigned int mlock_kb = 516;
@@ -96,10 +97,31 @@ static bool prf_witness_samples(const struct perf_event_attr *w,
 	return true;
 }
 
+/*
+ * Is the witness of the type asked for?  Since 6.11 cpu-clock and
+ * task-clock have PMUs of their own, and perf_init_event() moves such
+ * an event there, attr.type included (to a dynamic type number).
+ */
+static bool prf_witness_type(const struct perf_event *ev,
+			     const struct perf_event_attr *want)
+{
+	const char *name = ev->pmu ? ev->pmu->name : NULL;
+
+	if (ev->attr.type == want->type)
+		return true;
+	if (want->type != PERF_TYPE_SOFTWARE || !name)
+		return false;
+	return (want->config == PERF_COUNT_SW_CPU_CLOCK &&
+		!strcmp(name, "cpu_clock")) ||
+	       (want->config == PERF_COUNT_SW_TASK_CLOCK &&
+		!strcmp(name, "task_clock"));
+}
+
 /* Does the witness count the event the session asks for? */
-static bool prf_witness_matches(const struct perf_event_attr *w,
+static bool prf_witness_matches(const struct perf_event *ev,
 				const struct perfregs_config *c)
 {
+	const struct perf_event_attr *w = &ev->attr;
 	struct perf_event_attr want;
 	bool nmi = c->event == PERFREGS_EV_NMI;
 
@@ -116,7 +138,7 @@ static bool prf_witness_matches(const struct perf_event_attr *w,
 	} else if (prf_perf_attr(c, &want)) {
 		return false;
 	}
-	if (w->type != want.type || w->config != want.config ||
+	if (!prf_witness_type(ev, &want) || w->config != want.config ||
 	    w->exclude_user != want.exclude_user ||
 	    w->exclude_kernel != want.exclude_kernel)
 		return false;
@@ -225,7 +247,7 @@ int prf_policy_config(const struct perfregs_config *c, struct pid *target,
 	ev = prf_witness_event(witness);
 	if (!ev)
 		ret = -EBADF;
-	else if (!prf_witness_alive(ev) || !prf_witness_matches(&ev->attr, c) ||
+	else if (!prf_witness_alive(ev) || !prf_witness_matches(ev, c) ||
 		 !prf_witness_target(ev, target))
 		ret = -EACCES;
 	fput(witness);

@@ -116,6 +116,18 @@ static void er_check(const struct er_work *w, bool is32,
 	}
 }
 
+/* The file may not exist yet: write_file() does not create files. */
+static int set_nmi_rate(const char *hz)
+{
+	FILE *fp = fopen(NMI_RATE_FILE, "w");
+	int ok;
+
+	if (!fp)
+		return -1;
+	ok = fputs(hz, fp) >= 0;
+	return fclose(fp) == 0 && ok ? 0 : -1;
+}
+
 FIXTURE(entry) {
 	struct prf_reader r;
 	struct perfregs_config cfg;
@@ -152,7 +164,7 @@ FIXTURE_SETUP(entry)
 	if (access(path, X_OK))
 		SKIP(return, "%s not built (gcc-multilib?)", variant->binary);
 	/* a rate for this test: many NMIs, so that many land in entry code */
-	self->rate_set = !write_file(NMI_RATE_FILE, "400");
+	self->rate_set = !set_nmi_rate("400");
 	self->cpu = nmi_cpu(300);
 	ASSERT_LE(0, self->cpu) TH_LOG("no CPU takes the injected NMIs");
 	ASSERT_EQ(0, prf_open(&self->r, NULL));
@@ -167,7 +179,7 @@ FIXTURE_SETUP(entry)
 FIXTURE_TEARDOWN(entry)
 {
 	if (self->rate_set)
-		write_file(NMI_RATE_FILE, "0");
+		set_nmi_rate("0");
 	if (self->w.pid > 0) {
 		kill(self->w.pid, SIGKILL);
 		waitpid(self->w.pid, NULL, 0);
@@ -201,9 +213,9 @@ TEST_F_TIMEOUT(entry, no_stale_frame, 120)
 	prf_drain(&self->r, collect_record, &self->set);
 	for (i = 0; i < self->set.n; i++)
 		er_check(&self->w, variant->is32, self->set.s[i], &n);
-	TH_LOG("%s: %zu NMI samples: %zu in user mode, %zu from the entry frame "
+	TH_LOG("%s: %zu NMI samples (rate %s): %zu in user mode, %zu from the entry frame "
 	       "(%zu checked, %zu not), %zu entry races, %zu stale frames%s%s",
-	       self->w.abi, n.samples, n.direct, n.entry, n.checked, n.unchecked,
+	       self->w.abi, n.samples, self->rate_set ? "raised" : "not raised", n.direct, n.entry, n.checked, n.unchecked,
 	       n.race, n.stale, n.stale ? "; first: " : "", n.first_stale);
 	EXPECT_EQ(0, n.stale);
 	EXPECT_LT(50, n.checked) TH_LOG("too few entry-frame samples to tell");

@@ -650,6 +650,19 @@ static const char *witness_hint(int err, const struct perfregs_config *cfg)
 		paranoid[strcspn(paranoid, "\n")] = 0;
 		fclose(fp);
 	}
+	if (err == EPERM && !(cfg->flags & PERFREGS_CF_EXCLUDE_KERNEL)) {
+		char ld[128] = "";
+
+		fp = fopen("/sys/kernel/security/lockdown", "r");
+		if (fp) {
+			if (!fgets(ld, sizeof(ld), fp))
+				ld[0] = 0;
+			fclose(fp);
+		}
+		if (strstr(ld, "[confidentiality]"))
+			return "kernel lockdown (confidentiality) forbids kernel "
+			       "registers: sample user mode only (EVENT:u)";
+	}
 	switch (err) {
 	case EACCES:
 	case EPERM:
