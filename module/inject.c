@@ -7,6 +7,7 @@
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/delay.h>
+#include <linux/timekeeping.h>
 #include <linux/fs.h>
 #include <linux/hardirq.h>
 #include <linux/atomic.h>
@@ -73,18 +74,21 @@ MODULE_PARM_DESC(inject_exe_null,
 module_param_named(counters, prf_live_counters.counter, int, 0444);
 MODULE_PARM_DESC(counters, "perf counters the module holds now");
 
-/* Only in task context: page faults, where IRQs are on. */
+/*
+ * Only in task context: page faults, where IRQs are on.  A spin on the
+ * clock, not udelay(): with WAITPKG udelay() is TPAUSE, which QEMU's
+ * TCG returns from at once.
+ */
 void prf_inject_sample_delay(void)
 {
 	unsigned int us = READ_ONCE(prf_inject.sample_delay_us);
+	u64 end;
 
 	if (!us || in_nmi() || in_hardirq())
 		return;
-	while (us > 1000) {
-		mdelay(1);
-		us -= 1000;
-	}
-	udelay(us);
+	end = ktime_get_mono_fast_ns() + (u64)us * NSEC_PER_USEC;
+	while (ktime_get_mono_fast_ns() < end)
+		cpu_relax();
 }
 
 void prf_inject_start_delay(void)

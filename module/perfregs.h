@@ -114,9 +114,9 @@ struct prf_session {
 	wait_queue_head_t wq;
 
 	/* perf counters: per CPU, or per thread of a process target */
-	struct mutex ev_lock;		/* events[], tev[]; after the hotplug lock */
+	struct mutex ev_lock;		/* events[]; after the hotplug lock */
 	struct perf_event **events;	/* [nr_cpu_ids] while running */
-	struct perf_event **tev;	/* one per thread, while running */
+	struct perf_event **tev;	/* one per thread, under lock */
 	unsigned int nr_tev, max_tev;
 	struct hlist_node cpuhp_node;	/* CPU hotplug instance */
 	bool cpuhp_added;

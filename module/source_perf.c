@@ -230,7 +230,7 @@ static int prf_perf_start_cpus(struct prf_session *s)
 	return ret;
 }
 
-/* Room for @n more thread counters; under ev_lock. */
+/* Room for @n more thread counters; under s->lock. */
 static int prf_tev_reserve(struct prf_session *s, unsigned int n)
 {
 	struct perf_event **tev;
@@ -303,7 +303,12 @@ static int prf_perf_thread_pass(struct prf_session *s,
 	n = prf_thread_snapshot(leader, &tasks);
 	if (n < 0)
 		return n;
-	mutex_lock(&s->ev_lock);
+	/*
+	 * tev[] changes only under s->lock (START and STOP); not under
+	 * ev_lock, which the CPU hotplug callbacks take with the hotplug
+	 * lock held: making a counter takes the hotplug lock too
+	 * (static_key_slow_inc() in perf_swevent_init()).
+	 */
 	ret = prf_tev_reserve(s, n);
 	for (i = 0; i < n && !ret; i++) {
 		if (prf_task_has_event(tasks[i], s))
@@ -324,7 +329,6 @@ static int prf_perf_thread_pass(struct prf_session *s,
 		s->tev[s->nr_tev++] = ev;
 		made++;
 	}
-	mutex_unlock(&s->ev_lock);
 	for (i = 0; i < n; i++)
 		put_task_struct(tasks[i]);
 	kvfree(tasks);
@@ -423,11 +427,15 @@ void prf_perf_stop(struct prf_session *s)
 
 	/*
 	 * perf_event_release_kernel() takes the counter (and its inherited
-	 * children) off their CPU or task and stops new overflows; it does
-	 * not wait for a handler already running elsewhere: page-fault
-	 * samples run with IRQs on (preemption off), and the removal IPI
-	 * can land in the middle of prf_sample() on another CPU, which goes
-	 * on writing into the rings when the IPI returns.
+	 * children) off their CPU or task with an IPI and stops new
+	 * overflows.  Whether it also waits for a handler already running
+	 * on another CPU depends on the kernel: page-fault samples run with
+	 * IRQs on, and kernels that call the overflow handler of software
+	 * events with IRQs on let the removal IPI land in the middle of
+	 * prf_sample(), which then goes on writing into the rings.  (Debian's
+	 * 6.1.192 disables IRQs there, in perf_swevent_event(), so the IPI
+	 * waits: test_harden's teardown test passes on it even without the
+	 * wait below.)
 	 */
 	if (events) {
 		for (cpu = 0; cpu < nr_cpu_ids; cpu++)
@@ -443,8 +451,8 @@ void prf_perf_stop(struct prf_session *s)
 	 * hardirq, #DB and context switches with IRQs off too, and perf's
 	 * software events, which take their recursion context with
 	 * preemption disabled), that is inside an RCU read-side critical
-	 * section.  The counters are gone, so no
-	 * new one starts; this waits for those still running, as perf's
+	 * section.  The counters are gone, so no new one starts; this
+	 * waits for those still running, whatever the kernel, as perf's
 	 * ring_buffer_put() waits for its writers with call_rcu().  Only
 	 * then may the caller flush the LOST records and free the rings.
 	 */

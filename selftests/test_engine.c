@@ -267,8 +267,9 @@ TEST_F(engine, source_masks)
 		self->cfg.bp_len = 8;
 	}
 	ret = prf_config(&self->r, &self->cfg);
-	ASSERT_EQ(0, ret);
-	ret = prf_start(&self->r);
+	/* the witness: perf_event_open() already says there is no PMU */
+	if (!ret)
+		ret = prf_start(&self->r);
 	if (variant->hw && no_pmu(ret)) {
 		kill(child, SIGKILL);
 		child_status(child);
@@ -281,7 +282,9 @@ TEST_F(engine, source_masks)
 		const struct perfregs_rec_sample *s = self->set.s[i];
 
 		EXPECT_EQ(child, (pid_t)s->pid);
-		EXPECT_EQ(imask & VALID64, s->iregs_mask);
+		/* a context switch's frame: perf fills in ip, sp and cs only */
+		EXPECT_EQ(imask & (variant->event == PERFREGS_EV_CONTEXT_SWITCHES ?
+				   R(IP) | R(SP) | R(CS) : VALID64), s->iregs_mask);
 		if (s->abi == PERFREGS_ABI_64) {
 			EXPECT_EQ(umask & VALID64, s->uregs_mask);
 		} else {
@@ -682,7 +685,7 @@ TEST_F(sess, poll_new_task)
 
 	self->cfg.pid = child;
 	ASSERT_EQ(0, prf_config(&self->r, &self->cfg));
-	ASSERT_LE(1, self->r.version.minor);
+	ASSERT_TRUE(prf_has_new_tasks(&self->r));
 	poll(&pfd, 1, 0);	/* POLLHUP: not started */
 	EXPECT_FALSE(pfd.revents & POLLPRI) TH_LOG("POLLPRI before start");
 	usleep(100000);		/* the child pins itself first */

@@ -132,6 +132,7 @@ TEST(teardown_waits_for_handlers)
 {
 	struct perfregs_config cfg;
 	struct prf_reader r;
+	uint64_t t0;
 	pid_t child;
 	int i;
 
@@ -155,7 +156,10 @@ TEST(teardown_waits_for_handlers)
 		ASSERT_EQ(0, prf_config(&r, &cfg));
 		ASSERT_EQ(0, prf_start(&r));
 		usleep(150000 + 50000 * i);	/* inside a sample's 300 ms */
+		t0 = now_ns();
 		prf_close(&r);			/* frees the rings */
+		TH_LOG("close %d took %llu ms", i,
+		       (unsigned long long)(now_ns() - t0) / 1000000);
 	}
 	param_set("inject_sample_delay_us", "0");
 	EXPECT_EQ(0, kill(child, 0)) TH_LOG("the faulting child died");
