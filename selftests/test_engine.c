@@ -684,6 +684,7 @@ TEST_F(sess, poll_new_task)
 	uint64_t first, quiet, second;
 
 	self->cfg.pid = child;
+	self->cfg.flags |= PERFREGS_CF_INHERIT;	/* and the process it forks */
 	ASSERT_EQ(0, prf_config(&self->r, &self->cfg));
 	ASSERT_TRUE(prf_has_new_tasks(&self->r));
 	poll(&pfd, 1, 0);	/* POLLHUP: not started */

@@ -105,10 +105,10 @@ int prf_wait(struct prf_reader *r, int timeout_ms);
 /* prf_wait(), also returning when fd (if >= 0) becomes readable. */
 int prf_wait_also(struct prf_reader *r, int fd, int timeout_ms);
 
-/* Does the module count new tasks for prf_wait_new_task()?  (minor 1) */
+/* Does the module count new tasks for prf_wait_new_task()?  (1.1 on) */
 static inline int prf_has_new_tasks(const struct prf_reader *r)
 {
-	return r->version.minor >= 1;
+	return r->version.major > 1 || r->version.minor >= 1;
 }
 
 /*
