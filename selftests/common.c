@@ -253,6 +253,13 @@ static int nmi_counts(unsigned long *v, int max)
 	return n;
 }
 
+bool nmis_injected(void)
+{
+	const char *hz = getenv("PERFREGS_VM_NMI_HZ");
+
+	return hz && atof(hz) > 0;
+}
+
 int nmi_cpu(int ms)
 {
 	unsigned long a[256] = { 0 }, b[256] = { 0 };
@@ -268,4 +275,35 @@ int nmi_cpu(int ms)
 		}
 	}
 	return best;
+}
+
+static struct { char path[160], val[64]; } saved[32];
+static int nsaved;
+
+int save_state(const char *path)
+{
+	if (nsaved == 32 ||
+	    read_file(path, saved[nsaved].val, sizeof(saved[nsaved].val)))
+		return -1;
+	snprintf(saved[nsaved].path, sizeof(saved[nsaved].path), "%s", path);
+	nsaved++;
+	return 0;
+}
+
+void restore_state(void)
+{
+	while (nsaved > 0) {
+		nsaved--;
+		write_file(saved[nsaved].path, saved[nsaved].val);
+	}
+}
+
+const char *param_path(const char *name)
+{
+	static char path[4][128];
+	static int i;
+
+	i = (i + 1) % 4;
+	snprintf(path[i], sizeof(path[i]), "/sys/module/perfregs/parameters/%s", name);
+	return path[i];
 }

@@ -60,6 +60,17 @@ int read_file(const char *path, char *buf, size_t len);
 int param_set(const char *name, const char *val);
 long param_get(const char *name, long def);
 
+/*
+ * State a test changes and must give back even when an ASSERT ends it:
+ * save_state(path) remembers a file's value (sysctl, module parameter,
+ * CPU online) before the test writes it; restore_state(), from a
+ * fixture's teardown (which runs after a failed ASSERT too), writes the
+ * saved values back, newest first.  param_path() names a parameter.
+ */
+int save_state(const char *path);
+void restore_state(void);
+const char *param_path(const char *name);
+
 /* Run fn(arg) in a child as uid and gid 65534; its exit status. */
 int as_nobody(int (*fn)(void *), void *arg);
 
@@ -72,6 +83,8 @@ int pin_cpu(int cpu);
  * most in ms milliseconds; -1 when none does.
  */
 int nmi_cpu(int ms);
+/* true when the guest runner injects NMIs (tools/vm/run --nmi-hz HZ > 0) */
+bool nmis_injected(void);
 
 /* Is the perfregs module loaded (is there a /dev/perfregs)? */
 bool module_loaded(void);
