@@ -12,6 +12,7 @@
 #include <linux/cpumask.h>
 #include <linux/list.h>
 #include <linux/pid.h>
+#include <linux/workqueue.h>
 #include <asm/local.h>
 #include <linux/perfregs.h>
 
@@ -114,8 +115,9 @@ struct prf_session {
 	wait_queue_head_t wq;
 
 	/* perf counters: per CPU, or per thread of a process target */
-	struct mutex ev_lock;		/* events[]; after the hotplug lock */
+	struct mutex ev_lock;		/* events[]; before the hotplug lock */
 	struct perf_event **events;	/* [nr_cpu_ids] while running */
+	struct work_struct cpu_work;	/* CPU hotplug: prf_perf_reconcile() */
 	struct perf_event **tev;	/* one per thread, under lock */
 	unsigned int nr_tev, max_tev;
 	struct hlist_node cpuhp_node;	/* CPU hotplug instance */
@@ -148,6 +150,7 @@ void prf_sample_setup(struct prf_session *s);
 /* source_perf.c */
 int prf_perf_init(void);
 void prf_perf_exit(void);
+void prf_perf_session_init(struct prf_session *s);
 int prf_perf_attr(const struct perfregs_config *cfg,
 		  struct perf_event_attr *attr);
 int prf_perf_start(struct prf_session *s);

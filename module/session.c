@@ -34,6 +34,7 @@ struct prf_session *prf_session_new(void)
 	mutex_init(&s->lock);
 	mutex_init(&s->map_lock);
 	mutex_init(&s->ev_lock);
+	prf_perf_session_init(s);
 	INIT_LIST_HEAD(&s->nmi_node);
 	init_waitqueue_head(&s->wq);
 	atomic_set(&s->mmaps, 0);
@@ -279,6 +280,7 @@ static int prf_ioc_config(struct prf_session *s, void __user *arg)
 	s->configured = false;
 	/* the old rings' charge back first, then the new ones' */
 	prf_grant_release(&s->grant);
+	s->pid_ns = NULL;
 	/* every ring: its data pages and its control page */
 	pages = cpumask_weight(cpus) * (cfg.data_pages + 1UL);
 	ret = prf_policy_charge(&grant, pages);
@@ -362,7 +364,7 @@ static int prf_ioc_version(void __user *arg)
 	if (usize < PERFREGS_VERSION_SIZE_VER0)
 		return -EINVAL;
 	if (usize > PAGE_SIZE)
-		return -E2BIG;
+		return put_user((u32)sizeof(v), (u32 __user *)arg) ? -EFAULT : -E2BIG;
 	if (copy_to_user(arg, &v, min_t(u32, usize, sizeof(v))))
 		return -EFAULT;
 	if (usize > sizeof(v) && clear_user(arg + sizeof(v), usize - sizeof(v)))
@@ -486,8 +488,11 @@ __poll_t prf_session_poll(struct prf_session *s, struct file *file,
 	int cpu;
 
 	poll_wait(file, &s->wq, wait);
-	/* The lock keeps config from swapping the rings under us. */
-	mutex_lock(&s->lock);
+	/*
+	 * map_lock keeps CONFIG from swapping the rings under us; not
+	 * s->lock, which START holds while it waits for an exec.
+	 */
+	mutex_lock(&s->map_lock);
 	if (!s->configured) {
 		mask = EPOLLERR;
 		goto out_unlock;
@@ -504,9 +509,10 @@ __poll_t prf_session_poll(struct prf_session *s, struct file *file,
 			mask |= EPOLLPRI;
 	}
 	/* Nothing more will come: stopped, or the target process is gone. */
-	if (!s->running || (s->target && !pid_has_task(s->target, PIDTYPE_TGID)))
+	if (!READ_ONCE(s->running) ||
+	    (s->target && !pid_has_task(s->target, PIDTYPE_TGID)))
 		mask |= EPOLLHUP;
 out_unlock:
-	mutex_unlock(&s->lock);
+	mutex_unlock(&s->map_lock);
 	return mask;
 }

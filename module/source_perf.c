@@ -16,6 +16,7 @@
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
 #include <linux/slab.h>
+#include <linux/workqueue.h>
 #include "perfregs.h"
 #include "compat.h"
 #include "inject.h"
@@ -125,58 +126,79 @@ static void prf_counter_release(struct perf_event *ev)
 }
 
 /*
- * Make the counter of one CPU unless it has one: the only place that
- * does, for the START loop and the hotplug callback alike.  Under
- * ev_lock.
+ * Bring the per-CPU counters in line with the CPUs: one attached
+ * counter on every online CPU of the session, none on the others.  The
+ * only place that makes or releases CPU counters, for START and for CPU
+ * hotplug alike.  It runs in task context and holds ev_lock, which the
+ * hotplug callbacks never take: making or releasing a counter may take
+ * the CPU hotplug lock (static_key_slow_inc() in perf_swevent_init(),
+ * for page faults and context switches), so it must not run inside a
+ * hotplug callback, nor with cpus_read_lock() held (a recursive read
+ * waits behind a writer).  So the callbacks only queue cpu_work, and the
+ * CPUs are read without the hotplug lock: a CPU that comes or goes
+ * while we look queues cpu_work again, which looks again.  A counter
+ * perf took off a CPU that went offline (perf_event_exit_cpu()) is no
+ * longer attached to a context: it is released, and a new one made once
+ * the CPU is back.  Returns the first error other than "offline", or
+ * -ENODEV when no CPU of the session has a counter.
  */
-static int prf_perf_cpu_up(struct prf_session *s, unsigned int cpu)
+static int prf_perf_reconcile(struct prf_session *s)
 {
 	struct perf_event_attr attr;
 	struct perf_event *ev;
-	int ret;
+	int cpu, ret, err = 0, made = 0;
 
-	lockdep_assert_held(&s->ev_lock);
-	if (!s->events || s->events[cpu] || !cpumask_test_cpu(cpu, s->cpus))
-		return 0;
 	ret = prf_counter_attr(s, &attr);
 	if (ret)
 		return ret;
-	ev = prf_counter_create(s, &attr, cpu, NULL);
-	if (IS_ERR(ev))
-		return PTR_ERR(ev);
-	s->events[cpu] = ev;
-	perf_event_enable(ev);
-	return 0;
-}
-
-static int prf_cpu_online(unsigned int cpu, struct hlist_node *node)
-{
-	struct prf_session *s = hlist_entry(node, struct prf_session, cpuhp_node);
-	int ret;
-
 	mutex_lock(&s->ev_lock);
-	ret = prf_perf_cpu_up(s, cpu);
-	mutex_unlock(&s->ev_lock);
-	if (ret)
-		pr_warn_ratelimited("perfregs: no counter on CPU %u: %d\n",
-				    cpu, ret);
-	return 0;
-}
+	if (!s->events)
+		goto out_unlock;	/* stopped */
+	for_each_cpu(cpu, s->cpus) {
+		bool online = cpu_online(cpu);
 
-static int prf_cpu_offline(unsigned int cpu, struct hlist_node *node)
-{
-	struct prf_session *s = hlist_entry(node, struct prf_session, cpuhp_node);
-	struct perf_event *ev = NULL;
-
-	mutex_lock(&s->ev_lock);
-	if (s->events) {
 		ev = s->events[cpu];
-		s->events[cpu] = NULL;
+		if (ev && (!online ||
+			   !(READ_ONCE(ev->attach_state) & PERF_ATTACH_CONTEXT))) {
+			s->events[cpu] = NULL;
+			prf_counter_release(ev);
+			ev = NULL;
+		}
+		if (!ev && online) {
+			ev = prf_counter_create(s, &attr, cpu, NULL);
+			if (IS_ERR(ev)) {
+				/* it went offline meanwhile: cpu_work comes */
+				if (PTR_ERR(ev) != -ENODEV && !err)
+					err = PTR_ERR(ev);
+				continue;
+			}
+			s->events[cpu] = ev;
+			perf_event_enable(ev);
+		}
+		made += !!s->events[cpu];
 	}
+	if (!err && !made)
+		err = -ENODEV;	/* none of the CPUs asked for is online */
+out_unlock:
 	mutex_unlock(&s->ev_lock);
-	/* the rings stay: a handler still on its way out of it is fine */
-	if (ev)
-		prf_counter_release(ev);
+	return err;
+}
+
+static void prf_perf_cpu_work(struct work_struct *work)
+{
+	struct prf_session *s = container_of(work, struct prf_session, cpu_work);
+	int ret = prf_perf_reconcile(s);
+
+	if (ret && ret != -ENODEV)
+		pr_warn_ratelimited("perfregs: a CPU has no counter: %d\n", ret);
+}
+
+/* CPU hotplug, with the hotplug lock held: only queue the reconcile. */
+static int prf_cpu_changed(unsigned int cpu, struct hlist_node *node)
+{
+	struct prf_session *s = hlist_entry(node, struct prf_session, cpuhp_node);
+
+	queue_work(system_unbound_wq, &s->cpu_work);
 	return 0;
 }
 
@@ -185,7 +207,7 @@ int prf_perf_init(void)
 	int ret;
 
 	ret = cpuhp_setup_state_multi(CPUHP_AP_ONLINE_DYN, "perfregs:online",
-				      prf_cpu_online, prf_cpu_offline);
+				      prf_cpu_changed, prf_cpu_changed);
 	if (ret < 0)
 		return ret;
 	prf_cpuhp_state = ret;
@@ -197,16 +219,18 @@ void prf_perf_exit(void)
 	cpuhp_remove_multi_state(prf_cpuhp_state);
 }
 
+void prf_perf_session_init(struct prf_session *s)
+{
+	INIT_WORK(&s->cpu_work, prf_perf_cpu_work);
+}
+
 static int prf_perf_start_cpus(struct prf_session *s)
 {
-	unsigned int cpu;
-	int ret = 0, made = 0;
+	int ret;
 
 	/*
 	 * Register for hotplug first: a CPU that comes or goes from now on
-	 * is handled by the callbacks, the others by the loop below.  A CPU
-	 * that comes up in between gets its counter from the callback, and
-	 * the loop, through the same prf_perf_cpu_up(), skips it.
+	 * queues cpu_work; the reconcile below covers the others.
 	 */
 	ret = cpuhp_state_add_instance_nocalls(prf_cpuhp_state, &s->cpuhp_node);
 	if (ret)
@@ -214,20 +238,7 @@ static int prf_perf_start_cpus(struct prf_session *s)
 	s->cpuhp_added = true;
 	if (prf_injecting())
 		prf_inject_start_delay();
-
-	cpus_read_lock();
-	mutex_lock(&s->ev_lock);
-	for_each_online_cpu(cpu) {
-		ret = prf_perf_cpu_up(s, cpu);
-		if (ret)
-			break;
-		made += !!s->events[cpu];
-	}
-	if (!ret && !made)
-		ret = -ENODEV;	/* none of the CPUs asked for is online */
-	mutex_unlock(&s->ev_lock);
-	cpus_read_unlock();
-	return ret;
+	return prf_perf_reconcile(s);
 }
 
 /* Room for @n more thread counters; under s->lock. */
@@ -258,10 +269,12 @@ static int prf_thread_snapshot(struct task_struct *leader,
 			       struct task_struct ***out)
 {
 	struct task_struct **tasks, *t;
-	int n, want;
+	int n, want, tries;
 
-	for (;;) {
-		want = READ_ONCE(leader->signal->nr_threads) + 8;
+	for (tries = 0; tries < 16; tries++) {
+		if (fatal_signal_pending(current))
+			return -EINTR;
+		want = READ_ONCE(leader->signal->nr_threads) + 8 + 64 * tries;
 		tasks = kvmalloc_array(want, sizeof(*tasks), GFP_KERNEL);
 		if (!tasks)
 			return -ENOMEM;
@@ -283,6 +296,7 @@ static int prf_thread_snapshot(struct task_struct *leader,
 			put_task_struct(tasks[--n]);
 		kvfree(tasks);
 	}
+	return -EAGAIN;	/* it makes threads faster than we can look */
 }
 
 /*
@@ -312,6 +326,9 @@ static int prf_perf_thread_pass(struct prf_session *s,
 	ret = prf_tev_reserve(s, n);
 	for (i = 0; i < n && !ret; i++) {
 		if (prf_task_has_event(tasks[i], s))
+			continue;
+		/* exiting (a zombie leader too): nothing left to sample */
+		if ((tasks[i]->flags & PF_EXITING) || !READ_ONCE(tasks[i]->mm))
 			continue;
 		/* the caller may no longer watch it (a setuid exec?) */
 		if (!prf_policy_may_watch(tasks[i])) {
@@ -409,12 +426,14 @@ void prf_perf_stop(struct prf_session *s)
 	struct perf_event **events, **tev;
 	unsigned int cpu, i, nr_tev;
 
-	/* After this no hotplug callback runs for the session. */
+	/* After this no hotplug callback runs for the session ... */
 	if (s->cpuhp_added) {
 		cpuhp_state_remove_instance_nocalls(prf_cpuhp_state,
 						    &s->cpuhp_node);
 		s->cpuhp_added = false;
 	}
+	/* ... nor the reconcile it queued */
+	cancel_work_sync(&s->cpu_work);
 	mutex_lock(&s->ev_lock);
 	events = s->events;
 	s->events = NULL;
