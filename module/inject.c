@@ -65,13 +65,17 @@ module_param_cb(inject_nest_every, &prf_inject_uint_ops,
 		&prf_inject.nest_every, 0600);
 MODULE_PARM_DESC(inject_nest_every,
 		 "test: every Nth sample takes a nested sample right after counting itself, as an NMI landing there would");
+module_param_cb(inject_nest_where, &prf_inject_uint_ops,
+		&prf_inject.nest_where, 0600);
+MODULE_PARM_DESC(inject_nest_where,
+		 "test: where inject_nest_every nests: 0 right after the sample counts itself, 1 while the outer writer publishes");
 module_param_cb(inject_skid, &prf_inject_bool_ops, &prf_inject.skid, 0600);
 MODULE_PARM_DESC(inject_skid,
 		 "test: perf counters also fire in kernel mode when the session excludes it, as a PMU interrupt that skids into the kernel");
 module_param_cb(inject_exe_null, &prf_inject_bool_ops, &prf_inject.exe_null, 0600);
 MODULE_PARM_DESC(inject_exe_null,
 		 "test: the task's exe_file reads as a file being set up (no inode), as a recycled struct file would");
-module_param_named(counters, prf_live_counters.counter, int, 0444);
+module_param_named(counters, prf_live_counters.counter, int, 0400);
 MODULE_PARM_DESC(counters, "perf counters the module holds now");
 
 /*
@@ -99,13 +103,16 @@ void prf_inject_start_delay(void)
 		msleep(ms);
 }
 
-/* Every nest_every-th call says yes; racy by design, it is a test knob. */
-bool prf_inject_nest_now(void)
+/*
+ * At @where, every nest_every-th time says yes; racy by design, it is a
+ * test knob.
+ */
+bool prf_inject_nest_now(unsigned int where)
 {
 	static unsigned int count;
 	unsigned int n = READ_ONCE(prf_inject.nest_every);
 
-	return n && ++count % n == 0;
+	return n && READ_ONCE(prf_inject.nest_where) == where && ++count % n == 0;
 }
 
 /* A struct file as the slab hands it out again: no inode yet. */

@@ -13,10 +13,13 @@
 #include <linux/compiler.h>
 #include <linux/types.h>
 
+struct prf_ring;
+
 struct prf_inject {
 	unsigned int sample_delay_us;	/* task-context samples spin this long */
 	unsigned int start_delay_ms;	/* START sleeps after the hotplug add */
-	unsigned int nest_every;	/* every Nth sample nests another */
+	unsigned int nest_every;	/* every Nth sample nests another ... */
+	unsigned int nest_where;	/* ... 0: once counted, 1: in leave */
 	bool skid;			/* counters ignore EXCLUDE_KERNEL */
 	bool exe_null;			/* exe_file reads as a blank file */
 };
@@ -32,7 +35,8 @@ static __always_inline bool prf_injecting(void)
 
 void prf_inject_sample_delay(void);
 void prf_inject_start_delay(void);
-bool prf_inject_nest_now(void);
+bool prf_inject_nest_now(unsigned int where);
 struct file *prf_inject_blank_file(void);
+void prf_inject_leave(struct prf_ring *rb);	/* sample.c */
 
 #endif /* PERFREGS_INJECT_H */

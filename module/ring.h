@@ -20,6 +20,7 @@
 #include <linux/irq_work.h>
 #include <asm/local.h>
 #include "perfregs.h"
+#include "inject.h"
 
 void prf_ring_make_room(struct prf_ring *rb, unsigned long head);
 void prf_ring_emit_lost(struct prf_ring *rb, u32 extra, bool nested);
@@ -67,6 +68,8 @@ again:
 		local_set(&rb->wakeup, head);
 		irq_work_queue(&rb->work);
 	}
+	if (prf_injecting())
+		prf_inject_leave(rb);	/* a test: a writer nests right here */
 
 	/*
 	 * A writer that interrupts us from here on sees nest == 0 and

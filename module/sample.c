@@ -354,6 +354,17 @@ static noinline void prf_write_wrapped(const struct prf_session *s,
 	}
 }
 
+/* inject.h: the outermost writer's registers, to nest a sample in leave */
+static DEFINE_PER_CPU(struct pt_regs *, prf_inject_regs);
+
+void prf_inject_leave(struct prf_ring *rb)
+{
+	struct pt_regs *regs = this_cpu_read(prf_inject_regs);
+
+	if (regs && local_read(&rb->nest) == 1 && prf_inject_nest_now(1))
+		prf_sample(rb->session, regs, false);	/* as an NMI here */
+}
+
 /*
  * Take one sample.  Called from every source with preemption off (see
  * prf_sample_image()); teardown relies on that: see prf_perf_stop().
@@ -405,9 +416,11 @@ void prf_sample(struct prf_session *s, struct pt_regs *regs, bool throttled)
 
 	prf_ring_enter(rb);
 	local_inc(&rb->produced);
-	if (prf_injecting() && local_read(&rb->nest) == 1 &&
-	    prf_inject_nest_now())
-		prf_sample(s, ctx.iregs, false);	/* as an NMI here */
+	if (prf_injecting() && local_read(&rb->nest) == 1) {
+		this_cpu_write(prf_inject_regs, ctx.iregs);	/* for leave */
+		if (prf_inject_nest_now(0))
+			prf_sample(s, ctx.iregs, false);	/* as an NMI here */
+	}
 	if (throttled)
 		prf_ring_lost(rb, PERFREGS_LOST_THROTTLED);
 	if (ctx.flags & PERFREGS_SF_ENTRY_RACE)
@@ -470,4 +483,6 @@ void prf_sample(struct prf_session *s, struct pt_regs *regs, bool throttled)
 	}
 out_leave:
 	prf_ring_leave(rb);
+	if (prf_injecting())
+		this_cpu_write(prf_inject_regs, NULL);	/* a frame gone soon */
 }

@@ -104,6 +104,40 @@ static void sample_for(struct prf_reader *r, struct sample_set *set, int ms)
 	prf_drain(r, collect_record, set);
 }
 
+/*
+ * Tests that turn module knobs, CPUs or sysctls: whatever they change is
+ * given back in the teardown, which runs after a failed ASSERT too, and
+ * the child they sample is killed there.
+ */
+FIXTURE(knob) {
+	pid_t child;
+};
+
+FIXTURE_SETUP(knob)
+{
+	if (!module_loaded())
+		SKIP(return, "perfregs is not loaded");
+	self->child = -1;
+}
+
+FIXTURE_TEARDOWN(knob)
+{
+	restore_state();
+	pin_cpu(-1);
+	if (self->child > 0)
+		reap(self->child);
+}
+
+/* Set a file (a knob, a CPU's online) for this test only. */
+static int set_for_test(const char *path, const char *val)
+{
+	if (save_state(path))
+		return -1;
+	return write_file(path, val);
+}
+
+#define CPU1_ONLINE	"/sys/devices/system/cpu/cpu1/online"
+
 /* ---- teardown ------------------------------------------------------------ */
 
 /* A page fault per iteration, forever. */
@@ -128,7 +162,7 @@ static void __attribute__((noreturn)) fault_forever(void)
  * still writing.  The rings must outlive it: the kernel log must stay
  * clean and the faulting child alive.
  */
-TEST(teardown_waits_for_handlers)
+TEST_F(knob, teardown_waits_for_handlers)
 {
 	struct perfregs_config cfg;
 	struct prf_reader r;
@@ -136,17 +170,15 @@ TEST(teardown_waits_for_handlers)
 	pid_t child;
 	int i;
 
-	if (!module_loaded())
-		SKIP(return, "perfregs is not loaded");
 	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
 		SKIP(return, "needs two CPUs");
 	ASSERT_EQ(0, pin_cpu(0));
-	child = fork();
+	child = self->child = fork();
 	if (child == 0) {
 		pin_cpu(1);
 		fault_forever();
 	}
-	ASSERT_EQ(0, param_set("inject_sample_delay_us", "300000"));
+	ASSERT_EQ(0, set_for_test(param_path("inject_sample_delay_us"), "300000"));
 	for (i = 0; i < 4; i++) {
 		ASSERT_EQ(0, prf_open(&r, NULL));
 		prf_config_default(&cfg);
@@ -161,11 +193,11 @@ TEST(teardown_waits_for_handlers)
 		TH_LOG("close %d took %llu ms", i,
 		       (unsigned long long)(now_ns() - t0) / 1000000);
 	}
-	param_set("inject_sample_delay_us", "0");
+	restore_state();
 	EXPECT_EQ(0, kill(child, 0)) TH_LOG("the faulting child died");
 	EXPECT_EQ(SIGKILL, WTERMSIG(reap(child)));
+	self->child = -1;
 	EXPECT_EQ(0, param_get("counters", -1)) TH_LOG("counters left behind");
-	pin_cpu(-1);
 }
 
 /* ---- CPU hotplug during START ----------------------------------------- */
@@ -173,6 +205,7 @@ TEST(teardown_waits_for_handlers)
 struct online_arg {
 	int delay_ms;
 	int ok;
+	uint64_t done;		/* when the CPU was online */
 };
 
 static void *online_later(void *arg)
@@ -180,8 +213,20 @@ static void *online_later(void *arg)
 	struct online_arg *a = arg;
 
 	usleep(a->delay_ms * 1000);
-	a->ok = !write_file("/sys/devices/system/cpu/cpu1/online", "1");
+	a->ok = !write_file(CPU1_ONLINE, "1");
+	a->done = now_ns();
 	return NULL;
+}
+
+/* Wait up to ms for the module to hold want counters; how many it holds. */
+static long wait_counters(long want, int ms)
+{
+	uint64_t end = now_ns() + (uint64_t)ms * 1000000;
+	long n;
+
+	while ((n = param_get("counters", -1)) != want && now_ns() < end)
+		usleep(10000);
+	return n;
 }
 
 /*
@@ -190,37 +235,104 @@ static void *online_later(void *arg)
  * the hotplug callback makes CPU 1's counter, and the loop must not
  * make a second one that nobody would ever release.
  */
-TEST(hotplug_during_start)
+TEST_F(knob, hotplug_during_start)
 {
 	struct online_arg a = { .delay_ms = 200 };
 	struct perfregs_config cfg;
 	struct prf_reader r;
+	char delay[16];
+	uint64_t started;
 	pthread_t t;
 	long n;
 
-	if (!module_loaded())
-		SKIP(return, "perfregs is not loaded");
-	if (access("/sys/devices/system/cpu/cpu1/online", W_OK))
+	if (access(CPU1_ONLINE, W_OK))
 		SKIP(return, "CPU 1 cannot go offline here");
 	ASSERT_EQ(0, pin_cpu(0));
-	ASSERT_EQ(0, write_file("/sys/devices/system/cpu/cpu1/online", "0"));
+	ASSERT_EQ(0, set_for_test(CPU1_ONLINE, "0"));
 	ASSERT_EQ(0, prf_open(&r, NULL));
 	prf_config_default(&cfg);
 	ASSERT_EQ(0, prf_config(&r, &cfg));
-	ASSERT_EQ(0, param_set("inject_start_delay_ms", "800"));
+	/* long enough for CPU 1 to come up inside it, however slow */
+	snprintf(delay, sizeof(delay), "%d", (int)(2000 * work_scale()));
+	ASSERT_EQ(0, set_for_test(param_path("inject_start_delay_ms"), delay));
 	ASSERT_EQ(0, pthread_create(&t, NULL, online_later, &a));
 	EXPECT_EQ(0, prf_start(&r));
+	started = now_ns();
 	pthread_join(t, NULL);
-	param_set("inject_start_delay_ms", "0");
 	EXPECT_TRUE(a.ok) TH_LOG("CPU 1 did not come online");
-	n = param_get("counters", -1);
+	EXPECT_LT(a.done, started)
+		TH_LOG("CPU 1 came online only after START: the race was not hit");
+	n = wait_counters(sysconf(_SC_NPROCESSORS_ONLN), 3000);
 	EXPECT_EQ(sysconf(_SC_NPROCESSORS_ONLN), n)
 		TH_LOG("%ld counters for %ld online CPUs", n,
 		       sysconf(_SC_NPROCESSORS_ONLN));
 	prf_close(&r);
 	EXPECT_EQ(0, param_get("counters", -1)) TH_LOG("a counter leaked");
-	write_file("/sys/devices/system/cpu/cpu1/online", "1");
-	pin_cpu(-1);
+}
+
+/* A child on one CPU that faults, or sleeps and wakes (switches). */
+static void __attribute__((noreturn)) busy_on(int cpu, bool faults)
+{
+	pin_cpu(cpu);
+	if (faults)
+		fault_forever();
+	die_with_parent();
+	for (;;)
+		usleep(100);
+}
+
+/*
+ * CPU sessions (pid -1) of page faults and context switches: perf takes
+ * the CPU hotplug lock when it makes or releases such a counter, so the
+ * module must not do either inside a hotplug callback (the hotplug would
+ * hang).  CPU 1 goes offline and comes back while such sessions run; it
+ * must be sampled again once it is back.
+ */
+TEST_F_TIMEOUT(knob, cpu_session_through_hotplug, 120)
+{
+	static const uint32_t events[] = {
+		PERFREGS_EV_PAGE_FAULTS, PERFREGS_EV_CONTEXT_SWITCHES,
+	};
+	struct perfregs_config cfg;
+	struct prf_reader r;
+	size_t e;
+
+	if (access(CPU1_ONLINE, W_OK))
+		SKIP(return, "CPU 1 cannot go offline here");
+	ASSERT_EQ(0, save_state(CPU1_ONLINE));
+	ASSERT_EQ(0, pin_cpu(0));
+	for (e = 0; e < 2; e++) {
+		struct sample_set set = { 0 };
+		size_t i, on1 = 0;
+
+		ASSERT_EQ(0, prf_open(&r, NULL));
+		prf_config_default(&cfg);
+		cfg.event = events[e];
+		cfg.period = 1;
+		cfg.iregs_mask = R(IP);
+		cfg.uregs_mask_32 = cfg.uregs_mask_64 = 0;
+		ASSERT_EQ(0, prf_config(&r, &cfg));
+		ASSERT_EQ(0, prf_start(&r));
+		ASSERT_EQ(0, write_file(CPU1_ONLINE, "0")) TH_LOG("CPU 1 offline");
+		ASSERT_EQ(0, write_file(CPU1_ONLINE, "1")) TH_LOG("CPU 1 online");
+		EXPECT_EQ(sysconf(_SC_NPROCESSORS_ONLN),
+			  wait_counters(sysconf(_SC_NPROCESSORS_ONLN), 3000));
+		prf_drain(&r, NULL, NULL);	/* what came before */
+		self->child = fork();
+		if (self->child == 0)
+			busy_on(1, events[e] == PERFREGS_EV_PAGE_FAULTS);
+		sample_for(&r, &set, 800);
+		for (i = 0; i < set.n; i++)
+			on1 += set.s[i]->cpu == 1;
+		TH_LOG("%s: %zu samples after CPU 1 came back, %zu on CPU 1",
+		       e ? "context switches" : "page faults", set.n, on1);
+		EXPECT_LT(0, on1) TH_LOG("CPU 1 is not sampled after it came back");
+		sample_set_free(&set);
+		reap(self->child);
+		self->child = -1;
+		prf_close(&r);
+	}
+	EXPECT_EQ(0, wait_counters(0, 2000)) TH_LOG("counters left behind");
 }
 
 /* ---- what a process target covers --------------------------------------- */
@@ -293,7 +405,7 @@ FIXTURE_SETUP(cover)
 {
 	if (!module_loaded())
 		SKIP(return, "perfregs is not loaded");
-	if (variant->event == PERFREGS_EV_NMI && !getenv("PERFREGS_VM_NMI_HZ"))
+	if (variant->event == PERFREGS_EV_NMI && !nmis_injected())
 		SKIP(return, "no NMIs are injected here (tools/vm/run --nmi-hz)");
 	ASSERT_EQ(0, socketpair(AF_UNIX, SOCK_STREAM, 0, self->sv));
 	self->target = -1;
@@ -479,7 +591,7 @@ FIXTURE_SETUP(pidns)
 		SKIP(return, "perfregs is not loaded");
 	if (geteuid())
 		SKIP(return, "needs root for a pid namespace");
-	if (variant->event == PERFREGS_EV_NMI && !getenv("PERFREGS_VM_NMI_HZ"))
+	if (variant->event == PERFREGS_EV_NMI && !nmis_injected())
 		SKIP(return, "no NMIs are injected here (tools/vm/run --nmi-hz)");
 }
 
@@ -558,12 +670,14 @@ static int count_samples(void *arg, int cpu, const struct perfregs_rec_header *h
 }
 
 /*
- * Every sample takes a nested one right after it counts itself, as an
- * NMI landing there would (inject_nest_every=1), into a small ring that
- * overflows: once stopped, received + lost must be exactly produced, and
- * produced must never have gone backwards.
+ * Every sample takes a nested one, as an NMI landing there would
+ * (inject_nest_every=1): right after it counts itself, or while it
+ * publishes (between reading its counters and leaving), into a small
+ * ring that overflows.  Once stopped, received + lost must be exactly
+ * produced, and produced must never have gone backwards.
  */
-TEST(counters_from_outermost_writer)
+static void outermost_writer(struct __test_metadata *_metadata,
+			     FIXTURE_DATA(knob) *self, const char *where)
 {
 	struct mono_arg m = { 0 };
 	struct perfregs_config cfg;
@@ -573,9 +687,7 @@ TEST(counters_from_outermost_writer)
 	pid_t child;
 	int i;
 
-	if (!module_loaded())
-		SKIP(return, "perfregs is not loaded");
-	child = fork();
+	child = self->child = fork();
 	if (child == 0)
 		spin_forever();
 	ASSERT_EQ(0, prf_open(&r, NULL));
@@ -586,14 +698,15 @@ TEST(counters_from_outermost_writer)
 	ASSERT_EQ(0, prf_config(&r, &cfg));
 	m.r = &r;
 	ASSERT_EQ(0, pthread_create(&t, NULL, watch_counters, &m));
-	ASSERT_EQ(0, param_set("inject_nest_every", "1"));
+	ASSERT_EQ(0, set_for_test(param_path("inject_nest_where"), where));
+	ASSERT_EQ(0, set_for_test(param_path("inject_nest_every"), "1"));
 	ASSERT_EQ(0, prf_start(&r));
 	for (i = 0; i < 20; i++) {
 		usleep(i % 4 ? 20000 : 150000);	/* stalls: losses */
 		prf_drain(&r, count_samples, &received);
 	}
 	prf_stop(&r);
-	param_set("inject_nest_every", "0");
+	restore_state();
 	atomic_store(&m.stop, 1);
 	pthread_join(t, NULL);
 	prf_drain(&r, count_samples, &received);
@@ -614,7 +727,18 @@ TEST(counters_from_outermost_writer)
 		TH_LOG("LOST records and control pages disagree");
 	EXPECT_EQ(0, m.backwards);
 	prf_close(&r);
-	reap(child);
+}
+
+/* The nested sample right after the outer one counted itself ... */
+TEST_F(knob, counters_nest_after_counting)
+{
+	outermost_writer(_metadata, self, "0");
+}
+
+/* ... and while the outer one publishes: it must publish again. */
+TEST_F(knob, counters_nest_while_publishing)
+{
+	outermost_writer(_metadata, self, "1");
 }
 
 /* ---- exe_file ------------------------------------------------------------ */
@@ -625,7 +749,7 @@ TEST(counters_from_outermost_writer)
  * (0), and nothing dereferences the missing inode.  Without the
  * injection the same samples name the image.
  */
-TEST(exe_file_without_inode)
+TEST_F(knob, exe_file_without_inode)
 {
 	struct sample_set set = { 0 };
 	struct perfregs_config cfg;
@@ -633,9 +757,7 @@ TEST(exe_file_without_inode)
 	size_t i, named = 0, unknown = 0;
 	pid_t child;
 
-	if (!module_loaded())
-		SKIP(return, "perfregs is not loaded");
-	child = fork();
+	child = self->child = fork();
 	if (child == 0)
 		spin_forever();
 	ASSERT_EQ(0, prf_open(&r, NULL));
@@ -649,10 +771,10 @@ TEST(exe_file_without_inode)
 	sample_set_free(&set);
 	EXPECT_LT(0, named) TH_LOG("no image named without the injection");
 
-	ASSERT_EQ(0, param_set("inject_exe_null", "1"));
+	ASSERT_EQ(0, set_for_test(param_path("inject_exe_null"), "1"));
 	ASSERT_EQ(0, prf_start(&r));
 	sample_for(&r, &set, 300);
-	param_set("inject_exe_null", "0");
+	restore_state();
 	for (i = 0; i < set.n; i++)
 		unknown += !set.s[i]->image_ino && !set.s[i]->image_dev;
 	TH_LOG("%zu samples named their image, then %zu of %zu said unknown",
@@ -661,7 +783,6 @@ TEST(exe_file_without_inode)
 	EXPECT_EQ(set.n, unknown);
 	sample_set_free(&set);
 	prf_close(&r);
-	reap(child);
 }
 
 /* ---- context switches ---------------------------------------------------- */
