@@ -133,8 +133,12 @@ enum perfregs_event {
  * bit n of 64-bit word n / 64 is CPU n).  pid >= 0 (in the caller's pid
  * namespace) samples that process: every thread it has when sampling
  * starts and every thread it creates after, on any CPU (cpus_ptr must
- * be 0).  With PERFREGS_CF_INHERIT, also every process it (or one of
- * those) forks after START, as perf's inherit; the raw NMI source
+ * be 0).  (A thread whose creation is under way at the very moment its
+ * creator gets its counter, and that joins the process only after
+ * START looked for the last time, is missed: perf record -p has that
+ * window for every thread created until its last open.)  With
+ * PERFREGS_CF_INHERIT, also every process it (or one of those) forks
+ * after START, as perf's inherit; the raw NMI source
  * cannot follow forks and refuses the flag.
  *
  * Registers outside PERFREGS_MASK_64 (iregs, uregs_64) or
@@ -262,7 +266,9 @@ struct perfregs_ctl {
 	 * The counters produced, lost[] and new_tasks are published together
 	 * with data_head, by the outermost writer of the CPU, so that they
 	 * never go backwards and, once the session is stopped, every sample
-	 * produced is either in the ring (or was read) or counted in lost[].
+	 * produced is either in the ring (or was read) or counted in
+	 * lost[FULL] or lost[NESTED] (THROTTLED and ENTRY count samples
+	 * that were written all the same).
 	 *
 	 * new_tasks counts the samples, published to
 	 * data_head, whose process or image differs from the previous user
