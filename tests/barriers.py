@@ -42,8 +42,10 @@ for path in files:
     for i, line in enumerate(lines):
         code = line.strip()
         is_comment = code.startswith("*") or code.startswith("/*") or code.startswith("//")
-        for m in LABEL.finditer(line):
-            defined.add(m.group(1))
+        # a label defined outside a barrier: only the control dependency
+        if "depend" in line:
+            for m in LABEL.finditer(line):
+                defined.add(m.group(1))
         if not BARRIER.search(line) or "#define" in line:
             continue
         if is_comment and path != uapi:
@@ -63,6 +65,9 @@ for path in files:
             k += 1
         sites.append((os.path.relpath(path, root), i + 1,
                       re.sub(r"[\s*/]+", " ", " ".join(text))))
+
+for path, n, text in sites:
+    defined.update(LABEL.findall(text))
 
 bad = []
 for path, n, text in sites:
