@@ -12,6 +12,7 @@
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/eventfd.h>
 #include <sys/wait.h>
 #include "kselftest_harness.h"
 #include "common.h"
@@ -246,7 +247,19 @@ TEST_F(dev, config_witness)
 	EXPECT_EQ(EBADF, config_errno(self->fd, &c)) TH_LOG("perfregs as its own witness");
 
 	/* a witness for something else than what is configured */
-#define OTHER(change, want) do {							o = self->cfg;								change;									w = prf_witness_open(&o);						ASSERT_LE(0, w) TH_LOG("%s: perf_event_open: %s", #change, strerror(-w)); 		c = self->cfg;								c.pid = child;								c.perf_fd = w;								EXPECT_EQ(want, config_errno(self->fd, &c)) TH_LOG("witness %s", #change); 		close(w);							} while (0)
+#define OTHER(change, want) do {					\
+		o = self->cfg;						\
+		change;							\
+		w = prf_witness_open(&o);				\
+		ASSERT_LE(0, w) TH_LOG("%s: perf_event_open: %s",	\
+				       #change, strerror(-w));		\
+		c = self->cfg;						\
+		c.pid = child;						\
+		c.perf_fd = w;						\
+		EXPECT_EQ(want, config_errno(self->fd, &c))		\
+			TH_LOG("witness %s", #change);			\
+		close(w);						\
+	} while (0)
 	OTHER(o.pid = child, 0);
 	OTHER(o.pid = getpid(), EACCES);
 	OTHER(o.pid = -1, EACCES);
@@ -255,6 +268,60 @@ TEST_F(dev, config_witness)
 	OTHER((o.pid = child, o.flags = PERFREGS_CF_EXCLUDE_KERNEL), EACCES);
 	OTHER((o.pid = child, o.flags = PERFREGS_CF_FREQ, o.period = 100), EACCES);
 #undef OTHER
+	/* a witness without the stack the session copies, or a smaller one */
+	{
+		struct perfregs_config wc = self->cfg;
+		int fd;
+
+		wc.pid = child;
+		wc.stack_bytes = 64;
+		fd = prf_witness_open(&wc);
+		ASSERT_LE(0, fd);
+		c = self->cfg;
+		c.pid = child;
+		c.stack_bytes = 512;
+		c.perf_fd = fd;
+		EXPECT_EQ(EACCES, config_errno(self->fd, &c)) TH_LOG("stack 512 on a 64 witness");
+		c.stack_bytes = 64;
+		EXPECT_EQ(0, config_errno(self->fd, &c)) TH_LOG("stack 64 on a 64 witness");
+		close(fd);
+	}
+	/* a breakpoint witness for another address */
+	{
+		static volatile long here, there;
+		struct perfregs_config wc = self->cfg;
+		int fd;
+
+		wc.pid = child;
+		wc.event = PERFREGS_EV_BREAKPOINT;
+		wc.bp_type = PERFREGS_BP_W;
+		wc.bp_len = 8;
+		wc.bp_addr = (uintptr_t)&there;
+		fd = prf_witness_open(&wc);
+		if (fd >= 0) {
+			c = wc;
+			c.perf_fd = fd;
+			c.bp_addr = (uintptr_t)&here;
+			EXPECT_EQ(EACCES, config_errno(self->fd, &c))
+				TH_LOG("a breakpoint on another address");
+			c.bp_addr = (uintptr_t)&there;
+			EXPECT_EQ(0, config_errno(self->fd, &c)) TH_LOG("the same breakpoint");
+			close(fd);
+		} else {
+			TH_LOG("no breakpoint witness here (%s): not checked",
+			       strerror(-fd));
+		}
+	}
+	/* an anonymous inode that is no perf event */
+	{
+		int efd = eventfd(0, 0);
+
+		ASSERT_LE(0, efd);
+		c = self->cfg;
+		c.perf_fd = efd;
+		EXPECT_EQ(EBADF, config_errno(self->fd, &c)) TH_LOG("an eventfd as witness");
+		close(efd);
+	}
 	kill(child, SIGKILL);
 	waitpid(child, NULL, 0);
 	close(devnull);
