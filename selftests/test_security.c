@@ -35,6 +35,7 @@
 #define USER_TOP	0x0000800000000000ULL
 #define POISON64	0xa5a5a5a5a5a5a5a5ULL
 #define POISON_PARAM	"/sys/module/perfregs/parameters/poison_rings"
+#define PARANOID	"/proc/sys/kernel/perf_event_paranoid"
 
 /* Half user spinning, half system calls: samples in both modes. */
 static void __attribute__((noreturn)) busy_child(void)
@@ -75,10 +76,39 @@ static pid_t start_busy(void)
 	return p;
 }
 
+/* Set a file (sysctl, module parameter) until the fixture's teardown. */
+static int set_for_test(const char *path, const char *val)
+{
+	if (save_state(path))
+		return -1;
+	return write_file(path, val);
+}
+
+/* Tests that change sysctls or knobs: the teardown gives them back. */
+FIXTURE(state) {
+	int unused;
+};
+
+FIXTURE_SETUP(state)
+{
+	if (!module_loaded())
+		SKIP(return, "perfregs is not loaded");
+	if (geteuid())
+		SKIP(return, "must start as root");
+}
+
+static void remove_suid_dir(void);
+
+FIXTURE_TEARDOWN(state)
+{
+	restore_state();
+	remove_suid_dir();	/* setuid_exec_before_start's, if an ASSERT cut it */
+}
+
 /* ---- an unprivileged user --------------------------------------------- */
 
 struct unpriv_result {
-	int config_err, nmi_err, all_err;
+	int config_err, nmi_err, all_err, module_all_err;
 	size_t samples, kernel_flagged, kernel_addr, iregs_differ, skid;
 };
 
@@ -119,6 +149,22 @@ static void unpriv_child(int out)
 	prf_config_default(&cfg);
 	cfg.flags = PERFREGS_CF_EXCLUDE_KERNEL;
 	res.all_err = config_errno(r.fd, &cfg);
+	/*
+	 * perf refused that one itself; now a witness perf did give (our
+	 * own process, user mode) for a session it does not cover: the
+	 * module must say no on its own.
+	 */
+	{
+		struct perfregs_config mine = cfg;
+
+		mine.pid = busy;
+		cfg.perf_fd = prf_witness_open(&mine);
+		res.module_all_err = cfg.perf_fd < 0 ? -1 :
+			ioctl(r.fd, PERFREGS_IOC_CONFIG, &cfg) ? errno : 0;
+		if (cfg.perf_fd >= 0)
+			close(cfg.perf_fd);
+		cfg.perf_fd = -1;
+	}
 	cfg.pid = busy;
 	cfg.period = 200000;
 	res.config_err = -prf_config(&r, &cfg);
@@ -165,7 +211,7 @@ static void unpriv_child(int out)
 }
 
 FIXTURE(unpriv) {
-	char old[16];
+	int unused;
 };
 
 /*
@@ -191,17 +237,14 @@ FIXTURE_SETUP(unpriv)
 		SKIP(return, "perfregs is not loaded");
 	if (geteuid())
 		SKIP(return, "must start as root to drop privileges");
-	ASSERT_EQ(0, read_file("/proc/sys/kernel/perf_event_paranoid", self->old,
-			       sizeof(self->old)));
-	ASSERT_EQ(0, write_file("/proc/sys/kernel/perf_event_paranoid", "2"));
+	ASSERT_EQ(0, set_for_test(PARANOID, "2"));
 	if (variant->skid)
-		ASSERT_EQ(0, param_set("inject_skid", "1"));
+		ASSERT_EQ(0, set_for_test(param_path("inject_skid"), "1"));
 }
 
 FIXTURE_TEARDOWN(unpriv)
 {
-	param_set("inject_skid", "0");
-	write_file("/proc/sys/kernel/perf_event_paranoid", self->old);
+	restore_state();
 }
 
 TEST_F(unpriv, sees_no_kernel)
@@ -222,6 +265,8 @@ TEST_F(unpriv, sees_no_kernel)
 	EXPECT_EQ(0, WEXITSTATUS(st));
 	EXPECT_EQ(EACCES, res.nmi_err) TH_LOG("raw NMIs for an unprivileged user");
 	EXPECT_EQ(EACCES, res.all_err) TH_LOG("every task for an unprivileged user");
+	EXPECT_EQ(EACCES, res.module_all_err)
+		TH_LOG("every task, with a witness of one's own process");
 	ASSERT_EQ(0, res.config_err) TH_LOG("own child, user mode only: %s",
 					    strerror(res.config_err));
 	TH_LOG("%zu samples as nobody: %zu kernel-mode, %zu with a kernel IP/SP, "
@@ -322,20 +367,18 @@ static int check_bytes(void *arg, int cpu, const struct perfregs_rec_header *h)
 	return 0;
 }
 
-TEST(records_fully_written)
+TEST_F(state, records_fully_written)
 {
 	struct byte_check c = { 0 };
 	struct perfregs_config cfg;
 	struct prf_reader r;
-	char old[8] = "N";
 	pid_t busy;
 	int i;
 
 	if (!module_loaded())
 		SKIP(return, "perfregs is not loaded");
-	ASSERT_EQ(0, read_file(POISON_PARAM, old, sizeof(old)))
+	ASSERT_EQ(0, set_for_test(POISON_PARAM, "1"))
 		TH_LOG("no %s: an old module?", POISON_PARAM);
-	ASSERT_EQ(0, write_file(POISON_PARAM, "1"));
 	busy = start_busy();
 	ASSERT_EQ(0, prf_open(&r, NULL));
 	prf_config_default(&cfg);
@@ -346,7 +389,7 @@ TEST(records_fully_written)
 	/* more than the stack holds above the SP: copies come up short */
 	cfg.stack_bytes = 32768;
 	ASSERT_EQ(0, prf_config(&r, &cfg));
-	write_file(POISON_PARAM, old);
+	restore_state();	/* only the rings made above are poisoned */
 	ASSERT_EQ(0, prf_start(&r));
 	for (i = 0; i < 12; i++) {
 		usleep(i % 2 ? 250000 : 5000);
@@ -670,18 +713,16 @@ static int faked_paranoid(void *arg)
 	return c->bind_ok ? 20 + c->err : 14;
 }
 
-TEST(paranoid_not_faked_in_namespaces)
+TEST_F(state, paranoid_not_faked_in_namespaces)
 {
 	struct ns_case c = { 0 };
-	char old[16] = "";
 	int st;
 
 	if (!module_loaded())
 		SKIP(return, "perfregs is not loaded");
 	if (geteuid())
 		SKIP(return, "must start as root to drop privileges");
-	ASSERT_EQ(0, read_file("/proc/sys/kernel/perf_event_paranoid", old, sizeof(old)));
-	ASSERT_EQ(0, write_file("/proc/sys/kernel/perf_event_paranoid", "3"));
+	ASSERT_EQ(0, set_for_test(PARANOID, "3"));
 	c.target = fork();
 	if (c.target == 0) {
 		if (setgid(65534) || setuid(65534))
@@ -691,7 +732,6 @@ TEST(paranoid_not_faked_in_namespaces)
 	}
 	usleep(200000);		/* exec'ed: dumpable and nobody's */
 	st = as_nobody(faked_paranoid, &c);
-	write_file("/proc/sys/kernel/perf_event_paranoid", old);
 	kill(c.target, SIGKILL);
 	waitpid(c.target, NULL, 0);
 	if (st == 11)
@@ -736,9 +776,8 @@ static int userns_root(void *arg)
 	return nmi | cpus << 1 | kernel << 2 | user << 3 | (w >= 0) << 5 | 0x10;
 }
 
-TEST(user_namespace_root_is_not_privileged)
+TEST_F(state, user_namespace_root_is_not_privileged)
 {
-	char old[16] = "";
 	pid_t mine;
 	int st;
 
@@ -746,8 +785,7 @@ TEST(user_namespace_root_is_not_privileged)
 		SKIP(return, "perfregs is not loaded");
 	if (geteuid())
 		SKIP(return, "must start as root to drop privileges");
-	ASSERT_EQ(0, read_file("/proc/sys/kernel/perf_event_paranoid", old, sizeof(old)));
-	ASSERT_EQ(0, write_file("/proc/sys/kernel/perf_event_paranoid", "2"));
+	ASSERT_EQ(0, set_for_test(PARANOID, "2"));
 	mine = fork();
 	if (mine == 0) {
 		if (setgid(65534) || setuid(65534))
@@ -757,7 +795,6 @@ TEST(user_namespace_root_is_not_privileged)
 	}
 	usleep(200000);
 	st = as_nobody(userns_root, &mine);
-	write_file("/proc/sys/kernel/perf_event_paranoid", old);
 	kill(mine, SIGKILL);
 	waitpid(mine, NULL, 0);
 	if (st == 11)
@@ -774,8 +811,24 @@ TEST(user_namespace_root_is_not_privileged)
 
 /* ---- a setuid exec between CONFIG and START ------------------------------ */
 
+/* The setuid shell's directory, removed at exit whatever happens. */
+static char suid_dir[64];
+
+static void remove_suid_dir(void)
+{
+	char path[96];
+
+	if (!suid_dir[0])
+		return;
+	snprintf(path, sizeof(path), "%s/prf-suid-sh", suid_dir);
+	unlink(path);
+	rmdir(suid_dir);
+	suid_dir[0] = 0;
+}
+
 struct suid_case {
-	const char *suid_sh;
+	char suid_sh[64];
+	pid_t target;
 	int config_err, start_err;
 	size_t samples_after_exec;
 };
@@ -791,7 +844,7 @@ static int suid_between(void *arg)
 
 	if (pipe(go))
 		return 10;
-	t = fork();
+	t = c->target = fork();
 	if (t == 0) {
 		/* dumpable (exec'ed as nobody) until the setuid exec */
 		dup2(go[0], 0);
@@ -804,13 +857,13 @@ static int suid_between(void *arg)
 	close(go[0]);
 	usleep(200000);
 	if (prf_open(&r, NULL))
-		return 13;
+		goto out_kill;
 	prf_config_default(&cfg);
 	cfg.pid = t;
 	cfg.flags = PERFREGS_CF_EXCLUDE_KERNEL;
 	c->config_err = -prf_config(&r, &cfg);
 	if (write(go[1], "\n", 1) != 1)
-		return 14;
+		goto out_kill;
 	for (i = 0; i < 300; i++) {	/* until it runs the setuid shell */
 		snprintf(path, sizeof(path), "/proc/%d/comm", t);
 		if (!read_file(path, comm, sizeof(comm)) &&
@@ -831,16 +884,21 @@ static int suid_between(void *arg)
 	kill(t, SIGKILL);
 	waitpid(t, NULL, 0);
 	return 0;
+
+out_kill:	/* a setuid exec drops the parent-death signal: kill it here */
+	kill(t, SIGKILL);
+	waitpid(t, NULL, 0);
+	return 15;
 }
 
 /*
  * CONFIG a process of one's own, let it exec a setuid-root program,
  * START: the module must ask again at START, and refuse.
  */
-TEST(setuid_exec_before_start)
+TEST_F(state, setuid_exec_before_start)
 {
 	struct suid_case *c;
-	char old[16] = "", sh[] = "/tmp/prf-suid-sh";
+	char dir[] = "/tmp/prf-suid-XXXXXX", sh[64];
 	int st, in, out;
 	char buf[65536];
 	ssize_t n;
@@ -849,12 +907,19 @@ TEST(setuid_exec_before_start)
 		SKIP(return, "perfregs is not loaded");
 	if (geteuid())
 		SKIP(return, "must start as root");
-	/* a setuid-root copy of the shell, on the guest's tmpfs */
+	/*
+	 * A setuid-root copy of the shell, on the guest's tmpfs, in a
+	 * directory of a name nobody else knows (0711: nobody can list it),
+	 * removed again by the teardown.
+	 */
+	ASSERT_NE(NULL, mkdtemp(dir));
+	ASSERT_EQ(0, chmod(dir, 0711));
+	snprintf(sh, sizeof(sh), "%s/prf-suid-sh", dir);
+	snprintf(suid_dir, sizeof(suid_dir), "%s", dir);
 	in = open("/bin/dash", O_RDONLY);
 	if (in < 0)
 		in = open("/bin/sh", O_RDONLY);
 	ASSERT_LE(0, in);
-	unlink(sh);
 	out = open(sh, O_WRONLY | O_CREAT | O_EXCL, 0755);
 	ASSERT_LE(0, out);
 	while ((n = read(in, buf, sizeof(buf))) > 0)
@@ -865,12 +930,10 @@ TEST(setuid_exec_before_start)
 	c = mmap(NULL, sizeof(*c), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
 		 -1, 0);
 	ASSERT_NE(MAP_FAILED, c);
-	c->suid_sh = sh;
-	ASSERT_EQ(0, read_file("/proc/sys/kernel/perf_event_paranoid", old, sizeof(old)));
-	ASSERT_EQ(0, write_file("/proc/sys/kernel/perf_event_paranoid", "2"));
+	snprintf(c->suid_sh, sizeof(c->suid_sh), "%s", sh);
+	ASSERT_EQ(0, set_for_test(PARANOID, "2"));
 	st = as_nobody(suid_between, c);
-	write_file("/proc/sys/kernel/perf_event_paranoid", old);
-	unlink(sh);
+	remove_suid_dir();
 	ASSERT_EQ(0, st) TH_LOG("setup failed: %d", st);
 	ASSERT_EQ(0, c->config_err) TH_LOG("CONFIG of an own process: %s",
 					   strerror(c->config_err));
@@ -883,20 +946,17 @@ TEST(setuid_exec_before_start)
 
 /* ---- perf's sample rate limit ------------------------------------------ */
 
-TEST(max_sample_rate_applies)
+TEST_F(state, max_sample_rate_applies)
 {
 	struct perfregs_config cfg;
 	struct prf_reader r;
-	char old[16] = "";
 	int err, fd;
 
 	if (!module_loaded())
 		SKIP(return, "perfregs is not loaded");
 	if (geteuid())
 		SKIP(return, "must start as root");
-	ASSERT_EQ(0, read_file("/proc/sys/kernel/perf_event_max_sample_rate", old,
-			       sizeof(old)));
-	ASSERT_EQ(0, write_file("/proc/sys/kernel/perf_event_max_sample_rate", "500"));
+	ASSERT_EQ(0, set_for_test("/proc/sys/kernel/perf_event_max_sample_rate", "500"));
 	ASSERT_EQ(0, prf_open(&r, NULL));
 	prf_config_default(&cfg);
 	cfg.flags = PERFREGS_CF_FREQ;
@@ -914,7 +974,7 @@ TEST(max_sample_rate_applies)
 	EXPECT_EQ(EACCES, errno);
 	close(fd);
 	close(cfg.perf_fd);
-	write_file("/proc/sys/kernel/perf_event_max_sample_rate", old);
+	restore_state();
 	EXPECT_EQ(-EINVAL, err) TH_LOG("2000 Hz over a 500 Hz limit: %s",
 				       err ? strerror(-err) : "accepted");
 	prf_close(&r);
@@ -924,7 +984,7 @@ TEST(max_sample_rate_applies)
 
 struct mem_case {
 	pid_t target;
-	int small, big, second, after_close;
+	int small, big, again, second, after_close;
 };
 
 static int mem_limits(void *arg)
@@ -945,6 +1005,8 @@ static int mem_limits(void *arg)
 	c->big = -prf_config(&a, &cfg);
 	cfg.data_pages = 4;
 	c->small = -prf_config(&a, &cfg);
+	/* again on the same session: its old rings' charge goes first */
+	c->again = -prf_config(&a, &cfg);
 	c->second = -prf_config(&b, &cfg);
 	prf_close(&a);
 	c->after_close = -prf_config(&b, &cfg);
@@ -958,10 +1020,10 @@ static int mem_limits(void *arg)
  * 4 pages per CPU needs), beyond it RLIMIT_MEMLOCK (0 here).  Closing a
  * session gives its charge back.
  */
-TEST(memory_is_charged)
+TEST_F(state, memory_is_charged)
 {
 	struct mem_case *c;
-	char old[16] = "", kb[16];
+	char kb[16];
 	long ncpu = sysconf(_SC_NPROCESSORS_CONF), online = sysconf(_SC_NPROCESSORS_ONLN);
 	long need_kb = ncpu * 5 * (getpagesize() / 1024);
 	pid_t target;
@@ -971,11 +1033,10 @@ TEST(memory_is_charged)
 		SKIP(return, "perfregs is not loaded");
 	if (geteuid())
 		SKIP(return, "must start as root to drop privileges");
-	ASSERT_EQ(0, read_file("/proc/sys/kernel/perf_event_paranoid", old, sizeof(old)));
-	ASSERT_EQ(0, write_file("/proc/sys/kernel/perf_event_paranoid", "2"));
+	ASSERT_EQ(0, set_for_test(PARANOID, "2"));
 	/* one 4-page session per CPU fits, two do not */
 	snprintf(kb, sizeof(kb), "%ld", (need_kb + need_kb / 2 + online - 1) / online);
-	ASSERT_EQ(0, param_set("mlock_kb", kb));
+	ASSERT_EQ(0, set_for_test(param_path("mlock_kb"), kb));
 	c = mmap(NULL, sizeof(*c), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
 		 -1, 0);
 	ASSERT_NE(MAP_FAILED, c);
@@ -989,8 +1050,7 @@ TEST(memory_is_charged)
 	c->target = target;
 	usleep(200000);
 	st = as_nobody(mem_limits, c);
-	param_set("mlock_kb", "516");
-	write_file("/proc/sys/kernel/perf_event_paranoid", old);
+	restore_state();
 	kill(target, SIGKILL);
 	waitpid(target, NULL, 0);
 	ASSERT_EQ(0, st);
@@ -999,6 +1059,8 @@ TEST(memory_is_charged)
 	       strerror(c->after_close));
 	EXPECT_EQ(ENOMEM, c->big);
 	EXPECT_EQ(0, c->small);
+	EXPECT_EQ(0, c->again) TH_LOG("reconfiguring was charged twice: %s",
+				      strerror(c->again));
 	EXPECT_EQ(ENOMEM, c->second);
 	EXPECT_EQ(0, c->after_close);
 	munmap(c, sizeof(*c));
