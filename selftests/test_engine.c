@@ -194,7 +194,7 @@ FIXTURE(engine) {
 FIXTURE_SETUP(engine)
 {
 	if (!module_loaded())
-		SKIP(return, "perfregs is not loaded");
+		SETUP_SKIP("perfregs is not loaded");
 	ASSERT_EQ(0, prf_open(&self->r, NULL));
 	prf_config_default(&self->cfg);
 	self->cfg.data_pages = 128;
@@ -316,7 +316,7 @@ FIXTURE(sess) {
 FIXTURE_SETUP(sess)
 {
 	if (!module_loaded())
-		SKIP(return, "perfregs is not loaded");
+		SETUP_SKIP("perfregs is not loaded");
 	ASSERT_EQ(0, prf_open(&self->r, NULL));
 	prf_config_default(&self->cfg);
 	memset(&self->set, 0, sizeof(self->set));

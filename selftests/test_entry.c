@@ -157,12 +157,12 @@ FIXTURE_SETUP(entry)
 	char path[512];
 
 	if (!module_loaded())
-		SKIP(return, "perfregs is not loaded");
+		SETUP_SKIP("perfregs is not loaded");
 	if (!nmis_injected())
-		SKIP(return, "no NMIs are injected here (tools/vm/run --nmi-hz)");
+		SETUP_SKIP("no NMIs are injected here (tools/vm/run --nmi-hz)");
 	snprintf(path, sizeof(path), "%s/%s", selftest_dir(), variant->binary);
 	if (access(path, X_OK))
-		SKIP(return, "%s not built (gcc-multilib?)", variant->binary);
+		SETUP_SKIP("%s not built (gcc-multilib?)", variant->binary);
 	/* a rate for this test: many NMIs, so that many land in entry code */
 	self->rate_set = !set_nmi_rate("400");
 	self->cpu = nmi_cpu(300);

@@ -116,7 +116,7 @@ FIXTURE(knob) {
 FIXTURE_SETUP(knob)
 {
 	if (!module_loaded())
-		SKIP(return, "perfregs is not loaded");
+		SETUP_SKIP("perfregs is not loaded");
 	self->child = -1;
 }
 
@@ -404,9 +404,9 @@ FIXTURE_VARIANT_ADD(cover, nmi) {
 FIXTURE_SETUP(cover)
 {
 	if (!module_loaded())
-		SKIP(return, "perfregs is not loaded");
+		SETUP_SKIP("perfregs is not loaded");
 	if (variant->event == PERFREGS_EV_NMI && !nmis_injected())
-		SKIP(return, "no NMIs are injected here (tools/vm/run --nmi-hz)");
+		SETUP_SKIP("no NMIs are injected here (tools/vm/run --nmi-hz)");
 	ASSERT_EQ(0, socketpair(AF_UNIX, SOCK_STREAM, 0, self->sv));
 	self->target = -1;
 	self->cpu = -1;
@@ -588,11 +588,11 @@ FIXTURE_VARIANT_ADD(pidns, nmi) {
 FIXTURE_SETUP(pidns)
 {
 	if (!module_loaded())
-		SKIP(return, "perfregs is not loaded");
+		SETUP_SKIP("perfregs is not loaded");
 	if (geteuid())
-		SKIP(return, "needs root for a pid namespace");
+		SETUP_SKIP("needs root for a pid namespace");
 	if (variant->event == PERFREGS_EV_NMI && !nmis_injected())
-		SKIP(return, "no NMIs are injected here (tools/vm/run --nmi-hz)");
+		SETUP_SKIP("no NMIs are injected here (tools/vm/run --nmi-hz)");
 }
 
 FIXTURE_TEARDOWN(pidns)

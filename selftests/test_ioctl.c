@@ -25,7 +25,7 @@ FIXTURE(dev) {
 FIXTURE_SETUP(dev)
 {
 	if (!module_loaded())
-		SKIP(return, "perfregs is not loaded (insmod perfregs.ko)");
+		SETUP_SKIP("perfregs is not loaded (insmod perfregs.ko)");
 	self->fd = open(PERFREGS_DEVICE, O_RDWR);
 	ASSERT_LE(0, self->fd) TH_LOG("open: %s", strerror(errno));
 	prf_config_default(&self->cfg);

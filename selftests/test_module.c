@@ -73,7 +73,7 @@ FIXTURE(mod) {
 FIXTURE_SETUP(mod)
 {
 	if (!getenv("PERFREGS_KO"))
-		SKIP(return, "PERFREGS_KO does not name perfregs.ko");
+		SETUP_SKIP("PERFREGS_KO does not name perfregs.ko");
 	if (!module_loaded())
 		ASSERT_EQ(0, load());
 }

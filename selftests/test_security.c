@@ -92,9 +92,9 @@ FIXTURE(state) {
 FIXTURE_SETUP(state)
 {
 	if (!module_loaded())
-		SKIP(return, "perfregs is not loaded");
+		SETUP_SKIP("perfregs is not loaded");
 	if (geteuid())
-		SKIP(return, "must start as root");
+		SETUP_SKIP("must start as root");
 }
 
 static void remove_suid_dir(void);
@@ -234,9 +234,9 @@ FIXTURE_VARIANT_ADD(unpriv, skid) {
 FIXTURE_SETUP(unpriv)
 {
 	if (!module_loaded())
-		SKIP(return, "perfregs is not loaded");
+		SETUP_SKIP("perfregs is not loaded");
 	if (geteuid())
-		SKIP(return, "must start as root to drop privileges");
+		SETUP_SKIP("must start as root to drop privileges");
 	ASSERT_EQ(0, set_for_test(PARANOID, "2"));
 	if (variant->skid)
 		ASSERT_EQ(0, set_for_test(param_path("inject_skid"), "1"));
