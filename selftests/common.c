@@ -253,6 +253,22 @@ static int nmi_counts(unsigned long *v, int max)
 	return n;
 }
 
+int wait_state(pid_t pid, char c, int ms)
+{
+	char path[64], buf[512], *p;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	for (; ms >= 0; ms -= 10) {
+		if (read_file(path, buf, sizeof(buf)))
+			return -1;
+		p = strrchr(buf, ')');	/* the name may hold anything */
+		if (p && p[1] == ' ' && p[2] == c)
+			return 0;
+		usleep(10000);
+	}
+	return -1;
+}
+
 bool nmis_injected(void)
 {
 	const char *hz = getenv("PERFREGS_VM_NMI_HZ");

@@ -94,6 +94,8 @@ int pin_cpu(int cpu);
  * most in ms milliseconds; -1 when none does.
  */
 int nmi_cpu(int ms);
+/* Wait up to ms milliseconds for pid's state (/proc/pid/stat) to be c. */
+int wait_state(pid_t pid, char c, int ms);
 /* true when the guest runner injects NMIs (tools/vm/run --nmi-hz HZ > 0) */
 bool nmis_injected(void);
 

@@ -674,7 +674,10 @@ static int count_samples(void *arg, int cpu, const struct perfregs_rec_header *h
  * (inject_nest_every=1): right after it counts itself, or while it
  * publishes (between reading its counters and leaving), into a small
  * ring that overflows.  Once stopped, received + lost must be exactly
- * produced, and produced must never have gone backwards.
+ * produced, and produced must never have gone backwards.  Once no
+ * writer comes any more, the control pages must say so already, before
+ * the stop: a nested loss while the outer writer publishes must make it
+ * publish again.
  */
 static void outermost_writer(struct __test_metadata *_metadata,
 			     FIXTURE_DATA(knob) *self, const char *where)
@@ -682,7 +685,7 @@ static void outermost_writer(struct __test_metadata *_metadata,
 	struct mono_arg m = { 0 };
 	struct perfregs_config cfg;
 	struct prf_reader r;
-	uint64_t received = 0, produced, lost;
+	uint64_t received = 0, produced, lost, idle_produced, idle_lost;
 	pthread_t t;
 	pid_t child;
 	int i;
@@ -705,6 +708,19 @@ static void outermost_writer(struct __test_metadata *_metadata,
 		usleep(i % 4 ? 20000 : 150000);	/* stalls: losses */
 		prf_drain(&r, count_samples, &received);
 	}
+	/*
+	 * A last stall fills the ring, so the last nested sample is a
+	 * loss, then the target stops: no writer comes any more.  What the
+	 * control pages say now must already be all there is: stopping
+	 * the session may not add a sample or a loss.
+	 */
+	usleep(150000);
+	ASSERT_EQ(0, kill(child, SIGSTOP));
+	ASSERT_EQ(0, wait_state(child, 'T', 2000));
+	usleep(50000);
+	idle_produced = prf_produced(&r);
+	idle_lost = prf_lost_total(&r, PERFREGS_LOST_FULL) +
+		    prf_lost_total(&r, PERFREGS_LOST_NESTED);
 	prf_stop(&r);
 	restore_state();
 	atomic_store(&m.stop, 1);
@@ -726,6 +742,11 @@ static void outermost_writer(struct __test_metadata *_metadata,
 	EXPECT_EQ(lost, r.lost[PERFREGS_LOST_FULL] + r.lost[PERFREGS_LOST_NESTED])
 		TH_LOG("LOST records and control pages disagree");
 	EXPECT_EQ(0, m.backwards);
+	EXPECT_EQ(idle_produced, produced)
+		TH_LOG("an idle session published %llu produced, %llu lost, stop %llu, %llu",
+		       (unsigned long long)idle_produced, (unsigned long long)idle_lost,
+		       (unsigned long long)produced, (unsigned long long)lost);
+	EXPECT_EQ(idle_lost, lost);
 	prf_close(&r);
 }
 
