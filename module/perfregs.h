@@ -120,7 +120,8 @@ struct prf_session {
 	struct work_struct cpu_work;	/* CPU hotplug: prf_perf_reconcile() */
 	struct perf_event **tev;	/* one per thread, under lock */
 	unsigned int nr_tev, max_tev;
-	struct hlist_node cpuhp_node;	/* CPU hotplug instance */
+	struct hlist_node cpuhp_node;	/* CPU hotplug: a CPU is up */
+	struct hlist_node cpuhp_dead_node; /* ... a CPU is dead */
 	bool cpuhp_added;
 
 	/* raw NMI hook */

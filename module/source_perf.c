@@ -27,7 +27,14 @@
 /* START gives up on a process that keeps making threads faster than this. */
 #define PRF_MAX_PASSES	64
 
-static enum cpuhp_state prf_cpuhp_state;
+/*
+ * Two hotplug states queue the reconcile: one once a CPU is up (after
+ * perf's own, so perf takes counters again), one once a CPU is dead
+ * (after perf took its counters off it).  On the way down the online
+ * state's teardown would come too early: the CPU still counts as online
+ * and perf has not yet detached the counter.
+ */
+static enum cpuhp_state prf_cpuhp_online, prf_cpuhp_dead;
 
 static void prf_perf_overflow(struct perf_event *event,
 			      struct perf_sample_data *data,
@@ -194,9 +201,18 @@ static void prf_perf_cpu_work(struct work_struct *work)
 }
 
 /* CPU hotplug, with the hotplug lock held: only queue the reconcile. */
-static int prf_cpu_changed(unsigned int cpu, struct hlist_node *node)
+static int prf_cpu_up(unsigned int cpu, struct hlist_node *node)
 {
 	struct prf_session *s = hlist_entry(node, struct prf_session, cpuhp_node);
+
+	queue_work(system_unbound_wq, &s->cpu_work);
+	return 0;
+}
+
+static int prf_cpu_dead(unsigned int cpu, struct hlist_node *node)
+{
+	struct prf_session *s = hlist_entry(node, struct prf_session,
+					    cpuhp_dead_node);
 
 	queue_work(system_unbound_wq, &s->cpu_work);
 	return 0;
@@ -207,16 +223,26 @@ int prf_perf_init(void)
 	int ret;
 
 	ret = cpuhp_setup_state_multi(CPUHP_AP_ONLINE_DYN, "perfregs:online",
-				      prf_cpu_changed, prf_cpu_changed);
+				      prf_cpu_up, NULL);
 	if (ret < 0)
 		return ret;
-	prf_cpuhp_state = ret;
+	prf_cpuhp_online = ret;
+	ret = cpuhp_setup_state_multi(CPUHP_BP_PREPARE_DYN, "perfregs:dead",
+				      NULL, prf_cpu_dead);
+	if (ret < 0)
+		goto out_remove_online;
+	prf_cpuhp_dead = ret;
 	return 0;
+
+out_remove_online:
+	cpuhp_remove_multi_state(prf_cpuhp_online);
+	return ret;
 }
 
 void prf_perf_exit(void)
 {
-	cpuhp_remove_multi_state(prf_cpuhp_state);
+	cpuhp_remove_multi_state(prf_cpuhp_dead);
+	cpuhp_remove_multi_state(prf_cpuhp_online);
 }
 
 void prf_perf_session_init(struct prf_session *s)
@@ -232,9 +258,16 @@ static int prf_perf_start_cpus(struct prf_session *s)
 	 * Register for hotplug first: a CPU that comes or goes from now on
 	 * queues cpu_work; the reconcile below covers the others.
 	 */
-	ret = cpuhp_state_add_instance_nocalls(prf_cpuhp_state, &s->cpuhp_node);
+	ret = cpuhp_state_add_instance_nocalls(prf_cpuhp_online, &s->cpuhp_node);
 	if (ret)
 		return ret;
+	ret = cpuhp_state_add_instance_nocalls(prf_cpuhp_dead,
+					       &s->cpuhp_dead_node);
+	if (ret) {
+		cpuhp_state_remove_instance_nocalls(prf_cpuhp_online,
+						    &s->cpuhp_node);
+		return ret;
+	}
 	s->cpuhp_added = true;
 	if (prf_injecting())
 		prf_inject_start_delay();
@@ -318,10 +351,10 @@ static int prf_perf_thread_pass(struct prf_session *s,
 	if (n < 0)
 		return n;
 	/*
-	 * tev[] changes only under s->lock (START and STOP); not under
-	 * ev_lock, which the CPU hotplug callbacks take with the hotplug
-	 * lock held: making a counter takes the hotplug lock too
-	 * (static_key_slow_inc() in perf_swevent_init()).
+	 * tev[] changes only under s->lock (START and STOP), never under
+	 * ev_lock: making a counter may take the hotplug lock
+	 * (static_key_slow_inc() in perf_swevent_init()), and ev_lock
+	 * belongs to the CPU reconcile.
 	 */
 	ret = prf_tev_reserve(s, n);
 	for (i = 0; i < n && !ret; i++) {
@@ -428,7 +461,9 @@ void prf_perf_stop(struct prf_session *s)
 
 	/* After this no hotplug callback runs for the session ... */
 	if (s->cpuhp_added) {
-		cpuhp_state_remove_instance_nocalls(prf_cpuhp_state,
+		cpuhp_state_remove_instance_nocalls(prf_cpuhp_dead,
+						    &s->cpuhp_dead_node);
+		cpuhp_state_remove_instance_nocalls(prf_cpuhp_online,
 						    &s->cpuhp_node);
 		s->cpuhp_added = false;
 	}
