@@ -483,6 +483,11 @@ void prf_sample(struct prf_session *s, struct pt_regs *regs, bool throttled)
 	}
 out_leave:
 	prf_ring_leave(rb);
-	if (prf_injecting())
-		this_cpu_write(prf_inject_regs, NULL);	/* a frame gone soon */
+	/*
+	 * Whether or not a test knob is on now: it may have been when the
+	 * pointer was stored, and a frame about to go may not stay behind.
+	 * This also ends a nest from leave: the outer writer's next pass
+	 * finds NULL.
+	 */
+	this_cpu_write(prf_inject_regs, NULL);
 }
