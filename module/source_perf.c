@@ -488,8 +488,8 @@ void prf_perf_stop(struct prf_session *s)
 	 * events with IRQs on let the removal IPI land in the middle of
 	 * prf_sample(), which then goes on writing into the rings.  (Debian's
 	 * 6.1.192 disables IRQs there, in perf_swevent_event(), so the IPI
-	 * waits: test_harden's teardown test passes on it even without the
-	 * wait below.)
+	 * waits: test_harden's teardown test passes on it, and on 6.12.117,
+	 * even without the wait below.)
 	 */
 	if (events) {
 		for (cpu = 0; cpu < nr_cpu_ids; cpu++)
