@@ -73,7 +73,7 @@ endif
 
 MOD_SRCS	:= $(wildcard module/*.c module/*.h) module/Kbuild include/uapi/linux/perfregs.h
 
-HOST_TESTS	:= $(BUILD)/mkrec $(BUILD)/fuzz_recording $(BUILD)/elfpeek
+HOST_TESTS	:= $(BUILD)/mkrec $(BUILD)/mkmaps $(BUILD)/fuzz_recording $(BUILD)/elfpeek
 CHECKPATCH	:= $(BUILD)/linux/scripts/checkpatch.pl
 
 .PHONY: all module tool selftests host-tests check demo deps clean checkpatch bench \
@@ -104,6 +104,9 @@ $(TOOL): $(TOOL_SRCS) $(TOOL_HDRS)
 host-tests: $(HOST_TESTS) $(CHECKPATCH)
 $(BUILD)/mkrec: tests/mkrec.c $(TOOL_LIB_SRCS) $(TOOL_HDRS) selftests/magic.h
 	$(CC) $(CFLAGS) $(WARN) $(UAPI) -o $@ tests/mkrec.c $(TOOL_LIB_SRCS) $(TOOL_LIBS)
+
+$(BUILD)/mkmaps: tests/mkmaps.c $(TOOL_LIB_SRCS) $(TOOL_HDRS)
+	$(CC) $(CFLAGS) $(WARN) $(UAPI) -o $@ tests/mkmaps.c $(TOOL_LIB_SRCS) $(TOOL_LIBS)
 
 $(BUILD)/elfpeek: tests/elfpeek.c $(TOOL_LIB_SRCS) $(TOOL_HDRS)
 	$(CC) $(CFLAGS) $(WARN) $(UAPI) -o $@ tests/elfpeek.c $(TOOL_LIB_SRCS) $(TOOL_LIBS)

@@ -4,6 +4,7 @@
 #    layout per task (x86-64, i386, x32, mixed mode) and exact values,
 #    on a machine that has none of its images ("another machine");
 #  - the learner's own ELF reader agrees with libelf on this machine's files;
+#  - a PIE linked by GNU ld and one by lld are named at their own address;
 #  - the recording reader survives a bounded libFuzzer run;
 #  - checkpatch is clean, and every barrier comment names its real pair;
 #  - with no module loaded, every selftest skips and none fails;
@@ -63,6 +64,41 @@ PY
 else
 	echo "not ok - synthetic recording decodes per layout (mkrec or -i failed)"
 fi
+
+# A PIE linked by GNU ld and one linked by lld, recorded live as the
+# tool learns them (image, /proc/PID/maps): the decoder must name the
+# function the program says it is at.  lld puts the code segment a page
+# past its file offset, so the load bias is not start - pgoff there.
+for ld in gnu lld; do
+	if [ $ld = gnu ]; then
+		cc -O1 -g -fPIE -pie -o "$T/bias_$ld" tests/bias_target.c 2>/dev/null
+	elif command -v clang >/dev/null && command -v ld.lld >/dev/null; then
+		clang -O1 -g -fPIE -pie -fuse-ld=lld -o "$T/bias_$ld" tests/bias_target.c 2>/dev/null
+	fi
+	if [ ! -x "$T/bias_$ld" ]; then
+		echo "ok - a PIE linked by $ld is named at its own address # SKIP no clang/lld (make deps installs them)"
+		continue
+	fi
+	mkfifo "$T/in_$ld"
+	"$T/bias_$ld" < "$T/in_$ld" > "$T/out_$ld" &
+	bp=$!
+	exec 9> "$T/in_$ld"
+	for _ in 1 2 3 4 5 6 7 8 9 10; do [ -s "$T/out_$ld" ] && break; sleep 0.1; done
+	addr=$(head -1 "$T/out_$ld")
+	sym=""
+	if [ -n "$addr" ] && "$B/mkmaps" "$T/bias_$ld.prf" "$bp" "$addr" 3; then
+		sym=$("$B/perfregs-dump" -q -f json -i "$T/bias_$ld.prf" |
+			/usr/bin/python3 -c 'import json, sys
+print(" ".join(sorted({json.loads(l).get("sym", "none") for l in sys.stdin if "\"sample\"" in l})))')
+	fi
+	exec 9>&-
+	wait $bp
+	if [ "$sym" = "target_function+0x0" ]; then
+		echo "ok - a PIE linked by $ld is named at its own address: $sym"
+	else
+		echo "not ok - a PIE linked by $ld is named at its own address: got '${sym:-nothing}' at $addr"
+	fi
+done
 
 # the learner's pread() ELF reader against libelf, on every library and
 # program here and the 32-bit, x32 and 64-bit workloads

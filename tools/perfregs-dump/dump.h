@@ -64,6 +64,8 @@ struct mapping {
 	uint8_t build_id_len;
 	char *local;		/* the file to read here, once resolved */
 	struct dwfl_entry *syms;	/* its symbol table, once opened */
+	uint64_t base;		/* where its first PT_LOAD is, once known */
+	bool base_known;
 };
 
 /* The mappings of one task image, keyed by (pid, image ino). */
@@ -185,6 +187,11 @@ struct Dwfl_Module;
 int module_symbol(struct Dwfl_Module *mod, uint64_t addr, uint64_t show,
 		  char *buf, size_t len);
 const char *mapping_file(struct decoder *d, struct mapping *m);
+/*
+ * The address of the first PT_LOAD of m's file as the task mapped it,
+ * the base libdwfl's dwfl_report_elf() takes (add_p_vaddr false).
+ */
+uint64_t mapping_base(struct decoder *d, struct mapping *m);
 int user_symbol(struct decoder *d, const struct perfregs_rec_sample *s,
 		uint64_t ip, char *buf, size_t len);
 int kernel_symbol(struct decoder *d, uint64_t ip, char *buf, size_t len);

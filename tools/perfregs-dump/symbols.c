@@ -8,6 +8,7 @@
 #include <elfutils/libdwelf.h>
 #include <elfutils/libdwfl.h>
 #include <fcntl.h>
+#include <gelf.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <unistd.h>
@@ -462,6 +463,60 @@ static const Dwfl_Callbacks dwfl_cbs = {
 	.section_address = dwfl_offline_section_address,
 };
 
+/*
+ * A mapping holds file offset pgoff at start.  Which segment that is
+ * says where the file's first PT_LOAD went: with GNU ld a code segment's
+ * virtual address equals its file offset and start - pgoff is right, but
+ * lld puts the code a page past its offset (LOAD 0x770 at 0x1770), so
+ * start - pgoff is a page too high and every symbol and CFI lookup is
+ * off by a page.  The segment is the executable PT_LOAD whose
+ * page-aligned offset is pgoff (only executable mappings are kept).
+ */
+static uint64_t base_from_phdrs(const char *path, uint64_t start, uint64_t pgoff)
+{
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE), base = start - pgoff;
+	uint64_t first = UINT64_MAX, bias = 0;
+	bool found = false;
+	size_t i, n;
+	GElf_Phdr ph;
+	Elf *elf;
+	int fd;
+
+	elf_version(EV_CURRENT);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return base;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF || elf_getphdrnum(elf, &n))
+		goto out;
+	for (i = 0; i < n; i++) {
+		if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		if (first == UINT64_MAX)
+			first = ph.p_vaddr & ~(ph.p_align ? ph.p_align - 1 : page - 1);
+		if (!found && (ph.p_flags & PF_X) &&
+		    (ph.p_offset & ~(page - 1)) == pgoff) {
+			bias = start - (ph.p_vaddr & ~(page - 1));
+			found = true;
+		}
+	}
+	if (found && first != UINT64_MAX)
+		base = bias + first;
+out:
+	elf_end(elf);
+	close(fd);
+	return base;
+}
+
+uint64_t mapping_base(struct decoder *d, struct mapping *m)
+{
+	if (!m->base_known) {
+		m->base = base_from_phdrs(mapping_file(d, m), m->start, m->pgoff);
+		m->base_known = true;
+	}
+	return m->base;
+}
+
 static struct dwfl_entry *dwfl_for(const char *path, uint64_t base)
 {
 	struct dwfl_entry *e;
@@ -501,7 +556,7 @@ int user_symbol(struct decoder *d, const struct perfregs_rec_sample *s,
 		return -1;
 	e = tm->m[i].syms;
 	if (!e) {
-		e = dwfl_for(mapping_file(d, &tm->m[i]), tm->m[i].start - tm->m[i].pgoff);
+		e = dwfl_for(mapping_file(d, &tm->m[i]), mapping_base(d, &tm->m[i]));
 		tm->m[i].syms = e;
 	}
 	if (!e || !e->mod)

@@ -206,7 +206,7 @@ static struct unwinder *unwinder_for(struct decoder *d, struct task_maps *tm,
 		for (i = 0; i < tm->n; i++)
 			dwfl_report_elf(u->dwfl, tm->m[i].path,
 					mapping_file(d, &tm->m[i]), -1,
-					tm->m[i].start - tm->m[i].pgoff, false);
+					mapping_base(d, &tm->m[i]), false);
 		dwfl_report_end(u->dwfl, NULL, NULL);
 		u->attached = dwfl_attach_state(u->dwfl, abi_elf(layout),
 						tm->pid ? (pid_t)tm->pid : 1,
