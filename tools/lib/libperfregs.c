@@ -312,6 +312,8 @@ static long prf_drain_ring(struct prf_reader *r, struct prf_cpu_ring *ring,
 	/* C: the load of data_head is an acquire, pairs with the kernel's B. */
 	head = prf_load_acquire(&ring->ctl->data_head);
 	tail = ring->ctl->data_tail;
+	if (head != tail && r->before_records)
+		r->before_records(r->before_arg);
 	while (tail < head) {
 		const struct perfregs_rec_header *rec, *hdr;
 		uint64_t pos = tail & mask;
@@ -394,6 +396,8 @@ long prf_drain_raw(struct prf_reader *r, prf_span_fn span, void *arg)
 		tail = ring->ctl->data_tail;
 		if (head == tail)
 			continue;
+		if (r->before_records)
+			r->before_records(r->before_arg);
 		len = head - tail;
 		if (head < tail || len > ring->size || len % 8) {
 			bad = EBADMSG;	/* skip what we cannot trust */

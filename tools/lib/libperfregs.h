@@ -30,6 +30,14 @@ struct prf_reader {
 	uint64_t samples;		/* of which samples */
 	uint64_t lost[PERFREGS_LOST_MAX]; /* from LOST records */
 	int witness_errno;		/* prf_config(): perf_event_open() said */
+	/*
+	 * If set, called by the drains once they have read a ring's head
+	 * and before they hand over what lies below it: a reader that
+	 * learns address spaces from perf's side-band applies the events
+	 * every record up to that head may depend on.
+	 */
+	void (*before_records)(void *arg);
+	void *before_arg;
 };
 
 /* Called for every record; a nonzero return stops the drain with it. */

@@ -68,13 +68,47 @@ struct mapping {
 	bool base_known;
 };
 
-/* The mappings of one task image, keyed by (pid, image ino). */
+/*
+ * The executable mappings of a task: of one task image, keyed by (pid,
+ * image ino), when learnt from /proc/PID/maps; or one version of a
+ * process's address space (struct space), valid from time t0 on until
+ * the next version, when built from side-band events.
+ */
 struct task_maps {
 	uint32_t pid;
 	uint64_t ino;
 	unsigned int n;
-	struct mapping *m;
+	struct mapping *m;	/* sorted by start, disjoint */
 	struct task_maps *next;
+	uint64_t t0;		/* a version: valid from here (CLOCK_MONOTONIC) */
+	bool unknown;		/* a version whose mappings are not known */
+	struct task_maps *older;	/* the version before */
+};
+
+/*
+ * A process's address space as the side-band events built it (perf's
+ * MMAP2, COMM exec, FORK): its versions, newest first.  A version is
+ * never changed once published; a change publishes a new one.
+ */
+struct space {
+	uint32_t pid;
+	struct task_maps *newest;
+	struct space *next;
+};
+
+/* What happened to a process, as the side-band reports it. */
+enum sb_kind { SB_MMAP = 1, SB_EXEC, SB_FORK, SB_EXIT };
+
+struct sb_event {
+	uint32_t kind;		/* enum sb_kind */
+	uint32_t pid;
+	uint32_t ppid;		/* SB_FORK: the parent process */
+	uint32_t prot;		/* SB_MMAP: PROT_* */
+	uint64_t time;		/* CLOCK_MONOTONIC ns, as the samples' */
+	uint64_t start, end, pgoff;	/* SB_MMAP */
+	uint8_t build_id_len;	/* SB_MMAP: 0 when the kernel gave none */
+	uint8_t build_id[20];
+	const char *name;	/* SB_MMAP: the path; SB_EXEC: the comm */
 };
 
 /* A kernel symbol: [start, end) named name. */
@@ -133,6 +167,8 @@ struct decoder {
 	bool live;			/* may look at /proc */
 	struct image *images[256];
 	struct task_maps *maps[256];
+	struct space *spaces[256];	/* by pid, from side-band events */
+	bool sideband;			/* side-band events are coming */
 	struct ksym *ksyms;		/* sorted by start */
 	size_t nksyms, ksyms_cap;
 	struct { uint64_t start, end; } ksym_seen[64];	/* ksym_learn() */
@@ -154,6 +190,7 @@ struct decoder {
 	void (*learnt_image)(void *arg, const struct image *im);
 	void (*learnt_maps)(void *arg, const struct task_maps *tm);
 	void (*learnt_ksym)(void *arg, const struct ksym *k);
+	void (*learnt_sb)(void *arg, const struct sb_event *ev);
 	void *learnt_arg;
 	/* every well-formed record, before it is printed (convert) */
 	void (*record_hook)(void *arg, int cpu, const struct perfregs_rec_header *rec);
@@ -201,6 +238,23 @@ void ksyms_load(struct decoder *d);
 const struct ksym *ksym_find(struct decoder *d, uint64_t ip);
 void decoder_free(struct decoder *d);
 
+/* aspace.c: address spaces from side-band events */
+void space_event(struct decoder *d, const struct sb_event *ev);
+void space_begin(struct decoder *d, uint32_t pid);
+void space_seed(struct decoder *d, uint32_t pid);
+const struct task_maps *space_at(struct decoder *d, uint32_t pid, uint64_t time);
+struct task_maps *maps_for_sample(struct decoder *d,
+				  const struct perfregs_rec_sample *s);
+bool space_known(struct decoder *d, const struct perfregs_rec_sample *s);
+void spaces_free(struct decoder *d);
+
+/* sideband.c: perf's side-band events of the sampled tasks, live */
+struct sideband;
+struct sideband *sb_open(int pid, bool inherit, char *err, size_t errlen);
+int sb_drain(struct sideband *sb, struct decoder *d);
+uint64_t sb_lost(const struct sideband *sb);
+void sb_close(struct sideband *sb);
+
 /* unwind.c */
 struct frame {
 	uint64_t ip;		/* as found (a return address for callers) */
@@ -234,6 +288,7 @@ int rec_records(struct recorder *r, int cpu, const void *a, size_t alen,
 void rec_image(void *arg, const struct image *im);
 void rec_maps(void *arg, const struct task_maps *tm);
 void rec_ksym(void *arg, const struct ksym *k);
+void rec_sb(void *arg, const struct sb_event *ev);
 int rec_close(struct recorder *r, uint64_t produced, const uint64_t *lost);
 int rec_decode(const char *path, struct decoder *d, uint64_t *produced,
 	       char *err, size_t errlen);

@@ -239,6 +239,7 @@ struct live {
 	struct learnt memo[LEARNT_CPUS];	/* for on_record() */
 	struct learnt learner_memo[LEARNT_CPUS];	/* for the learner */
 	struct prf_reader *r;
+	struct sideband *sb;		/* perf's side-band events, if open */
 	pthread_t learner;
 	bool learner_running;
 	int learner_stop;	/* atomic: set to stop the learner */
@@ -280,7 +281,7 @@ static void learn_task(struct decoder *d, struct learnt *memo, int cpu,
 		return;
 	if (!image_learn(d, s) && s->image_ino)
 		return;		/* not known (yet): no memo */
-	if (d->o.symbols) {
+	if (d->o.symbols && !space_known(d, s)) {
 		maps_learn(d, s);
 		if (s->pid && !maps_find(d, s->pid, s->image_ino))
 			return;
@@ -365,9 +366,50 @@ static void *learner_main(void *arg)
 				break;
 		}
 		last = now_ns();
+		/* the mappings first: a task they tell about needs no /proc */
+		sb_drain(lv->sb, &lv->d);
 		prf_peek(lv->r, learn_record, lv);
 	}
 	return NULL;
+}
+
+/* prf_reader's before_records: see sideband.c, "Ordering" */
+static void apply_sideband(void *arg)
+{
+	struct live *lv = arg;
+
+	sb_drain(lv->sb, &lv->d);
+}
+
+/*
+ * perf's side-band events for the target (pid, or every CPU with -1),
+ * so that every mapping is known as it is made; without them (perf
+ * refuses, too little locked memory) maps come from /proc, once per
+ * task image, as before.
+ */
+static void sideband_start(struct live *lv, int pid, bool inherit, pid_t child)
+{
+	char err[256];
+
+	lv->sb = sb_open(pid, inherit, err, sizeof(err));
+	if (!lv->sb) {
+		if (!lv->d.o.quiet)
+			fprintf(stderr, "perfregs-dump: no side-band events (%s): "
+				"mappings are read from /proc once per task, so "
+				"libraries loaded later may go unnamed\n", err);
+		return;
+	}
+	lv->d.sideband = true;
+	if (child > 0) {
+		space_begin(&lv->d, (uint32_t)child);	/* its exec will come */
+	} else if (pid > 0) {
+		/* events from now on; what it has mapped so far from /proc */
+		pthread_mutex_lock(&lv->d.learn_lock);
+		space_seed(&lv->d, (uint32_t)pid);
+		pthread_mutex_unlock(&lv->d.learn_lock);
+	}
+	lv->r->before_records = apply_sideband;
+	lv->r->before_arg = lv;
 }
 
 static void learner_start(struct live *lv)
@@ -1071,6 +1113,7 @@ int main(int argc, char **argv)
 		d->learnt_image = rec_image;
 		d->learnt_maps = rec_maps;
 		d->learnt_ksym = rec_ksym;
+		d->learnt_sb = rec_sb;
 		d->learnt_arg = lv.rec;
 		/*
 		 * Whole runs of records, unless -t keeps only some, or they
@@ -1147,6 +1190,8 @@ int main(int argc, char **argv)
 	 */
 	if (d->o.symbols)
 		ksyms_load(d);
+	if (d->o.symbols)
+		sideband_start(&lv, cfg.pid, !!(cfg.flags & PERFREGS_CF_INHERIT), child);
 	ret = prf_start(&r);
 	if (ret) {
 		fprintf(stderr, "perfregs-dump: cannot start sampling: %s; %s\n",
@@ -1191,6 +1236,7 @@ int main(int argc, char **argv)
 		ev = prf_wait_also(&r, pidfd, ms);
 		if (!(cfg.flags & PERFREGS_CF_OVERWRITE) && drain(&r, &lv) == -EBADMSG)
 			exit_code = EXIT_DATA;
+		sb_drain(lv.sb, d);	/* keep its rings from filling */
 		if (interrupted)
 			break;
 		if (child > 0 && waitpid(child, &status, WNOHANG) == child) {
@@ -1248,6 +1294,9 @@ int main(int argc, char **argv)
 		out_summary(d, d->out, d->o.format, prf_produced(&r));
 	if (!d->o.quiet && !(d->o.summary && !lv.rec) && !verified)
 		out_summary(d, stderr, FMT_TEXT, prf_produced(&r));
+	if (sb_lost(lv.sb) && !d->o.quiet)
+		fprintf(stderr, "perfregs-dump: the side-band lost %" PRIu64 " events: "
+			"samples in mappings made then may go unnamed\n", sb_lost(lv.sb));
 	if (interrupted && !d->o.quiet)
 		fprintf(stderr, "perfregs-dump: interrupted, stopped cleanly\n");
 	if (exit_code == EXIT_DATA || d->bad_records)
@@ -1271,6 +1320,7 @@ out_kill:
 		waitpid(child, &status, 0);
 	}
 	prf_close(&r);
+	sb_close(lv.sb);
 	decoder_free(d);
 	if (exit_code == EXIT_OK && WIFEXITED(status) && WEXITSTATUS(status) == 127)
 		exit_code = EXIT_COMMAND;

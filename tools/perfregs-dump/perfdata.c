@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/perf_event.h>
+#include <sys/mman.h>
 #include "dump.h"
 
 #define SEGS ((1ULL << PERFREGS_REG_DS) | (1ULL << PERFREGS_REG_ES) | \
@@ -109,6 +110,52 @@ static void on_maps(void *arg, const struct task_maps *tm)
 		put(c, v, sizeof(v));
 		put(c, tm->m[i].path, plen);
 		put(c, zeros, pad - plen);
+	}
+}
+
+/* Side-band events as perf's own: MMAP, COMM (exec), FORK, EXIT. */
+static void on_sb(void *arg, const struct sb_event *ev)
+{
+	struct conv *c = arg;
+	static const char zeros[8];
+	uint32_t ids[4] = { ev->pid, ev->pid, ev->pid, ev->pid };
+	size_t plen, pad;
+
+	switch (ev->kind) {
+	case SB_MMAP: {
+		uint64_t v[3] = { ev->start, ev->end - ev->start, ev->pgoff };
+
+		if (!(ev->prot & PROT_EXEC))
+			return;
+		plen = strlen(ev->name) + 1;
+		pad = (plen + 7) & ~7UL;
+		put_hdr(c, PERF_RECORD_MMAP, PERF_RECORD_MISC_USER, 8 + 8 + 24 + pad);
+		put(c, ids, 8);
+		put(c, v, sizeof(v));
+		put(c, ev->name, plen);
+		put(c, zeros, pad - plen);
+		break;
+	}
+	case SB_EXEC: {
+		char comm[16] = { 0 };
+
+		if (!ev->name[0])
+			return;	/* a space seeded from /proc: no exec */
+		strncpy(comm, ev->name, sizeof(comm) - 1);
+		put_hdr(c, PERF_RECORD_COMM, PERF_RECORD_MISC_COMM_EXEC, 8 + 8 + 16);
+		put(c, ids, 8);
+		put(c, comm, 16);
+		break;
+	}
+	case SB_FORK:
+	case SB_EXIT:
+		ids[1] = ev->ppid;
+		ids[3] = ev->ppid;
+		put_hdr(c, ev->kind == SB_FORK ? PERF_RECORD_FORK : PERF_RECORD_EXIT, 0,
+			8 + 16 + 8);
+		put(c, ids, 16);
+		put(c, &ev->time, 8);
+		break;
 	}
 }
 
@@ -277,6 +324,7 @@ int perfdata_convert(const char *in, const char *out, struct decoder *d,
 	put(&c, &fa, sizeof(fa));
 	c.data_size = 0;
 	d->learnt_maps = on_maps;
+	d->learnt_sb = on_sb;
 	d->record_hook = on_record;
 	d->learnt_arg = &c;
 	d->o.summary = true;

@@ -15,9 +15,13 @@
  *     ITEM_KREC   { u32 cpu; u32 zero; } + one or more records from the
  *                 kernel, back to back, all of that CPU (format 1: one)
  *     ITEM_END    produced and lost counters: the file is complete
+ *     ITEM_SB     a side-band event: a mapping made, an exec, a fork, an
+ *                 exit (struct item_sb + name), time-stamped like the
+ *                 samples; the address spaces are rebuilt from these
  *
- * Everything a sample's decoding needs (its image, maps, kernel symbol)
- * is written before the sample.  The reader checks every size against
+ * Everything a sample's decoding needs (its image, maps, side-band
+ * events, kernel symbol) is written before the sample.  A reader skips
+ * items of a type it does not know.  The reader checks every size against
  * the file and stops at the first malformed item with its offset.
  */
 #include <errno.h>
@@ -37,7 +41,7 @@
 #define REC_VERSION	2	/* 2: several records per ITEM_KREC */
 #define REC_VERSION_MIN	1
 
-enum { ITEM_INFO = 1, ITEM_IMAGE, ITEM_MAPS, ITEM_KSYM, ITEM_KREC, ITEM_END };
+enum { ITEM_INFO = 1, ITEM_IMAGE, ITEM_MAPS, ITEM_KSYM, ITEM_KREC, ITEM_END, ITEM_SB };
 
 struct rec_file_header {
 	char magic[8];
@@ -72,6 +76,18 @@ struct item_maps {
 struct item_ksym {
 	uint64_t start, end;
 	/* name\0, padded */
+};
+
+struct item_sb {
+	uint32_t kind;		/* enum sb_kind */
+	uint32_t pid;
+	uint32_t ppid;		/* SB_FORK */
+	uint32_t prot;		/* SB_MMAP */
+	uint64_t time;
+	uint64_t start, end, pgoff;	/* SB_MMAP */
+	uint32_t build_id_len;	/* at most 20 */
+	uint8_t build_id[20];
+	/* name\0 (SB_MMAP: path, SB_EXEC: comm), padded */
 };
 
 struct item_end {
@@ -331,6 +347,19 @@ void rec_maps(void *arg, const struct task_maps *tm)
 		put(r, zeros, ((plen + 7) & ~7U) - plen);
 	}
 	pthread_mutex_unlock(&r->lock);
+}
+
+void rec_sb(void *arg, const struct sb_event *ev)
+{
+	struct item_sb it = {
+		.kind = ev->kind, .pid = ev->pid, .ppid = ev->ppid, .prot = ev->prot,
+		.time = ev->time, .start = ev->start, .end = ev->end,
+		.pgoff = ev->pgoff, .build_id_len = ev->build_id_len,
+	};
+	const char *name = ev->name ? ev->name : "";
+
+	memcpy(it.build_id, ev->build_id, sizeof(it.build_id));
+	put_item(arg, ITEM_SB, &it, sizeof(it), name, strlen(name) + 1);
 }
 
 void rec_ksym(void *arg, const struct ksym *k)
@@ -603,6 +632,37 @@ int rec_decode_buf(const unsigned char *buf, size_t size, struct decoder *d,
 					goto out;
 				}
 			}
+			break;
+		}
+		case ITEM_SB: {
+			struct item_sb sbi;
+			struct sb_event ev = { 0 };
+			const char *p;
+
+			if (blen < sizeof(sbi) ||
+			    !(p = str_in((const char *)body + sizeof(sbi), end))) {
+				ret = bad(err, errlen, off, "bad side-band item");
+				goto out;
+			}
+			memcpy(&sbi, body, sizeof(sbi));
+			if (sbi.kind < SB_MMAP || sbi.kind > SB_EXIT ||
+			    sbi.build_id_len > sizeof(sbi.build_id) ||
+			    (sbi.kind == SB_MMAP && sbi.start >= sbi.end)) {
+				ret = bad(err, errlen, off, "bad side-band event");
+				goto out;
+			}
+			ev.kind = sbi.kind;
+			ev.pid = sbi.pid;
+			ev.ppid = sbi.ppid;
+			ev.prot = sbi.prot;
+			ev.time = sbi.time;
+			ev.start = sbi.start;
+			ev.end = sbi.end;
+			ev.pgoff = sbi.pgoff;
+			ev.build_id_len = (uint8_t)sbi.build_id_len;
+			memcpy(ev.build_id, sbi.build_id, sbi.build_id_len);
+			ev.name = p;
+			space_event(d, &ev);
 			break;
 		}
 		case ITEM_END: {

@@ -543,7 +543,7 @@ static struct dwfl_entry *dwfl_for(const char *path, uint64_t base)
 int user_symbol(struct decoder *d, const struct perfregs_rec_sample *s,
 		uint64_t ip, char *buf, size_t len)
 {
-	struct task_maps *tm = maps_find(d, s->pid, s->image_ino);
+	struct task_maps *tm = maps_for_sample(d, s);
 	struct dwfl_entry *e;
 	unsigned int i;
 
@@ -760,6 +760,7 @@ void decoder_free(struct decoder *d)
 			free(tm);
 		}
 	}
+	spaces_free(d);
 	unwind_free();
 	symtabs_free();
 	for (k = 0; k < d->nksyms; k++)

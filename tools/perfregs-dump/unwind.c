@@ -254,7 +254,7 @@ int unwind_sample(struct decoder *d, const struct perfregs_rec_sample *s,
 		return 0;
 	c.sp = layout == LAYOUT_I386 ? (uint32_t)c.regs[PERFREGS_REG_SP] :
 				       c.regs[PERFREGS_REG_SP];
-	c.tm = maps_find(d, s->pid, s->image_ino);
+	c.tm = maps_for_sample(d, s);
 	if (!c.tm)
 		return 0;
 	uw = unwinder_for(d, (struct task_maps *)c.tm, layout);

@@ -1,0 +1,354 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Address spaces from side-band events, as perf builds them: every
+ * executable mapping of a process as it is made (perf's MMAP2), a new,
+ * empty space at each exec (COMM with the exec flag), the parent's
+ * space copied at a fork.  Each change publishes a new version of the
+ * process's space, valid from the event's time on, so a sample finds
+ * the mappings its task had when it was taken, whatever order samples
+ * and events are read in: a library dlclose()d and another dlopen()ed
+ * at the same address name each sample by its time.
+ *
+ * The events and the samples share a clock: the module stamps samples
+ * with ktime_get_mono_fast_ns(), which is what perf uses for an event
+ * opened with use_clockid and CLOCK_MONOTONIC (sideband.c).  A mapping
+ * is reported before mmap() returns, so before any sample in it.
+ *
+ * A process no event has told us about (it existed before sampling
+ * started, under -a) has no space: its maps come from /proc/PID/maps
+ * as before (symbols.c).  Changes are made under learn_lock (live) or
+ * by the only thread (a recording); lookups take no lock: a version is
+ * whole before the release store that publishes it, and stays until
+ * decoder_free().
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include "dump.h"
+
+static unsigned int space_hash(uint32_t pid)
+{
+	return (pid * 2654435761U) >> 24;
+}
+
+static struct space *space_find(struct decoder *d, uint32_t pid)
+{
+	struct space *sp;
+
+	/* acquire: pairs with the release in space_get() */
+	for (sp = __atomic_load_n(&d->spaces[space_hash(pid)], __ATOMIC_ACQUIRE);
+	     sp; sp = sp->next)
+		if (sp->pid == pid)
+			return sp;
+	return NULL;
+}
+
+static struct space *space_get(struct decoder *d, uint32_t pid)
+{
+	unsigned int h = space_hash(pid);
+	struct space *sp = space_find(d, pid);
+
+	if (sp)
+		return sp;
+	sp = calloc(1, sizeof(*sp));
+	if (!sp)
+		return NULL;
+	sp->pid = pid;
+	sp->next = d->spaces[h];
+	/* release: the space is whole before a lock-free space_find() sees it */
+	__atomic_store_n(&d->spaces[h], sp, __ATOMIC_RELEASE);
+	return sp;
+}
+
+static struct task_maps *version_new(uint32_t pid, uint64_t t0, unsigned int cap)
+{
+	struct task_maps *tm = calloc(1, sizeof(*tm));
+
+	if (!tm)
+		return NULL;
+	tm->pid = pid;
+	tm->t0 = t0;
+	if (cap) {
+		tm->m = calloc(cap, sizeof(*tm->m));
+		if (!tm->m) {
+			free(tm);
+			return NULL;
+		}
+	}
+	return tm;
+}
+
+static void version_free(struct task_maps *tm)
+{
+	unsigned int i;
+
+	for (i = 0; i < tm->n; i++) {
+		free(tm->m[i].path);
+		free(tm->m[i].local);
+	}
+	free(tm->m);
+	free(tm);
+}
+
+static void version_publish(struct space *sp, struct task_maps *tm)
+{
+	tm->older = sp->newest;
+	/* release: the version is whole before a lock-free space_at() sees it */
+	__atomic_store_n(&sp->newest, tm, __ATOMIC_RELEASE);
+}
+
+/* A deep copy; what was resolved about the file (base, symbols) stays. */
+static bool mapping_copy(struct mapping *dst, const struct mapping *src)
+{
+	*dst = *src;
+	dst->path = strdup(src->path);
+	dst->local = src->local ? strdup(src->local) : NULL;
+	return dst->path && (!src->local || dst->local);
+}
+
+const struct task_maps *space_at(struct decoder *d, uint32_t pid, uint64_t time)
+{
+	struct space *sp = space_find(d, pid);
+	const struct task_maps *tm;
+
+	if (!sp)
+		return NULL;
+	/* acquire: pairs with the release in version_publish() */
+	for (tm = __atomic_load_n(&sp->newest, __ATOMIC_ACQUIRE); tm; tm = tm->older)
+		if (tm->t0 <= time)
+			return tm;
+	return NULL;
+}
+
+struct task_maps *maps_for_sample(struct decoder *d,
+				  const struct perfregs_rec_sample *s)
+{
+	const struct task_maps *tm = space_at(d, s->pid, s->time);
+
+	if (tm && !tm->unknown)
+		return (struct task_maps *)tm;
+	return maps_find(d, s->pid, s->image_ino);
+}
+
+bool space_known(struct decoder *d, const struct perfregs_rec_sample *s)
+{
+	const struct task_maps *tm = space_at(d, s->pid, s->time);
+
+	return tm && !tm->unknown;
+}
+
+/* Worth keeping for symbols: code from a file, or the vDSO. */
+static bool mapping_wanted(const struct sb_event *ev)
+{
+	return (ev->prot & PROT_EXEC) && ev->name && ev->start < ev->end &&
+	       (ev->name[0] == '/' || !strcmp(ev->name, "[vdso]"));
+}
+
+/*
+ * A new mapping replaces whatever it overlaps, as mmap() does: the
+ * parts of an old mapping outside it stay, with their file offsets.
+ */
+static void space_mmap(struct decoder *d, const struct sb_event *ev)
+{
+	struct space *sp = space_find(d, ev->pid);
+	const struct task_maps *cur = sp ? sp->newest : NULL;
+	bool want = mapping_wanted(ev), changed = want;
+	struct task_maps *tm;
+	unsigned int i;
+
+	if (!cur || cur->unknown || ev->end <= ev->start)
+		return;
+	tm = version_new(ev->pid, ev->time, cur->n + 2);
+	if (!tm)
+		return;
+	for (i = 0; i < cur->n; i++) {
+		struct mapping *o = &cur->m[i];
+
+		if (o->end <= ev->start || o->start >= ev->end) {
+			if (!mapping_copy(&tm->m[tm->n++], o))
+				goto fail;
+			continue;
+		}
+		changed = true;
+		/* a piece keeps the bias of the whole: learn it first */
+		mapping_base(d, o);
+		if (o->start < ev->start) {
+			if (!mapping_copy(&tm->m[tm->n], o))
+				goto fail;
+			tm->m[tm->n++].end = ev->start;
+		}
+		if (o->end > ev->end) {
+			if (!mapping_copy(&tm->m[tm->n], o))
+				goto fail;
+			tm->m[tm->n].pgoff += ev->end - o->start;
+			tm->m[tm->n++].start = ev->end;
+		}
+	}
+	if (!changed) {
+		version_free(tm);
+		return;
+	}
+	if (want) {
+		struct mapping *m;
+
+		for (i = 0; i < tm->n && tm->m[i].start < ev->start; i++)
+			;
+		memmove(&tm->m[i + 1], &tm->m[i], (tm->n - i) * sizeof(*tm->m));
+		m = &tm->m[i];
+		memset(m, 0, sizeof(*m));
+		tm->n++;
+		m->start = ev->start;
+		m->end = ev->end;
+		m->pgoff = ev->pgoff;
+		m->path = strdup(ev->name);
+		if (!m->path)
+			goto fail;
+		if (ev->build_id_len <= sizeof(m->build_id)) {
+			m->build_id_len = ev->build_id_len;
+			memcpy(m->build_id, ev->build_id, ev->build_id_len);
+		}
+	}
+	version_publish(sp, tm);
+	return;
+fail:
+	version_free(tm);
+}
+
+static void space_exec(struct decoder *d, const struct sb_event *ev)
+{
+	struct space *sp = space_get(d, ev->pid);
+	struct task_maps *tm = sp ? version_new(ev->pid, ev->time, 0) : NULL;
+
+	if (tm)
+		version_publish(sp, tm);
+}
+
+/*
+ * A new process gets a copy of its parent's space at the fork; when
+ * the parent's is not known, neither is the child's.  A new thread
+ * (pid == ppid) shares its process's space.
+ */
+static void space_fork(struct decoder *d, const struct sb_event *ev)
+{
+	const struct task_maps *parent;
+	struct task_maps *tm;
+	struct space *sp;
+	unsigned int i;
+
+	if (ev->pid == ev->ppid)
+		return;
+	parent = space_at(d, ev->ppid, ev->time);
+	sp = space_find(d, ev->pid);
+	if ((!parent || parent->unknown) && !sp)
+		return;
+	sp = space_get(d, ev->pid);
+	if (!sp)
+		return;
+	tm = version_new(ev->pid, ev->time, parent ? parent->n : 0);
+	if (!tm)
+		return;
+	if (!parent || parent->unknown) {
+		tm->unknown = true;	/* a recycled pid: its old maps are wrong */
+	} else {
+		for (i = 0; i < parent->n; i++) {
+			if (!mapping_copy(&tm->m[tm->n++], &parent->m[i])) {
+				version_free(tm);
+				return;
+			}
+		}
+	}
+	version_publish(sp, tm);
+}
+
+void space_event(struct decoder *d, const struct sb_event *ev)
+{
+	switch (ev->kind) {
+	case SB_MMAP:
+		space_mmap(d, ev);
+		break;
+	case SB_EXEC:
+		space_exec(d, ev);
+		break;
+	case SB_FORK:
+		space_fork(d, ev);
+		break;
+	default:
+		return;		/* SB_EXIT: the space stays for late samples */
+	}
+	if (d->learnt_sb)
+		d->learnt_sb(d->learnt_arg, ev);
+}
+
+/*
+ * A process whose exec the side-band will report (COMMAND, before it
+ * runs): tracked from now on, its mappings unknown until the exec.
+ */
+void space_begin(struct decoder *d, uint32_t pid)
+{
+	struct space *sp = space_get(d, pid);
+	struct task_maps *tm = sp ? version_new(pid, 0, 0) : NULL;
+
+	if (tm) {
+		tm->unknown = true;
+		version_publish(sp, tm);
+	}
+}
+
+/*
+ * A process that was there before sampling started (-p): its space as
+ * /proc/PID/maps shows it now, as events at time 0 (perf synthesizes
+ * MMAP records for such processes the same way), so that the recording
+ * has them too; the side-band reports its changes from here on.
+ */
+void space_seed(struct decoder *d, uint32_t pid)
+{
+	struct sb_event ev = { .kind = SB_EXEC, .pid = pid, .name = "" };
+	char path[64], line[4096];
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "/proc/%u/maps", pid);
+	fp = fopen(path, "r");
+	if (!fp)
+		return;
+	space_event(d, &ev);
+	while (fgets(line, sizeof(line), fp)) {
+		uint64_t inode;
+		uint32_t dev;
+		char perms[8];
+		int pos = 0;
+
+		if (maps_line(line, &ev.start, &ev.end, perms, &ev.pgoff, &dev, &inode,
+			      &pos) || perms[2] != 'x')
+			continue;
+		line[strcspn(line, "\n")] = 0;
+		ev.kind = SB_MMAP;
+		ev.prot = PROT_READ | PROT_EXEC;
+		ev.name = line + pos;
+		ev.build_id_len = 0;
+		if (ev.name[0] == '/')
+			file_build_id(ev.name, ev.build_id, &ev.build_id_len);
+		space_event(d, &ev);
+	}
+	fclose(fp);
+}
+
+void spaces_free(struct decoder *d)
+{
+	unsigned int i;
+
+	for (i = 0; i < 256; i++) {
+		while (d->spaces[i]) {
+			struct space *sp = d->spaces[i];
+			struct task_maps *tm;
+
+			d->spaces[i] = sp->next;
+			while ((tm = sp->newest)) {
+				sp->newest = tm->older;
+				version_free(tm);
+			}
+			free(sp);
+		}
+	}
+}
