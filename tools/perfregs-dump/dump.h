@@ -96,6 +96,22 @@ struct space {
 	struct space *next;
 };
 
+/*
+ * An ELF image that is no file: a vDSO, read from a live task's memory
+ * (or from the tool's own), kept in a memfd that path names.
+ */
+struct blob {
+	uint8_t build_id[20];
+	uint8_t build_id_len;
+	uint8_t elfclass;
+	uint16_t machine;
+	uint64_t size;
+	int fd;
+	char path[40];		/* /proc/self/fd/N */
+	struct blob *next;
+};
+#define BLOB_MAX	(1 << 20)	/* a vDSO is some 8 KiB */
+
 /* What happened to a process, as the side-band reports it. */
 enum sb_kind { SB_MMAP = 1, SB_EXEC, SB_FORK, SB_EXIT };
 
@@ -168,6 +184,7 @@ struct decoder {
 	struct image *images[256];
 	struct task_maps *maps[256];
 	struct space *spaces[256];	/* by pid, from side-band events */
+	struct blob *blobs;		/* vDSO images */
 	bool sideband;			/* side-band events are coming */
 	struct ksym *ksyms;		/* sorted by start */
 	size_t nksyms, ksyms_cap;
@@ -191,6 +208,7 @@ struct decoder {
 	void (*learnt_maps)(void *arg, const struct task_maps *tm);
 	void (*learnt_ksym)(void *arg, const struct ksym *k);
 	void (*learnt_sb)(void *arg, const struct sb_event *ev);
+	void (*learnt_blob)(void *arg, const struct blob *b, const void *data);
 	void *learnt_arg;
 	/* every well-formed record, before it is printed (convert) */
 	void (*record_hook)(void *arg, int cpu, const struct perfregs_rec_header *rec);
@@ -248,6 +266,14 @@ struct task_maps *maps_for_sample(struct decoder *d,
 bool space_known(struct decoder *d, const struct perfregs_rec_sample *s);
 void spaces_free(struct decoder *d);
 
+/* vdso.c: vDSO images */
+const struct blob *blob_add(struct decoder *d, const void *data, size_t size);
+const struct blob *blob_for(struct decoder *d, const struct mapping *m);
+const struct blob *vdso_read(struct decoder *d, uint32_t pid, uint64_t start,
+			     uint64_t end);
+void vdso_self(struct decoder *d);
+void blobs_free(struct decoder *d);
+
 /* sideband.c: perf's side-band events of the sampled tasks, live */
 struct sideband;
 struct sideband *sb_open(int pid, bool inherit, char *err, size_t errlen);
@@ -289,6 +315,7 @@ void rec_image(void *arg, const struct image *im);
 void rec_maps(void *arg, const struct task_maps *tm);
 void rec_ksym(void *arg, const struct ksym *k);
 void rec_sb(void *arg, const struct sb_event *ev);
+void rec_blob(void *arg, const struct blob *b, const void *data);
 int rec_close(struct recorder *r, uint64_t produced, const uint64_t *lost);
 int rec_decode(const char *path, struct decoder *d, uint64_t *produced,
 	       char *err, size_t errlen);

@@ -400,6 +400,7 @@ static void sideband_start(struct live *lv, int pid, bool inherit, pid_t child)
 		return;
 	}
 	lv->d.sideband = true;
+	vdso_self(&lv->d);	/* for 64-bit tasks gone before theirs was read */
 	if (child > 0) {
 		space_begin(&lv->d, (uint32_t)child);	/* its exec will come */
 	} else if (pid > 0) {
@@ -1114,6 +1115,7 @@ int main(int argc, char **argv)
 		d->learnt_maps = rec_maps;
 		d->learnt_ksym = rec_ksym;
 		d->learnt_sb = rec_sb;
+		d->learnt_blob = rec_blob;
 		d->learnt_arg = lv.rec;
 		/*
 		 * Whole runs of records, unless -t keeps only some, or they

@@ -18,6 +18,8 @@
  *     ITEM_SB     a side-band event: a mapping made, an exec, a fork, an
  *                 exit (struct item_sb + name), time-stamped like the
  *                 samples; the address spaces are rebuilt from these
+ *     ITEM_BLOB   an ELF image that is no file (a vDSO), once per build-id:
+ *                 struct item_blob + the image, padded
  *
  * Everything a sample's decoding needs (its image, maps, side-band
  * events, kernel symbol) is written before the sample.  A reader skips
@@ -41,7 +43,10 @@
 #define REC_VERSION	2	/* 2: several records per ITEM_KREC */
 #define REC_VERSION_MIN	1
 
-enum { ITEM_INFO = 1, ITEM_IMAGE, ITEM_MAPS, ITEM_KSYM, ITEM_KREC, ITEM_END, ITEM_SB };
+enum {
+	ITEM_INFO = 1, ITEM_IMAGE, ITEM_MAPS, ITEM_KSYM, ITEM_KREC, ITEM_END, ITEM_SB,
+	ITEM_BLOB,
+};
 
 struct rec_file_header {
 	char magic[8];
@@ -88,6 +93,11 @@ struct item_sb {
 	uint32_t build_id_len;	/* at most 20 */
 	uint8_t build_id[20];
 	/* name\0 (SB_MMAP: path, SB_EXEC: comm), padded */
+};
+
+struct item_blob {
+	uint32_t kind;		/* 1: a vDSO */
+	uint32_t size;		/* of the image that follows */
 };
 
 struct item_end {
@@ -360,6 +370,13 @@ void rec_sb(void *arg, const struct sb_event *ev)
 
 	memcpy(it.build_id, ev->build_id, sizeof(it.build_id));
 	put_item(arg, ITEM_SB, &it, sizeof(it), name, strlen(name) + 1);
+}
+
+void rec_blob(void *arg, const struct blob *b, const void *data)
+{
+	struct item_blob ib = { 1, (uint32_t)b->size };
+
+	put_item(arg, ITEM_BLOB, &ib, sizeof(ib), data, b->size);
 }
 
 void rec_ksym(void *arg, const struct ksym *k)
@@ -663,6 +680,22 @@ int rec_decode_buf(const unsigned char *buf, size_t size, struct decoder *d,
 			memcpy(ev.build_id, sbi.build_id, sbi.build_id_len);
 			ev.name = p;
 			space_event(d, &ev);
+			break;
+		}
+		case ITEM_BLOB: {
+			struct item_blob ib;
+
+			if (blen < sizeof(ib)) {
+				ret = bad(err, errlen, off, "short image item");
+				goto out;
+			}
+			memcpy(&ib, body, sizeof(ib));
+			if (ib.size > blen - sizeof(ib) || ib.size > BLOB_MAX) {
+				ret = bad(err, errlen, off, "image item claims more than it holds");
+				goto out;
+			}
+			if (ib.kind == 1)	/* an image it cannot use: decode without */
+				blob_add(d, body + sizeof(ib), ib.size);
 			break;
 		}
 		case ITEM_END: {

@@ -331,6 +331,13 @@ static void sb_record(struct sideband *sb, struct decoder *d,
 			memcpy(ev.build_id, mm.bid, mm.bid_size);
 		} else if ((mm.prot & PROT_EXEC) && name[0] == '/') {
 			file_build_id(name, ev.build_id, &ev.build_id_len);
+		} else if (!strcmp(name, "[vdso]") && d->live) {
+			const struct blob *b = vdso_read(d, mm.pid, ev.start, ev.end);
+
+			if (b) {
+				ev.build_id_len = b->build_id_len;
+				memcpy(ev.build_id, b->build_id, b->build_id_len);
+			}
 		}
 		break;
 	}

@@ -123,6 +123,12 @@ const char *mapping_file(struct decoder *d, struct mapping *m)
 
 	if (m->local)
 		return m->local;
+	if (!strcmp(m->path, "[vdso]")) {
+		const struct blob *b = blob_for(d, m);
+
+		m->local = strdup(b ? b->path : m->path);
+		return m->local ? m->local : m->path;
+	}
 	dir = getenv("PERFREGS_BUILDID_DIR");
 	for (i = 0; i < m->build_id_len; i++)
 		sprintf(hex + 2 * i, "%02x", m->build_id[i]);
@@ -761,6 +767,7 @@ void decoder_free(struct decoder *d)
 		}
 	}
 	spaces_free(d);
+	blobs_free(d);
 	unwind_free();
 	symtabs_free();
 	for (k = 0; k < d->nksyms; k++)

@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vDSO images.  A task's [vdso] is no file: the kernel maps an ELF
+ * image it carries, one per ABI (64-bit, i386, x32), the same for every
+ * task of that ABI on one boot.  i386 tasks enter every system call
+ * through __kernel_vsyscall in it and clock_gettime() runs there, so
+ * without it such samples get no name and unwinding stops.
+ *
+ * The image is read from the task's memory when the side-band reports
+ * the mapping (process_vm_readv(): its text pages are ordinary pages),
+ * identified by its build-id, kept in a memfd that libdw and the
+ * unwinder open like a file, and written once into a recording, so a
+ * recording names vDSO frames on any machine.  The tool's own vDSO
+ * (64-bit) is kept too: the image of a 64-bit task that was gone
+ * before its mapping could be read.
+ */
+#define _GNU_SOURCE
+#include <elf.h>
+#include <elfutils/libdwelf.h>
+#include <gelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
+#include <sys/uio.h>
+#include <unistd.h>
+#include "dump.h"
+
+static const struct blob *blob_find(struct decoder *d, const uint8_t *id, uint8_t len)
+{
+	const struct blob *b;
+
+	/* acquire: pairs with the release in blob_add() */
+	for (b = __atomic_load_n(&d->blobs, __ATOMIC_ACQUIRE); b; b = b->next)
+		if (len && b->build_id_len == len && !memcmp(b->build_id, id, len))
+			return b;
+	return NULL;
+}
+
+/* Validate and keep an image; the same image twice is kept once. */
+const struct blob *blob_add(struct decoder *d, const void *data, size_t size)
+{
+	const unsigned char *e = data;
+	const struct blob *old;
+	struct blob *b;
+	const void *id;
+	char *copy;
+	ssize_t n = -1;
+	Elf *elf;
+
+	if (size < sizeof(Elf32_Ehdr) || size > BLOB_MAX || memcmp(e, ELFMAG, SELFMAG) ||
+	    (e[EI_CLASS] != ELFCLASS32 && e[EI_CLASS] != ELFCLASS64) ||
+	    e[EI_DATA] != ELFDATA2LSB)
+		return NULL;
+	b = calloc(1, sizeof(*b));
+	copy = malloc(size);	/* libelf may want to write to it */
+	if (!b || !copy)
+		goto fail;
+	memcpy(copy, data, size);
+	elf_version(EV_CURRENT);
+	elf = elf_memory(copy, size);
+	if (elf && elf_kind(elf) == ELF_K_ELF) {
+		GElf_Ehdr eh;
+
+		if (gelf_getehdr(elf, &eh))
+			b->machine = eh.e_machine;
+		n = dwelf_elf_gnu_build_id(elf, &id);
+	}
+	if (n > 0 && n <= 20) {
+		memcpy(b->build_id, id, n);
+		b->build_id_len = (uint8_t)n;
+	}
+	elf_end(elf);
+	free(copy);
+	if (!b->build_id_len || (b->machine != EM_386 && b->machine != EM_X86_64))
+		goto fail;
+	old = blob_find(d, b->build_id, b->build_id_len);
+	if (old) {
+		free(b);
+		return old;
+	}
+	b->elfclass = e[EI_CLASS];
+	b->size = size;
+	b->fd = memfd_create("perfregs-vdso", MFD_CLOEXEC);
+	if (b->fd < 0)
+		goto fail;
+	if (write(b->fd, data, size) != (ssize_t)size) {
+		close(b->fd);
+		goto fail;
+	}
+	snprintf(b->path, sizeof(b->path), "/proc/self/fd/%d", b->fd);
+	if (d->learnt_blob)
+		d->learnt_blob(d->learnt_arg, b, data);
+	b->next = d->blobs;
+	/* release: whole before a lock-free blob_for() on another thread sees it */
+	__atomic_store_n(&d->blobs, b, __ATOMIC_RELEASE);
+	return b;
+fail:
+	free(b);
+	return NULL;
+}
+
+/*
+ * The image a [vdso] mapping holds: by its build-id; without one (the
+ * task was gone before it could be read), a 64-bit image of the
+ * mapping's size, the tool's own.
+ */
+const struct blob *blob_for(struct decoder *d, const struct mapping *m)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	const struct blob *b;
+
+	if (m->build_id_len)
+		return blob_find(d, m->build_id, m->build_id_len);
+	for (b = __atomic_load_n(&d->blobs, __ATOMIC_ACQUIRE); b; b = b->next)
+		if (b->elfclass == ELFCLASS64 && b->machine == EM_X86_64 &&
+		    ((b->size + page - 1) & ~(uint64_t)(page - 1)) == m->end - m->start)
+			return b;
+	return NULL;
+}
+
+/* The image mapped at [start, end) of a live task. */
+const struct blob *vdso_read(struct decoder *d, uint32_t pid, uint64_t start,
+			     uint64_t end)
+{
+	const struct blob *b = NULL;
+	struct iovec local, remote;
+	void *buf;
+
+	if (end <= start || end - start > BLOB_MAX)
+		return NULL;
+	buf = malloc(end - start);
+	if (!buf)
+		return NULL;
+	local.iov_base = buf;
+	local.iov_len = end - start;
+	remote.iov_base = (void *)(uintptr_t)start;
+	remote.iov_len = end - start;
+	if (process_vm_readv((pid_t)pid, &local, 1, &remote, 1, 0) ==
+	    (ssize_t)(end - start))
+		b = blob_add(d, buf, end - start);
+	free(buf);
+	return b;
+}
+
+/* The tool's own vDSO: the ELF image at AT_SYSINFO_EHDR, whole. */
+void vdso_self(struct decoder *d)
+{
+	const Elf64_Ehdr *e = (const void *)getauxval(AT_SYSINFO_EHDR);
+	uint64_t size;
+
+	if (!e || memcmp(e->e_ident, ELFMAG, SELFMAG) || e->e_ident[EI_CLASS] != ELFCLASS64)
+		return;
+	/* the section headers come last in a vDSO image */
+	size = e->e_shoff + (uint64_t)e->e_shnum * e->e_shentsize;
+	if (size > sizeof(*e) && size <= BLOB_MAX)
+		blob_add(d, e, size);
+}
+
+void blobs_free(struct decoder *d)
+{
+	struct blob *b;
+
+	while ((b = d->blobs)) {
+		d->blobs = b->next;
+		close(b->fd);
+		free(b);
+	}
+}
