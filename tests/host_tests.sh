@@ -100,6 +100,27 @@ print(" ".join(sorted({json.loads(l).get("sym", "none") for l in sys.stdin if "\
 	fi
 done
 
+# address spaces from perf's side-band, versioned by time: dl_target
+# dlopen()s plugin A, then plugin B where A was; one sample in each phase
+if [ -x "$B/mksb" ]; then
+	"$B/mksb" "$T/sb.prf" "$B/dl_target" "$B/plug_a.so" plug_a_hot \
+		"$B/plug_b.so" plug_b_hot > "$T/sb.addr" 2> "$T/sb.err"
+	rc=$?
+	if [ $rc = 77 ]; then
+		echo "ok - side-band address spaces # SKIP perf_event_open refused: $(cat "$T/sb.err")"
+	else
+		syms=$("$B/perfregs-dump" -q -f json -i "$T/sb.prf" 2>&1 |
+			/usr/bin/python3 -c 'import json, sys
+print(" ".join(r.get("sym", "none") for r in map(json.loads, sys.stdin)
+               if r.get("type") == "sample"))')
+		if [ $rc = 0 ] && [ "$syms" = "plug_a_hot+0x0 plug_b_hot+0x0" ]; then
+			echo "ok - a library dlopen()ed where another was is named by the sample's time ($(cat "$T/sb.addr"))"
+		else
+			echo "not ok - a library dlopen()ed where another was is named by the sample's time: got '$syms' (rc $rc, $(cat "$T/sb.addr" "$T/sb.err"))"
+		fi
+	fi
+fi
+
 # the learner's pread() ELF reader against libelf, on every library and
 # program here and the 32-bit, x32 and 64-bit workloads
 if [ -x "$B/elfpeek" ]; then
