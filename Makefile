@@ -73,7 +73,8 @@ endif
 
 MOD_SRCS	:= $(wildcard module/*.c module/*.h) module/Kbuild include/uapi/linux/perfregs.h
 
-HOST_TESTS	:= $(BUILD)/mkrec $(BUILD)/mkmaps $(BUILD)/fuzz_recording $(BUILD)/elfpeek
+HOST_TESTS	:= $(BUILD)/mkrec $(BUILD)/mkmaps $(BUILD)/mkhostile $(BUILD)/fuzz_recording \
+		   $(BUILD)/elfpeek
 CHECKPATCH	:= $(BUILD)/linux/scripts/checkpatch.pl
 
 .PHONY: all module tool selftests host-tests check demo deps clean checkpatch bench \
@@ -107,6 +108,9 @@ $(BUILD)/mkrec: tests/mkrec.c $(TOOL_LIB_SRCS) $(TOOL_HDRS) selftests/magic.h
 
 $(BUILD)/mkmaps: tests/mkmaps.c $(TOOL_LIB_SRCS) $(TOOL_HDRS)
 	$(CC) $(CFLAGS) $(WARN) $(UAPI) -o $@ tests/mkmaps.c $(TOOL_LIB_SRCS) $(TOOL_LIBS)
+
+$(BUILD)/mkhostile: tests/mkhostile.c $(TOOL_LIB_SRCS) $(TOOL_HDRS)
+	$(CC) $(CFLAGS) $(WARN) $(UAPI) -o $@ tests/mkhostile.c $(TOOL_LIB_SRCS) $(TOOL_LIBS)
 
 $(BUILD)/elfpeek: tests/elfpeek.c $(TOOL_LIB_SRCS) $(TOOL_HDRS)
 	$(CC) $(CFLAGS) $(WARN) $(UAPI) -o $@ tests/elfpeek.c $(TOOL_LIB_SRCS) $(TOOL_LIBS)
