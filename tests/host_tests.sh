@@ -3,6 +3,7 @@
 #  - a synthetic recording with known contents decodes with the right
 #    layout per task (x86-64, i386, x32, mixed mode) and exact values,
 #    on a machine that has none of its images ("another machine");
+#  - a hostile recording (mkhostile): its names keep their UTF-8 in JSON;
 #  - the learner's own ELF reader agrees with libelf on this machine's files;
 #  - a PIE linked by GNU ld and one by lld are named at their own address;
 #  - the recording reader survives a bounded libFuzzer run;
@@ -63,6 +64,61 @@ PY
 	fi
 else
 	echo "not ok - synthetic recording decodes per layout (mkrec or -i failed)"
+fi
+
+# Names in a recording are bytes from elsewhere: well-formed UTF-8 must
+# reach JSON as it is, every other byte >= 0x80 (bad continuation,
+# overlong, surrogate, above U+10FFFF, cut short) as \u00XX of the byte,
+# controls as before, and the line must stay JSON (docs/json-schema.md).
+if /usr/bin/python3 - "$B" "$T/utf8.prf" <<'PY'
+import json, subprocess, sys
+b, rec = sys.argv[1], sys.argv[2]
+# (bytes in the recording, the string JSON must give back)
+parts = [(b"ok-\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80", "ok-\u00e9\u20ac\U0001f600"),
+         (b"|\xc3A", "|\u00c3A"),                      # bad continuation
+         (b"|\xc0\xaf", "|\u00c0\u00af"),              # overlong '/'
+         (b"|\xe0\x80\xaf", "|\u00e0\u0080\u00af"),
+         (b"|\xf0\x8f\xbf\xbf", "|\u00f0\u008f\u00bf\u00bf"),
+         (b"|\xed\xa0\x80", "|\u00ed\u00a0\u0080"),     # surrogate D800
+         (b"|\xed\xbf\xbf", "|\u00ed\u00bf\u00bf"),     # surrogate DFFF
+         (b"|\xed\x9f\xbf", "|\ud7ff"),                 # U+D7FF is fine
+         (b"|\xf4\x8f\xbf\xbf", "|\U0010ffff"),         # so is U+10FFFF
+         (b"|\xf4\x90\x80\x80", "|\u00f4\u0090\u0080\u0080"),  # above it
+         (b"|\xf5\x80\x80\x80", "|\u00f5\u0080\u0080\u0080"),
+         (b"|\xff\xfe\x80", "|\u00ff\u00fe\u0080"),
+         (b"|\x01\t\x7f\"\\", "|\u0001\t\u007f\"\\"),
+         (b"|\xe2\x82", "|\u00e2\u0082")]               # cut short (by "+0x10")
+ksym = b"".join(p[0] for p in parts)
+want_sym = "".join(p[1] for p in parts) + "+0x10"
+# 7 x e-acute and a euro sign: the kernel's 15 bytes cut the euro short
+comm = "\u00e9" * 7 + "\u20ac"
+want_comm = "\u00e9" * 7 + "\u00e2"
+subprocess.run([b + "/mkhostile", rec, "-c", comm.encode(), "-k", ksym], check=True)
+out = subprocess.run([b + "/perfregs-dump", "-q", "-f", "json", "-i", rec],
+                     check=True, capture_output=True).stdout
+bad = []
+try:
+    recs = [json.loads(l) for l in out.splitlines()]
+except ValueError as e:
+    recs = []
+    bad.append(f"not JSON: {e}")
+ss = [r for r in recs if r.get("type") == "sample"]
+if len(ss) != 2:
+    bad.append(f"{len(ss)} samples, not 2")
+for r in ss:
+    if r["comm"] != want_comm:
+        bad.append(f"comm {r['comm']!r}")
+syms = [r["sym"] for r in ss if "sym" in r]
+if syms != [want_sym]:
+    bad.append(f"sym {syms!r}, wanted {want_sym!r}")
+# valid UTF-8 stays raw bytes; the byte cut short is the lowercase escape
+if ('"comm":"' + "\u00e9" * 7 + '\\u00e2"').encode() not in out:
+    bad.append("comm not written as raw UTF-8 + \\u00e2")
+print("# " + ("; ".join(bad[:4]) if bad else "UTF-8 as it is, every invalid byte as \\u00XX"))
+sys.exit(1 if bad else 0)
+PY
+then echo "ok - JSON keeps a recording's UTF-8 names and escapes their invalid bytes"
+else echo "not ok - JSON keeps a recording's UTF-8 names and escapes their invalid bytes"
 fi
 
 # A PIE linked by GNU ld and one linked by lld, recorded live as the
