@@ -3,7 +3,8 @@
 #  - a synthetic recording with known contents decodes with the right
 #    layout per task (x86-64, i386, x32, mixed mode) and exact values,
 #    on a machine that has none of its images ("another machine");
-#  - a hostile recording (mkhostile): its names keep their UTF-8 in JSON;
+#  - a hostile recording (mkhostile): its names keep their UTF-8 in JSON,
+#    a FIFO it names is not opened;
 #  - the learner's own ELF reader agrees with libelf on this machine's files;
 #  - a PIE linked by GNU ld and one by lld are named at their own address;
 #  - the recording reader survives a bounded libFuzzer run;
@@ -119,6 +120,34 @@ sys.exit(1 if bad else 0)
 PY
 then echo "ok - JSON keeps a recording's UTF-8 names and escapes their invalid bytes"
 else echo "not ok - JSON keeps a recording's UTF-8 names and escapes their invalid bytes"
+fi
+
+# A recording's mapping may name a FIFO, a directory or a symlink to
+# one: the decoder opens only regular files (an open of the FIFO would
+# block for good), so each decodes at once, the sample without a name,
+# exit 0.  With and without a build-id to check, with unwinding.
+mkfifo "$T/fifo"
+mkdir "$T/dir"
+ln -s "$T/fifo" "$T/fifo_link"
+ln -s "$T/dir" "$T/dir_link"
+bad=""
+for f in fifo fifo_link dir dir_link; do
+	for opt in "" "-b 0123456789abcdef0123456789abcdef01234567"; do
+		# shellcheck disable=SC2086
+		"$B/mkhostile" "$T/$f.prf" -m "$T/$f" -s $opt
+		out=$(timeout 10 "$B/perfregs-dump" -q -f json --call-graph dwarf \
+			-i "$T/$f.prf" 2>&1)
+		rc=$?
+		if [ $rc -ne 0 ] || ! printf '%s\n' "$out" | grep -q '"type":"sample"' ||
+		   printf '%s\n' "$out" | grep -q '"sym"\|"dso"'; then
+			bad="$bad $f${opt:+ (build-id)}: exit $rc"
+		fi
+	done
+done
+if [ -z "$bad" ]; then
+	echo "ok - a recording naming a FIFO, a directory or links to them decodes at once, unnamed"
+else
+	echo "not ok - a recording naming a FIFO, a directory or links to them decodes at once, unnamed:$bad"
 fi
 
 # A PIE linked by GNU ld and one linked by lld, recorded live as the

@@ -82,7 +82,7 @@ int file_build_id(const char *path, uint8_t *id, uint8_t *len)
 	if (*len)
 		return 0;
 	elf_version(EV_CURRENT);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = open_regular(path);
 	if (fd < 0)
 		return -1;
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
@@ -100,9 +100,11 @@ int file_build_id(const char *path, uint8_t *id, uint8_t *len)
 static bool build_id_matches(const char *path, const struct mapping *m)
 {
 	uint8_t id[20], len;
+	int fd = open_regular(path);
 
-	if (access(path, R_OK))
-		return false;
+	if (fd < 0)
+		return false;	/* not there, or not a regular file */
+	close(fd);
 	if (!m->build_id_len)
 		return true;	/* nothing to compare with */
 	return !file_build_id(path, id, &len) && len == m->build_id_len &&
@@ -483,7 +485,7 @@ static uint64_t base_from_phdrs(const char *path, uint64_t start, uint64_t pgoff
 	int fd;
 
 	elf_version(EV_CURRENT);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = open_regular(path);
 	if (fd < 0)
 		return base;
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
@@ -532,7 +534,7 @@ static struct dwfl_entry *dwfl_for(const char *path, uint64_t base)
 	e->dwfl = dwfl_begin(&dwfl_cbs);
 	if (e->dwfl) {
 		dwfl_report_begin(e->dwfl);
-		e->mod = dwfl_report_elf(e->dwfl, path, path, -1, base, false);
+		e->mod = report_elf(e->dwfl, path, path, base);
 		dwfl_report_end(e->dwfl, NULL, NULL);
 	}
 	e->next = dwfl_cache;
