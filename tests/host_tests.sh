@@ -4,7 +4,7 @@
 #    layout per task (x86-64, i386, x32, mixed mode) and exact values,
 #    on a machine that has none of its images ("another machine");
 #  - a hostile recording (mkhostile): its names keep their UTF-8 in JSON,
-#    a FIFO it names is not opened;
+#    a FIFO it names is not opened, nor a path outside --symfs;
 #  - the learner's own ELF reader agrees with libelf on this machine's files;
 #  - a PIE linked by GNU ld and one by lld are named at their own address;
 #  - the recording reader survives a bounded libFuzzer run;
@@ -148,6 +148,37 @@ if [ -z "$bad" ]; then
 	echo "ok - a recording naming a FIFO, a directory or links to them decodes at once, unnamed"
 else
 	echo "not ok - a recording naming a FIFO, a directory or links to them decodes at once, unnamed:$bad"
+fi
+
+# --symfs DIR: a recorded path is looked for under DIR only, and one
+# with a ".." component, which no kernel writes, not at all.  A program
+# outside DIR, named through "..", through "/a/../..", or by its own
+# path (once the fallback when DIR had no such file), must not name the
+# sample; its copy inside DIR, named as the task mapped it, must.
+R=$T/symroot
+mkdir -p "$R/symfs/a" "$R/symfs/bin" "$R/outside"
+if cc -O1 -g -no-pie -o "$R/outside/prog" tests/bias_target.c 2>/dev/null &&
+   cp "$R/outside/prog" "$R/symfs/bin/prog" &&
+   addr=0x$(nm "$R/outside/prog" | sed -n 's/ T target_function$//p') &&
+   [ "$addr" != 0x ]; then
+	bad=""
+	for p in /bin/prog /../outside/prog /../../outside/prog /a/../../outside/prog \
+		 /bin/../../outside/prog "$R/outside/prog"; do
+		"$B/mkhostile" "$T/symfs.prf" -a "$addr" -m "$p"
+		sym=$(timeout 10 "$B/perfregs-dump" -q -f json --symfs "$R/symfs" \
+			-i "$T/symfs.prf" | /usr/bin/python3 -c 'import json, sys
+print(" ".join(json.loads(l).get("sym", "none") for l in sys.stdin if "\"sample\"" in l))')
+		want=none
+		[ "$p" = /bin/prog ] && want=target_function+0x0
+		[ "$sym" = "$want" ] || bad="$bad $p: '$sym'"
+	done
+	if [ -z "$bad" ]; then
+		echo "ok - --symfs: a recorded path is opened under DIR only; '..' does not climb out"
+	else
+		echo "not ok - --symfs: a recorded path is opened under DIR only; '..' does not climb out:$bad"
+	fi
+else
+	echo "not ok - --symfs: a recorded path is opened under DIR only (no non-PIE program built)"
 fi
 
 # A PIE linked by GNU ld and one linked by lld, recorded live as the

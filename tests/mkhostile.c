@@ -6,13 +6,14 @@
  * of FIFOs and of paths that climb out of --symfs, odd event names.
  *
  * One task (pid 100, an x86-64 image) and one user-mode sample at
- * 0x400010 with comm COMM.  With -m, the task maps PATH executable at
- * [0x400000, 0x401000) (build-id HEX with -b), and with -s the sample
- * carries 64 bytes of stack and a frame pointer into that mapping, for
- * --call-graph dwarf.  With -k, a recorded kernel symbol NAME and a
- * kernel-mode sample 0x10 into it.
+ * ADDR (-a; default 0x400010) with comm COMM.  With -m, the task maps
+ * PATH executable over the page of ADDR, from file offset 0 (build-id
+ * HEX with -b), and with -s the sample carries 64 bytes of stack and a
+ * frame pointer into that mapping, for --call-graph dwarf.  With -k, a
+ * recorded kernel symbol NAME and a kernel-mode sample 0x10 into it.
  *
- * usage: mkhostile FILE [-e EVENT] [-c COMM] [-k NAME] [-m PATH [-b HEX] [-s]]
+ * usage: mkhostile FILE [-e EVENT] [-c COMM] [-k NAME] [-a ADDR]
+ *                  [-m PATH [-b HEX] [-s]]
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,9 +25,9 @@
 
 #define PID		100
 #define INO		1000
-#define MAP_START	0x400000ULL
-#define MAP_END		0x401000ULL
 #define KSYM_START	0xffffffff81000000ULL
+
+static uint64_t addr = 0x400010;
 
 static void sample(struct recorder *r, const char *comm, bool kernel, bool stack)
 {
@@ -44,11 +45,11 @@ static void sample(struct recorder *r, const char *comm, bool kernel, bool stack
 	s->image_ino = INO;
 	s->image_dev = 0x801;
 	s->iregs_mask = R(IP);
-	*v++ = kernel ? KSYM_START + 0x10 : MAP_START + 0x10;
+	*v++ = kernel ? KSYM_START + 0x10 : addr;
 	s->uregs_mask = R(BP) | R(SP) | R(IP);
-	*v++ = MAP_START + 0x800;	/* bp: a frame pointer into the mapping */
-	*v++ = 0x7ffff000;		/* sp */
-	*v++ = MAP_START + 0x10;	/* ip */
+	*v++ = (addr & ~0xfffULL) + 0x800;	/* bp: a frame pointer into the mapping */
+	*v++ = 0x7ffff000;			/* sp */
+	*v++ = addr;				/* ip */
 	if (stack) {
 		s->flags |= PERFREGS_SF_STACK;
 		*v++ = 64;		/* size */
@@ -80,12 +81,12 @@ int main(int argc, char **argv)
 			    .path = (char *)"/nonexistent/on/this/machine" };
 	struct perfregs_config cfg;
 	struct task_maps tm = { .pid = PID, .ino = INO };
-	struct mapping m = { .start = MAP_START, .end = MAP_END };
+	struct mapping m = { 0 };
 	bool stack = false;
 	struct recorder *r;
 	int c, n = 1;
 
-	while ((c = getopt(argc, argv, "e:c:k:m:b:s")) != -1) {
+	while ((c = getopt(argc, argv, "e:c:k:a:m:b:s")) != -1) {
 		switch (c) {
 		case 'e':
 			event = optarg;
@@ -95,6 +96,9 @@ int main(int argc, char **argv)
 			break;
 		case 'k':
 			ksym = optarg;
+			break;
+		case 'a':
+			addr = strtoull(optarg, NULL, 0);
 			break;
 		case 'm':
 			path = optarg;
@@ -115,7 +119,7 @@ int main(int argc, char **argv)
 	if (optind + 1 != argc) {
 usage:
 		fprintf(stderr, "usage: mkhostile FILE [-e EVENT] [-c COMM] [-k NAME] "
-			"[-m PATH [-b HEX] [-s]]\n");
+			"[-a ADDR] [-m PATH [-b HEX] [-s]]\n");
 		return 2;
 	}
 	prf_config_default(&cfg);
@@ -126,6 +130,8 @@ usage:
 	}
 	rec_image(r, &im);
 	if (path) {
+		m.start = addr & ~0xfffULL;
+		m.end = m.start + 0x1000;
 		m.path = (char *)path;
 		tm.m = &m;
 		tm.n = 1;

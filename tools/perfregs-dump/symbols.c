@@ -112,16 +112,36 @@ static bool build_id_matches(const char *path, const struct mapping *m)
 }
 
 /*
+ * May a recorded path be looked for under --symfs?  It is joined to the
+ * root as it is, so only an absolute path without a ".." component
+ * stays below it.  The kernel's paths have none: a recording that has
+ * one was made so.
+ */
+static bool symfs_path_ok(const char *path)
+{
+	const char *p;
+
+	if (path[0] != '/')
+		return false;
+	for (p = path; *p; p++)
+		if (p[0] == '/' && p[1] == '.' && p[2] == '.' && (!p[3] || p[3] == '/'))
+			return false;
+	return true;
+}
+
+/*
  * The file to read for a mapping, here: the recorded path (under
  * --symfs if given) when its build-id matches, else the file named by
  * the build-id in $PERFREGS_BUILDID_DIR/HEX or
- * /usr/lib/debug/.build-id/XX/REST.debug, else the recorded path.
+ * /usr/lib/debug/.build-id/XX/REST.debug, else the recorded path; with
+ * --symfs, nothing outside the root but those by build-id ("": none).
  */
 const char *mapping_file(struct decoder *d, struct mapping *m)
 {
 	char hex[41], path[PATH_MAX];
 	const char *dir;
 	unsigned int i;
+	int n;
 
 	if (m->local)
 		return m->local;
@@ -129,8 +149,9 @@ const char *mapping_file(struct decoder *d, struct mapping *m)
 	for (i = 0; i < m->build_id_len; i++)
 		sprintf(hex + 2 * i, "%02x", m->build_id[i]);
 	hex[2 * m->build_id_len] = 0;
-	snprintf(path, sizeof(path), "%s%s", d->o.symfs ? d->o.symfs : "", m->path);
-	if (build_id_matches(path, m))
+	n = snprintf(path, sizeof(path), "%s%s", d->o.symfs ? d->o.symfs : "", m->path);
+	if ((!d->o.symfs || (symfs_path_ok(m->path) && n < (int)sizeof(path))) &&
+	    build_id_matches(path, m))
 		goto found;
 	if (m->build_id_len && dir) {
 		snprintf(path, sizeof(path), "%s/%s", dir, hex);
@@ -143,10 +164,10 @@ const char *mapping_file(struct decoder *d, struct mapping *m)
 		if (!access(path, R_OK))
 			goto found;
 	}
-	snprintf(path, sizeof(path), "%s", m->path);
+	snprintf(path, sizeof(path), "%s", d->o.symfs ? "" : m->path);
 found:
 	m->local = strdup(path);
-	return m->local ? m->local : m->path;
+	return m->local ? m->local : d->o.symfs ? "" : m->path;
 }
 
 static void maps_learn_locked(struct decoder *d, const struct perfregs_rec_sample *s);

@@ -103,7 +103,7 @@ static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result,
 
 		if (addr < m->start || addr + w > m->end)
 			continue;
-		fd = open_regular(m->local ? m->local : m->path);
+		fd = open_regular(mapping_file(c->d, (struct mapping *)m));
 		if (fd < 0)
 			return false;
 		ok = pread(fd, &v, w, addr - m->start + m->pgoff) == (ssize_t)w;
