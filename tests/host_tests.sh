@@ -4,7 +4,8 @@
 #    layout per task (x86-64, i386, x32, mixed mode) and exact values,
 #    on a machine that has none of its images ("another machine");
 #  - a hostile recording (mkhostile): its names keep their UTF-8 in JSON,
-#    a FIFO it names is not opened, nor a path outside --symfs;
+#    a FIFO it names is not opened, nor a path outside --symfs, and its
+#    samples are labelled with its event;
 #  - the learner's own ELF reader agrees with libelf on this machine's files;
 #  - a PIE linked by GNU ld and one by lld are named at their own address;
 #  - the recording reader survives a bounded libFuzzer run;
@@ -179,6 +180,28 @@ print(" ".join(json.loads(l).get("sym", "none") for l in sys.stdin if "\"sample\
 	fi
 else
 	echo "not ok - --symfs: a recorded path is opened under DIR only (no non-PIE program built)"
+fi
+
+# -i labels the samples with the event the recording was made of (its
+# info's event=, as -o writes it), not with the default cpu-clock; a
+# name that is not 1-63 printable characters without space is "unknown".
+long=$(printf 'x%.0s' $(seq 64))
+bad=""
+for ev in page-faults context-switches mem cpu-clock "page faults" $'page\e[31mfaults' \
+	  "$long" "${long%x}" ""; do
+	want=$ev
+	case "$ev" in
+	""|*" "*|*$'\e'*|"$long") want=unknown ;;
+	esac
+	"$B/mkhostile" "$T/event.prf" -e "$ev"
+	got=$("$B/perfregs-dump" -q -i "$T/event.prf" |
+		sed -n 's/^.* [0-9]*\.[0-9]*: \(.*\): ip 0x.*$/\1/p')
+	[ "$got" = "$want" ] || bad="$bad '$ev' gave '$got';"
+done
+if [ -z "$bad" ]; then
+	echo "ok - -i labels samples with the recording's event; a hostile name is 'unknown'"
+else
+	echo "not ok - -i labels samples with the recording's event:$bad" | cat -v
 fi
 
 # A PIE linked by GNU ld and one linked by lld, recorded live as the

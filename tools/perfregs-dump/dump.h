@@ -150,6 +150,7 @@ struct decoder {
 	uint64_t samples;
 	uint64_t lost[PERFREGS_LOST_MAX];
 	uint64_t bad_records;
+	char event_name[64];		/* a recording's event, o.event_name */
 	/* set by the live side when a new image/maps/ksym was learnt */
 	void (*learnt_image)(void *arg, const struct image *im);
 	void (*learnt_maps)(void *arg, const struct task_maps *tm);
