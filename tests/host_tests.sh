@@ -5,7 +5,7 @@
 #    on a machine that has none of its images ("another machine");
 #  - a hostile recording (mkhostile): its names keep their UTF-8 in JSON,
 #    a FIFO it names is not opened, nor a path outside --symfs, and its
-#    samples are labelled with its event;
+#    samples are labelled with its event; -i refuses sampling options;
 #  - the learner's own ELF reader agrees with libelf on this machine's files;
 #  - a PIE linked by GNU ld and one by lld are named at their own address;
 #  - the recording reader survives a bounded libFuzzer run;
@@ -202,6 +202,37 @@ if [ -z "$bad" ]; then
 	echo "ok - -i labels samples with the recording's event; a hostile name is 'unknown'"
 else
 	echo "not ok - -i labels samples with the recording's event:$bad" | cat -v
+fi
+
+# -i (and convert) refuse what only sets up sampling, naming it, exit 1
+# (EXIT_USAGE); what decoding uses, --call-graph dwarf included, stays.
+"$B/mkrec" "$T/opts.prf" 1
+for o in "-e page-faults" "-c 1000" "-F 99" "-a" "-C 0" "-p 1" "-t 1" "-d 1" "-m 8" \
+	 "--iregs=ip" "--iregs" \
+	 "--uregs=ip,sp" "--user-stack 64" "--call-graph dwarf,64" "--overwrite" \
+	 "--no-inherit" "--nmi-unknown"; do
+	name=${o%%[ =]*}
+	[ "$o" = "--call-graph dwarf,64" ] && name="--call-graph dwarf,SIZE"
+	bad=""
+	# shellcheck disable=SC2086
+	for args in "-i $T/opts.prf $o" "$o -i $T/opts.prf" "convert -i $T/opts.prf -o $T/opts.data $o"; do
+		out=$("$B/perfregs-dump" $args 2>&1 >/dev/null)
+		rc=$?
+		if [ $rc -ne 1 ] || ! printf '%s' "$out" | grep -q -- "-i takes no [^ ]*$name"; then
+			bad="$bad [$args: exit $rc: $out]"
+		fi
+	done
+	if [ -z "$bad" ]; then
+		echo "ok - -i refuses $o, which only sets up sampling: exit 1, named"
+	else
+		echo "not ok - -i refuses $o, which only sets up sampling:$bad"
+	fi
+done
+if "$B/perfregs-dump" -q -i "$T/opts.prf" -f json --call-graph dwarf --symfs / --no-symbols \
+	--summary -v > /dev/null 2>&1; then
+	echo "ok - -i takes -f, --call-graph dwarf, --symfs, --no-symbols, --summary, -q, -v"
+else
+	echo "not ok - -i takes -f, --call-graph dwarf, --symfs, --no-symbols, --summary, -q, -v"
 fi
 
 # A PIE linked by GNU ld and one linked by lld, recorded live as the
