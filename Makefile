@@ -73,8 +73,9 @@ endif
 
 MOD_SRCS	:= $(wildcard module/*.c module/*.h) module/Kbuild include/uapi/linux/perfregs.h
 
-HOST_TESTS	:= $(BUILD)/mkrec $(BUILD)/mkmaps $(BUILD)/fuzz_recording $(BUILD)/elfpeek \
-		   $(BUILD)/mksb $(BUILD)/dl_target $(BUILD)/plug_a.so $(BUILD)/plug_b.so
+HOST_TESTS	:= $(BUILD)/mkrec $(BUILD)/mkmaps $(BUILD)/mkhostile $(BUILD)/fuzz_recording \
+		   $(BUILD)/elfpeek $(BUILD)/mksb $(BUILD)/dl_target $(BUILD)/plug_a.so \
+		   $(BUILD)/plug_b.so
 CHECKPATCH	:= $(BUILD)/linux/scripts/checkpatch.pl
 
 .PHONY: all module tool selftests host-tests check demo deps clean checkpatch bench \
@@ -114,6 +115,9 @@ $(BUILD)/dl_target: tests/dl_target.c
 	$(CC) -O2 -g -Wall -o $@ $< -ldl
 $(BUILD)/plug_%.so: tests/plug.c
 	$(CC) -O1 -g -shared -fPIC -DNAME=plug_$* -o $@ $<
+
+$(BUILD)/mkhostile: tests/mkhostile.c $(TOOL_LIB_SRCS) $(TOOL_HDRS)
+	$(CC) $(CFLAGS) $(WARN) $(UAPI) -o $@ tests/mkhostile.c $(TOOL_LIB_SRCS) $(TOOL_LIBS)
 
 $(BUILD)/elfpeek: tests/elfpeek.c $(TOOL_LIB_SRCS) $(TOOL_HDRS)
 	$(CC) $(CFLAGS) $(WARN) $(UAPI) -o $@ tests/elfpeek.c $(TOOL_LIB_SRCS) $(TOOL_LIBS)

@@ -3,6 +3,9 @@
 #  - a synthetic recording with known contents decodes with the right
 #    layout per task (x86-64, i386, x32, mixed mode) and exact values,
 #    on a machine that has none of its images ("another machine");
+#  - a hostile recording (mkhostile): its names keep their UTF-8 in JSON,
+#    a FIFO it names is not opened, nor a path outside --symfs, and its
+#    samples are labelled with its event; -i refuses sampling options;
 #  - the learner's own ELF reader agrees with libelf on this machine's files;
 #  - a PIE linked by GNU ld and one by lld are named at their own address;
 #  - the recording reader survives a bounded libFuzzer run;
@@ -63,6 +66,173 @@ PY
 	fi
 else
 	echo "not ok - synthetic recording decodes per layout (mkrec or -i failed)"
+fi
+
+# Names in a recording are bytes from elsewhere: well-formed UTF-8 must
+# reach JSON as it is, every other byte >= 0x80 (bad continuation,
+# overlong, surrogate, above U+10FFFF, cut short) as \u00XX of the byte,
+# controls as before, and the line must stay JSON (docs/json-schema.md).
+if /usr/bin/python3 - "$B" "$T/utf8.prf" <<'PY'
+import json, subprocess, sys
+b, rec = sys.argv[1], sys.argv[2]
+# (bytes in the recording, the string JSON must give back)
+parts = [(b"ok-\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80", "ok-\u00e9\u20ac\U0001f600"),
+         (b"|\xc3A", "|\u00c3A"),                      # bad continuation
+         (b"|\xc0\xaf", "|\u00c0\u00af"),              # overlong '/'
+         (b"|\xe0\x80\xaf", "|\u00e0\u0080\u00af"),
+         (b"|\xf0\x8f\xbf\xbf", "|\u00f0\u008f\u00bf\u00bf"),
+         (b"|\xed\xa0\x80", "|\u00ed\u00a0\u0080"),     # surrogate D800
+         (b"|\xed\xbf\xbf", "|\u00ed\u00bf\u00bf"),     # surrogate DFFF
+         (b"|\xed\x9f\xbf", "|\ud7ff"),                 # U+D7FF is fine
+         (b"|\xf4\x8f\xbf\xbf", "|\U0010ffff"),         # so is U+10FFFF
+         (b"|\xf4\x90\x80\x80", "|\u00f4\u0090\u0080\u0080"),  # above it
+         (b"|\xf5\x80\x80\x80", "|\u00f5\u0080\u0080\u0080"),
+         (b"|\xff\xfe\x80", "|\u00ff\u00fe\u0080"),
+         (b"|\x01\t\x7f\"\\", "|\u0001\t\u007f\"\\"),
+         (b"|\xe2\x82", "|\u00e2\u0082")]               # cut short (by "+0x10")
+ksym = b"".join(p[0] for p in parts)
+want_sym = "".join(p[1] for p in parts) + "+0x10"
+# 7 x e-acute and a euro sign: the kernel's 15 bytes cut the euro short
+comm = "\u00e9" * 7 + "\u20ac"
+want_comm = "\u00e9" * 7 + "\u00e2"
+subprocess.run([b + "/mkhostile", rec, "-c", comm.encode(), "-k", ksym], check=True)
+out = subprocess.run([b + "/perfregs-dump", "-q", "-f", "json", "-i", rec],
+                     check=True, capture_output=True).stdout
+bad = []
+try:
+    recs = [json.loads(l) for l in out.splitlines()]
+except ValueError as e:
+    recs = []
+    bad.append(f"not JSON: {e}")
+ss = [r for r in recs if r.get("type") == "sample"]
+if len(ss) != 2:
+    bad.append(f"{len(ss)} samples, not 2")
+for r in ss:
+    if r["comm"] != want_comm:
+        bad.append(f"comm {r['comm']!r}")
+syms = [r["sym"] for r in ss if "sym" in r]
+if syms != [want_sym]:
+    bad.append(f"sym {syms!r}, wanted {want_sym!r}")
+# valid UTF-8 stays raw bytes; the byte cut short is the lowercase escape
+if ('"comm":"' + "\u00e9" * 7 + '\\u00e2"').encode() not in out:
+    bad.append("comm not written as raw UTF-8 + \\u00e2")
+print("# " + ("; ".join(bad[:4]) if bad else "UTF-8 as it is, every invalid byte as \\u00XX"))
+sys.exit(1 if bad else 0)
+PY
+then echo "ok - JSON keeps a recording's UTF-8 names and escapes their invalid bytes"
+else echo "not ok - JSON keeps a recording's UTF-8 names and escapes their invalid bytes"
+fi
+
+# A recording's mapping may name a FIFO, a directory or a symlink to
+# one: the decoder opens only regular files (an open of the FIFO would
+# block for good), so each decodes at once, the sample without a name,
+# exit 0.  With and without a build-id to check, with unwinding.
+mkfifo "$T/fifo"
+mkdir "$T/dir"
+ln -s "$T/fifo" "$T/fifo_link"
+ln -s "$T/dir" "$T/dir_link"
+bad=""
+for f in fifo fifo_link dir dir_link; do
+	for opt in "" "-b 0123456789abcdef0123456789abcdef01234567"; do
+		# shellcheck disable=SC2086
+		"$B/mkhostile" "$T/$f.prf" -m "$T/$f" -s $opt
+		out=$(timeout 10 "$B/perfregs-dump" -q -f json --call-graph dwarf \
+			-i "$T/$f.prf" 2>&1)
+		rc=$?
+		if [ $rc -ne 0 ] || ! printf '%s\n' "$out" | grep -q '"type":"sample"' ||
+		   printf '%s\n' "$out" | grep -q '"sym"\|"dso"'; then
+			bad="$bad $f${opt:+ (build-id)}: exit $rc"
+		fi
+	done
+done
+if [ -z "$bad" ]; then
+	echo "ok - a recording naming a FIFO, a directory or links to them decodes at once, unnamed"
+else
+	echo "not ok - a recording naming a FIFO, a directory or links to them decodes at once, unnamed:$bad"
+fi
+
+# --symfs DIR: a recorded path is looked for under DIR only, and one
+# with a ".." component, which no kernel writes, not at all.  A program
+# outside DIR, named through "..", through "/a/../..", or by its own
+# path (once the fallback when DIR had no such file), must not name the
+# sample; its copy inside DIR, named as the task mapped it, must.
+R=$T/symroot
+mkdir -p "$R/symfs/a" "$R/symfs/bin" "$R/outside"
+if cc -O1 -g -no-pie -o "$R/outside/prog" tests/bias_target.c 2>/dev/null &&
+   cp "$R/outside/prog" "$R/symfs/bin/prog" &&
+   addr=0x$(nm "$R/outside/prog" | sed -n 's/ T target_function$//p') &&
+   [ "$addr" != 0x ]; then
+	bad=""
+	for p in /bin/prog /../outside/prog /../../outside/prog /a/../../outside/prog \
+		 /bin/../../outside/prog "$R/outside/prog"; do
+		"$B/mkhostile" "$T/symfs.prf" -a "$addr" -m "$p"
+		sym=$(timeout 10 "$B/perfregs-dump" -q -f json --symfs "$R/symfs" \
+			-i "$T/symfs.prf" | /usr/bin/python3 -c 'import json, sys
+print(" ".join(json.loads(l).get("sym", "none") for l in sys.stdin if "\"sample\"" in l))')
+		want=none
+		[ "$p" = /bin/prog ] && want=target_function+0x0
+		[ "$sym" = "$want" ] || bad="$bad $p: '$sym'"
+	done
+	if [ -z "$bad" ]; then
+		echo "ok - --symfs: a recorded path is opened under DIR only; '..' does not climb out"
+	else
+		echo "not ok - --symfs: a recorded path is opened under DIR only; '..' does not climb out:$bad"
+	fi
+else
+	echo "not ok - --symfs: a recorded path is opened under DIR only (no non-PIE program built)"
+fi
+
+# -i labels the samples with the event the recording was made of (its
+# info's event=, as -o writes it), not with the default cpu-clock; a
+# name that is not 1-63 printable characters without space is "unknown".
+long=$(printf 'x%.0s' $(seq 64))
+bad=""
+for ev in page-faults context-switches mem cpu-clock "page faults" $'page\e[31mfaults' \
+	  "$long" "${long%x}" ""; do
+	want=$ev
+	case "$ev" in
+	""|*" "*|*$'\e'*|"$long") want=unknown ;;
+	esac
+	"$B/mkhostile" "$T/event.prf" -e "$ev"
+	got=$("$B/perfregs-dump" -q -i "$T/event.prf" |
+		sed -n 's/^.* [0-9]*\.[0-9]*: \(.*\): ip 0x.*$/\1/p')
+	[ "$got" = "$want" ] || bad="$bad '$ev' gave '$got';"
+done
+if [ -z "$bad" ]; then
+	echo "ok - -i labels samples with the recording's event; a hostile name is 'unknown'"
+else
+	echo "not ok - -i labels samples with the recording's event:$bad" | cat -v
+fi
+
+# -i (and convert) refuse what only sets up sampling, naming it, exit 1
+# (EXIT_USAGE); what decoding uses, --call-graph dwarf included, stays.
+"$B/mkrec" "$T/opts.prf" 1
+for o in "-e page-faults" "-c 1000" "-F 99" "-a" "-C 0" "-p 1" "-t 1" "-d 1" "-m 8" \
+	 "--iregs=ip" "--iregs" \
+	 "--uregs=ip,sp" "--user-stack 64" "--call-graph dwarf,64" "--overwrite" \
+	 "--no-inherit" "--nmi-unknown"; do
+	name=${o%%[ =]*}
+	[ "$o" = "--call-graph dwarf,64" ] && name="--call-graph dwarf,SIZE"
+	bad=""
+	# shellcheck disable=SC2086
+	for args in "-i $T/opts.prf $o" "$o -i $T/opts.prf" "convert -i $T/opts.prf -o $T/opts.data $o"; do
+		out=$("$B/perfregs-dump" $args 2>&1 >/dev/null)
+		rc=$?
+		if [ $rc -ne 1 ] || ! printf '%s' "$out" | grep -q -- "-i takes no [^ ]*$name"; then
+			bad="$bad [$args: exit $rc: $out]"
+		fi
+	done
+	if [ -z "$bad" ]; then
+		echo "ok - -i refuses $o, which only sets up sampling: exit 1, named"
+	else
+		echo "not ok - -i refuses $o, which only sets up sampling:$bad"
+	fi
+done
+if "$B/perfregs-dump" -q -i "$T/opts.prf" -f json --call-graph dwarf --symfs / --no-symbols \
+	--summary -v > /dev/null 2>&1; then
+	echo "ok - -i takes -f, --call-graph dwarf, --symfs, --no-symbols, --summary, -q, -v"
+else
+	echo "not ok - -i takes -f, --call-graph dwarf, --symfs, --no-symbols, --summary, -q, -v"
 fi
 
 # A PIE linked by GNU ld and one linked by lld, recorded live as the

@@ -203,6 +203,7 @@ struct decoder {
 	uint64_t samples;
 	uint64_t lost[PERFREGS_LOST_MAX];
 	uint64_t bad_records;
+	char event_name[64];		/* a recording's event, o.event_name */
 	/* set by the live side when a new image/maps/ksym was learnt */
 	void (*learnt_image)(void *arg, const struct image *im);
 	void (*learnt_maps)(void *arg, const struct task_maps *tm);
@@ -215,6 +216,11 @@ struct decoder {
 };
 
 /* images.c */
+int open_regular(const char *path);
+struct Dwfl;
+struct Dwfl_Module;
+struct Dwfl_Module *report_elf(struct Dwfl *dwfl, const char *name, const char *path,
+			       uint64_t base);
 int elf_facts_of_file(const char *path, struct elf_facts *f);
 int elf_peek(const char *path, struct elf_facts *f, uint8_t *id, uint8_t *len);
 int elf_peek_fd(int fd, struct elf_facts *f, uint8_t *id, uint8_t *len);

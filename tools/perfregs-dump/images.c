@@ -11,6 +11,7 @@
 #define _GNU_SOURCE	/* strchrnul */
 #include <fcntl.h>
 #include <elf.h>
+#include <elfutils/libdwfl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -160,9 +161,78 @@ int elf_peek_fd(int fd, struct elf_facts *f, uint8_t *id, uint8_t *len)
 	return 0;
 }
 
+/*
+ * A file that a recording or a task names, open for reading, if it is a
+ * regular file; else -1.  The name is the sampled system's, or anyone's
+ * who wrote the recording: a FIFO would block the open, a device's open
+ * can do anything (a watchdog starts, a tape rewinds), a directory reads
+ * as nothing.  So the name is opened O_PATH, which opens no file, what
+ * it opened is looked at, and only a regular file is opened for reading,
+ * through /proc/self/fd: the same inode, whatever the name says by then.
+ * Without /proc, opened O_NONBLOCK and looked at after.
+ */
+int open_regular(const char *path)
+{
+	struct stat st, st2;
+	char self[32];
+	int opath, fd;
+
+	opath = open(path, O_PATH | O_CLOEXEC);
+	if (opath < 0)
+		return -1;
+	if (fstat(opath, &st) || !S_ISREG(st.st_mode)) {
+		close(opath);
+		errno = EINVAL;
+		return -1;
+	}
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", opath);
+	fd = open(self, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0 && errno == ENOENT)
+		fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	close(opath);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st2) || !S_ISREG(st2.st_mode) || st2.st_dev != st.st_dev ||
+	    st2.st_ino != st.st_ino) {
+		close(fd);
+		errno = EINVAL;
+		return -1;
+	}
+	return fd;
+}
+
+/*
+ * dwfl_report_elf() of path, opened by open_regular(): given fd -1,
+ * libdwfl opens the path itself, and blocks on a FIFO.  It keeps the fd
+ * when it returns a module.  When it returns NULL the fd is still ours,
+ * unless libdwfl decompressed the file (it closed the fd then), which it
+ * only tries on what libelf does not take for ELF: so only ELF goes in.
+ */
+struct Dwfl_Module *report_elf(struct Dwfl *dwfl, const char *name, const char *path,
+			       uint64_t base)
+{
+	unsigned char id[EI_NIDENT];
+	Dwfl_Module *mod;
+	int fd = open_regular(path);
+
+	if (fd < 0)
+		return NULL;
+	if (pread(fd, id, sizeof(id), 0) != sizeof(id) || memcmp(id, ELFMAG, SELFMAG) ||
+	    id[EI_CLASS] == ELFCLASSNONE || id[EI_CLASS] >= ELFCLASSNUM ||
+	    id[EI_DATA] == ELFDATANONE || id[EI_DATA] >= ELFDATANUM ||
+	    id[EI_VERSION] != EV_CURRENT) {
+		close(fd);
+		return NULL;
+	}
+	mod = dwfl_report_elf(dwfl, name, path, fd, base, false);
+	if (!mod)
+		close(fd);
+	return mod;
+}
+
 int elf_peek(const char *path, struct elf_facts *f, uint8_t *id, uint8_t *len)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC), ret;
+	int fd = open_regular(path), ret;
 
 	if (fd < 0) {
 		memset(f, 0, sizeof(*f));

@@ -798,6 +798,19 @@ int main(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
+	/* options that set up sampling: a recording was made with its own */
+	static const struct {
+		int c;
+		const char *name;
+	} sampling_only[] = {
+		{ 'e', "-e/--event" }, { 'c', "-c/--period" }, { 'F', "-F/--freq" },
+		{ 'a', "-a/--all-cpus" }, { 'C', "-C/--cpu" }, { 'p', "-p/--pid" },
+		{ 't', "-t/--tid" }, { 'd', "-d/--duration" }, { 'm', "-m/--mmap-pages" },
+		{ OPT_IREGS, "--iregs" }, { OPT_UREGS, "--uregs" },
+		{ OPT_STACK, "--user-stack" }, { OPT_OVERWRITE, "--overwrite" },
+		{ OPT_NO_INHERIT, "--no-inherit" }, { OPT_NMI_UNKNOWN, "--nmi-unknown" },
+	};
+	const char *sampling_opt = NULL;
 	static struct live lv;
 	struct decoder *d = &lv.d;
 	struct perfregs_config cfg;
@@ -837,6 +850,9 @@ int main(int argc, char **argv)
 	cfg.data_pages = 256;
 	while ((c = getopt_long(argc, argv, "+e:c:F:aC:p:t:m:d:o:i:f:qvhV", longopts,
 				NULL)) != -1) {
+		for (i = 0; i < sizeof(sampling_only) / sizeof(sampling_only[0]); i++)
+			if (c == sampling_only[i].c && !sampling_opt)
+				sampling_opt = sampling_only[i].name;
 		switch (c) {
 		case 'e':
 			if (!strncmp(optarg, "mem:", 4)) {
@@ -957,6 +973,8 @@ int main(int argc, char **argv)
 			}
 			cfg.stack_bytes = (uint32_t)v;
 			d->o.callgraph = true;
+			if (size && !sampling_opt)	/* what to copy: sampling */
+				sampling_opt = "--call-graph dwarf,SIZE";
 			break;
 		}
 		case OPT_NMI_UNKNOWN:
@@ -1035,6 +1053,13 @@ int main(int argc, char **argv)
 		}
 	}
 
+	if (input && sampling_opt) {
+		fprintf(stderr, "perfregs-dump: -i takes no %s: it sets up sampling, and a "
+			"recording decodes with the settings it was made with%s\n",
+			sampling_opt, strncmp(sampling_opt, "--call-graph", 12) ? "" :
+			" (--call-graph dwarf alone unwinds its stacks)");
+		return EXIT_USAGE;
+	}
 	if (convert) {
 		char err[512];
 

@@ -53,19 +53,58 @@ static uint64_t reg_value(enum layout layout, uint64_t v)
 	return layout == LAYOUT_I386 ? (uint32_t)v : v;
 }
 
-/* s (at most max bytes) as a JSON string; writes at most 6 * max + 2. */
+/*
+ * The length of the well-formed UTF-8 sequence at s, of at most n bytes,
+ * or 0 (Unicode's table 3-7: no overlong form, no surrogate D800-DFFF,
+ * nothing above U+10FFFF, no sequence cut short).  A NUL is no
+ * continuation byte: nothing past the end of s is read.
+ */
+static size_t utf8_len(const unsigned char *s, size_t n)
+{
+	unsigned char lo = 0x80, hi = 0xbf;
+	size_t len, i;
+
+	if (s[0] < 0xc2 || s[0] > 0xf4)
+		return 0;
+	len = s[0] < 0xe0 ? 2 : s[0] < 0xf0 ? 3 : 4;
+	if (s[0] == 0xe0)
+		lo = 0xa0;	/* overlong below U+0800 */
+	else if (s[0] == 0xed)
+		hi = 0x9f;	/* surrogates */
+	else if (s[0] == 0xf0)
+		lo = 0x90;	/* overlong below U+10000 */
+	else if (s[0] == 0xf4)
+		hi = 0x8f;	/* above U+10FFFF */
+	if (n < len || s[1] < lo || s[1] > hi)
+		return 0;
+	for (i = 2; i < len; i++)
+		if (s[i] < 0x80 || s[i] > 0xbf)
+			return 0;
+	return len;
+}
+
+/*
+ * s (at most max bytes) as a JSON string; writes at most 6 * max + 2.
+ * Well-formed UTF-8 goes out as it is; any other byte from 0x80 up, the
+ * controls and DEL as \u00XX of the byte (docs/json-schema.md).
+ */
 static char *put_json(char *p, const char *s, size_t max)
 {
 	static const char digits[] = "0123456789abcdef";
-	size_t i;
+	size_t i, n;
 
 	*p++ = '"';
 	for (i = 0; i < max && s[i]; i++) {
 		unsigned char c = s[i];
 
+		n = c >= 0x80 ? utf8_len((const unsigned char *)s + i, max - i) : 0;
 		if (c == '"' || c == '\\') {
 			*p++ = '\\';
 			*p++ = c;
+		} else if (n) {
+			memcpy(p, s + i, n);
+			p += n;
+			i += n - 1;
 		} else if (c < 0x20 || c >= 0x7f) {
 			memcpy(p, "\\u00", 4);
 			p[4] = digits[c >> 4];

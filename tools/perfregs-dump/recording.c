@@ -410,6 +410,32 @@ static const char *str_in(const char *p, const char *end)
 	return p < end && memchr(p, 0, end - p) ? p : NULL;
 }
 
+/*
+ * The samples' event name from the event= of an ITEM_INFO in [p, end):
+ * a name of 1 to 63 printable ASCII characters, no space.  The file is
+ * anyone's: anything else, or none, is "unknown", and is not printed.
+ */
+static void info_event(struct decoder *d, const char *p, const char *end)
+{
+	const char *name = "unknown";
+	size_t n, i;
+
+	for (; p < end; p += n + 1) {
+		n = strnlen(p, end - p);
+		if (n == (size_t)(end - p))
+			break;		/* no NUL: no string */
+		if (n < 6 || memcmp(p, "event=", 6))
+			continue;
+		for (i = 6; i < n && p[i] > ' ' && p[i] < 0x7f; i++)
+			;
+		if (i == n && n > 6 && n - 6 < sizeof(d->event_name))
+			name = p + 6;
+		break;
+	}
+	snprintf(d->event_name, sizeof(d->event_name), "%s", name);
+	d->o.event_name = d->event_name;
+}
+
 static int bad(char *err, size_t len, uint64_t off, const char *what)
 {
 	snprintf(err, len, "malformed recording at offset %" PRIu64 ": %s", off, what);
@@ -527,6 +553,7 @@ int rec_decode_buf(const unsigned char *buf, size_t size, struct decoder *d,
 		end = (const char *)body + blen;
 		switch (it.type) {
 		case ITEM_INFO:
+			info_event(d, (const char *)body, end);
 			break;
 		case ITEM_IMAGE: {
 			struct item_image ii;

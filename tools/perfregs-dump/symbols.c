@@ -82,7 +82,7 @@ int file_build_id(const char *path, uint8_t *id, uint8_t *len)
 	if (*len)
 		return 0;
 	elf_version(EV_CURRENT);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = open_regular(path);
 	if (fd < 0)
 		return -1;
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
@@ -100,9 +100,11 @@ int file_build_id(const char *path, uint8_t *id, uint8_t *len)
 static bool build_id_matches(const char *path, const struct mapping *m)
 {
 	uint8_t id[20], len;
+	int fd = open_regular(path);
 
-	if (access(path, R_OK))
-		return false;
+	if (fd < 0)
+		return false;	/* not there, or not a regular file */
+	close(fd);
 	if (!m->build_id_len)
 		return true;	/* nothing to compare with */
 	return !file_build_id(path, id, &len) && len == m->build_id_len &&
@@ -110,16 +112,36 @@ static bool build_id_matches(const char *path, const struct mapping *m)
 }
 
 /*
+ * May a recorded path be looked for under --symfs?  It is joined to the
+ * root as it is, so only an absolute path without a ".." component
+ * stays below it.  The kernel's paths have none: a recording that has
+ * one was made so.
+ */
+static bool symfs_path_ok(const char *path)
+{
+	const char *p;
+
+	if (path[0] != '/')
+		return false;
+	for (p = path; *p; p++)
+		if (p[0] == '/' && p[1] == '.' && p[2] == '.' && (!p[3] || p[3] == '/'))
+			return false;
+	return true;
+}
+
+/*
  * The file to read for a mapping, here: the recorded path (under
  * --symfs if given) when its build-id matches, else the file named by
  * the build-id in $PERFREGS_BUILDID_DIR/HEX or
- * /usr/lib/debug/.build-id/XX/REST.debug, else the recorded path.
+ * /usr/lib/debug/.build-id/XX/REST.debug, else the recorded path; with
+ * --symfs, nothing outside the root but those by build-id ("": none).
  */
 const char *mapping_file(struct decoder *d, struct mapping *m)
 {
 	char hex[41], path[PATH_MAX];
 	const char *dir;
 	unsigned int i;
+	int n;
 
 	if (m->local)
 		return m->local;
@@ -133,8 +155,9 @@ const char *mapping_file(struct decoder *d, struct mapping *m)
 	for (i = 0; i < m->build_id_len; i++)
 		sprintf(hex + 2 * i, "%02x", m->build_id[i]);
 	hex[2 * m->build_id_len] = 0;
-	snprintf(path, sizeof(path), "%s%s", d->o.symfs ? d->o.symfs : "", m->path);
-	if (build_id_matches(path, m))
+	n = snprintf(path, sizeof(path), "%s%s", d->o.symfs ? d->o.symfs : "", m->path);
+	if ((!d->o.symfs || (symfs_path_ok(m->path) && n < (int)sizeof(path))) &&
+	    build_id_matches(path, m))
 		goto found;
 	if (m->build_id_len && dir) {
 		snprintf(path, sizeof(path), "%s/%s", dir, hex);
@@ -147,10 +170,10 @@ const char *mapping_file(struct decoder *d, struct mapping *m)
 		if (!access(path, R_OK))
 			goto found;
 	}
-	snprintf(path, sizeof(path), "%s", m->path);
+	snprintf(path, sizeof(path), "%s", d->o.symfs ? "" : m->path);
 found:
 	m->local = strdup(path);
-	return m->local ? m->local : m->path;
+	return m->local ? m->local : d->o.symfs ? "" : m->path;
 }
 
 static void maps_learn_locked(struct decoder *d, const struct perfregs_rec_sample *s);
@@ -489,7 +512,7 @@ static uint64_t base_from_phdrs(const char *path, uint64_t start, uint64_t pgoff
 	int fd;
 
 	elf_version(EV_CURRENT);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = open_regular(path);
 	if (fd < 0)
 		return base;
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
@@ -538,7 +561,7 @@ static struct dwfl_entry *dwfl_for(const char *path, uint64_t base)
 	e->dwfl = dwfl_begin(&dwfl_cbs);
 	if (e->dwfl) {
 		dwfl_report_begin(e->dwfl);
-		e->mod = dwfl_report_elf(e->dwfl, path, path, -1, base, false);
+		e->mod = report_elf(e->dwfl, path, path, base);
 		dwfl_report_end(e->dwfl, NULL, NULL);
 	}
 	e->next = dwfl_cache;

@@ -104,7 +104,7 @@ static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result,
 
 		if (addr < m->start || addr + w > m->end)
 			continue;
-		fd = open(m->local ? m->local : m->path, O_RDONLY | O_CLOEXEC);
+		fd = open_regular(mapping_file(c->d, (struct mapping *)m));
 		if (fd < 0)
 			return false;
 		ok = pread(fd, &v, w, addr - m->start + m->pgoff) == (ssize_t)w;
@@ -293,9 +293,8 @@ static struct unwinder *unwinder_for(struct decoder *d, struct task_maps *tm,
 	if (u->dwfl) {
 		dwfl_report_begin(u->dwfl);
 		for (i = 0; i < tm->n; i++)
-			dwfl_report_elf(u->dwfl, tm->m[i].path,
-					mapping_file(d, &tm->m[i]), -1,
-					mapping_base(d, &tm->m[i]), false);
+			report_elf(u->dwfl, tm->m[i].path, mapping_file(d, &tm->m[i]),
+				   mapping_base(d, &tm->m[i]));
 		dwfl_report_end(u->dwfl, NULL, NULL);
 		u->attached = dwfl_attach_state(u->dwfl, abi_elf(layout),
 						tm->pid ? (pid_t)tm->pid : 1,

@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mkhostile: write a perfregs recording whose strings and paths are the
+ * caller's, byte for byte, for host tests of what the decoder does with
+ * a recording it cannot trust: names that are not valid UTF-8, mappings
+ * of FIFOs and of paths that climb out of --symfs, odd event names.
+ *
+ * One task (pid 100, an x86-64 image) and one user-mode sample at
+ * ADDR (-a; default 0x400010) with comm COMM.  With -m, the task maps
+ * PATH executable over the page of ADDR, from file offset 0 (build-id
+ * HEX with -b), and with -s the sample carries 64 bytes of stack and a
+ * frame pointer into that mapping, for --call-graph dwarf.  With -k, a
+ * recorded kernel symbol NAME and a kernel-mode sample 0x10 into it.
+ *
+ * usage: mkhostile FILE [-e EVENT] [-c COMM] [-k NAME] [-a ADDR]
+ *                  [-m PATH [-b HEX] [-s]]
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "../tools/perfregs-dump/dump.h"
+
+#define R(x) (1ULL << PERFREGS_REG_##x)
+
+#define PID		100
+#define INO		1000
+#define KSYM_START	0xffffffff81000000ULL
+
+static uint64_t addr = 0x400010;
+
+static void sample(struct recorder *r, const char *comm, bool kernel, bool stack)
+{
+	uint64_t buf[64] = { 0 };
+	struct perfregs_rec_sample *s = (void *)buf;
+	uint64_t *v = (uint64_t *)s->regs;
+
+	s->header.type = PERFREGS_REC_SAMPLE;
+	s->time = kernel ? 2000 : 1000;
+	s->pid = s->tid = PID;
+	s->flags = PERFREGS_SF_CTX_IRQ | (kernel ? PERFREGS_SF_KERNEL | PERFREGS_SF_UREGS_ENTRY :
+					  PERFREGS_SF_UREGS_DIRECT);
+	s->abi = PERFREGS_ABI_64;
+	strncpy(s->comm, comm, sizeof(s->comm) - 1);	/* cut as the kernel cuts */
+	s->image_ino = INO;
+	s->image_dev = 0x801;
+	s->iregs_mask = R(IP);
+	*v++ = kernel ? KSYM_START + 0x10 : addr;
+	s->uregs_mask = R(BP) | R(SP) | R(IP);
+	*v++ = (addr & ~0xfffULL) + 0x800;	/* bp: a frame pointer into the mapping */
+	*v++ = 0x7ffff000;			/* sp */
+	*v++ = addr;				/* ip */
+	if (stack) {
+		s->flags |= PERFREGS_SF_STACK;
+		*v++ = 64;		/* size */
+		v += 64 / 8;		/* the stack: zeros */
+		*v++ = 64;		/* copied */
+	}
+	s->header.size = (char *)v - (char *)s;
+	rec_sample(r, 0, &s->header);
+}
+
+static int hex_id(const char *hex, uint8_t *id, uint8_t *len)
+{
+	unsigned int b;
+
+	for (*len = 0; hex[0] && hex[1] && *len < 20; hex += 2) {
+		if (sscanf(hex, "%2x", &b) != 1)
+			return -1;
+		id[(*len)++] = (uint8_t)b;
+	}
+	return *hex ? -1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *event = "cpu-clock", *comm = "hostile", *ksym = NULL, *path = NULL;
+	uint64_t lostv[PERFREGS_LOST_MAX] = { 0 };
+	struct image im = { .dev = 0x801, .ino = INO,
+			    .facts = { true, 2 /* ELFCLASS64 */, 62 /* EM_X86_64 */ },
+			    .path = (char *)"/nonexistent/on/this/machine" };
+	struct perfregs_config cfg;
+	struct task_maps tm = { .pid = PID, .ino = INO };
+	struct mapping m = { 0 };
+	bool stack = false;
+	struct recorder *r;
+	int c, n = 1;
+
+	while ((c = getopt(argc, argv, "e:c:k:a:m:b:s")) != -1) {
+		switch (c) {
+		case 'e':
+			event = optarg;
+			break;
+		case 'c':
+			comm = optarg;
+			break;
+		case 'k':
+			ksym = optarg;
+			break;
+		case 'a':
+			addr = strtoull(optarg, NULL, 0);
+			break;
+		case 'm':
+			path = optarg;
+			break;
+		case 'b':
+			if (hex_id(optarg, m.build_id, &m.build_id_len)) {
+				fprintf(stderr, "mkhostile: bad build-id '%s'\n", optarg);
+				return 2;
+			}
+			break;
+		case 's':
+			stack = true;
+			break;
+		default:
+			goto usage;
+		}
+	}
+	if (optind + 1 != argc) {
+usage:
+		fprintf(stderr, "usage: mkhostile FILE [-e EVENT] [-c COMM] [-k NAME] "
+			"[-a ADDR] [-m PATH [-b HEX] [-s]]\n");
+		return 2;
+	}
+	prf_config_default(&cfg);
+	r = rec_create(argv[optind], &cfg, event);
+	if (!r) {
+		perror(argv[optind]);
+		return 1;
+	}
+	rec_image(r, &im);
+	if (path) {
+		m.start = addr & ~0xfffULL;
+		m.end = m.start + 0x1000;
+		m.path = (char *)path;
+		tm.m = &m;
+		tm.n = 1;
+		rec_maps(r, &tm);
+	}
+	if (ksym) {
+		struct ksym k = { .start = KSYM_START, .end = KSYM_START + 0x100,
+				  .name = (char *)ksym };
+
+		rec_ksym(r, &k);
+	}
+	sample(r, comm, false, stack);
+	if (ksym) {
+		sample(r, comm, true, false);
+		n++;
+	}
+	if (rec_close(r, n, lostv)) {
+		perror(argv[optind]);
+		return 1;
+	}
+	return 0;
+}
