@@ -291,6 +291,76 @@ print(" ".join(r.get("sym", "none") for r in map(json.loads, sys.stdin)
 	fi
 fi
 
+# a program deleted while it runs (upgraded, say): the live decoder
+# opens it through /proc/PID/map_files; a recording finds it again
+# under its old name only if the build-id says it is the same file
+if [ -x "$B/mkseed" ] && cc -O1 -g -fPIE -pie -o "$T/victim" tests/bias_target.c 2>/dev/null &&
+   cc -O1 -g -fPIE -pie -DVICTIM2 -o "$T/victim2" tests/bias_target.c -Wl,--build-id=sha1 \
+	-Wl,-z,norelro 2>/dev/null; then
+	mkfifo "$T/vin"
+	cp "$T/victim" "$T/victim.keep"
+	"$T/victim" < "$T/vin" > "$T/vout" &
+	vp=$!
+	exec 8> "$T/vin"
+	for _ in 1 2 3 4 5 6 7 8 9 10; do [ -s "$T/vout" ] && break; sleep 0.1; done
+	vaddr=$(head -1 "$T/vout")
+	rm -f "$T/victim"
+	live=$("$B/mkseed" "$T/victim.prf" "$vp" "$vaddr" 2>&1)
+	exec 8>&-
+	wait $vp
+	vsym() {
+		"$B/perfregs-dump" -q -f json -i "$T/victim.prf" | /usr/bin/python3 -c 'import json, sys
+print(" ".join(r.get("sym", "none") for r in map(json.loads, sys.stdin)
+               if r.get("type") == "sample"))'
+	}
+	gone=$(vsym)
+	cp "$T/victim.keep" "$T/victim"
+	back=$(vsym)
+	cp "$T/victim2" "$T/victim"
+	other=$(vsym)
+	if [ "$live" = "target_function+0x0" ] && [ "$gone" = none ] &&
+	   [ "$back" = "target_function+0x0" ] && [ "$other" = none ]; then
+		echo "ok - a deleted program: named live through map_files, and from a recording by its build-id only"
+	else
+		echo "not ok - a deleted program: live '$live' (want target_function+0x0), recording with the file gone '$gone' (want none), back '$back' (want target_function+0x0), another file there '$other' (want none)"
+	fi
+fi
+
+# a stripped program gets names from its debug file, found by build-id
+# where -dbgsym packages put it (here under --symfs); a FIFO beside it
+# named like a debug file is never opened (libdw's own search did)
+if cc -O1 -g -fPIE -pie -o "$T/sprog" tests/bias_target.c 2>/dev/null &&
+   bid=$(readelf -n "$T/sprog" | awk '/Build ID/ { print $3 }') && [ -n "$bid" ]; then
+	dbg="$T/root/usr/lib/debug/.build-id/${bid:0:2}/${bid:2}.debug"
+	mkdir -p "$(dirname "$dbg")" "$T/root$T"
+	objcopy --only-keep-debug "$T/sprog" "$dbg"
+	strip -s "$T/sprog"
+	cp "$T/sprog" "$T/root$T/sprog"
+	mkfifo "$T/sprog.debug" "$T/root$T/sprog.debug"
+	mkfifo "$T/sin"
+	"$T/sprog" < "$T/sin" > "$T/sout" &
+	sp=$!
+	exec 8> "$T/sin"
+	for _ in 1 2 3 4 5 6 7 8 9 10; do [ -s "$T/sout" ] && break; sleep 0.1; done
+	saddr=$(head -1 "$T/sout")
+	"$B/mkmaps" "$T/sprog.prf" "$sp" "$saddr" 1 >/dev/null
+	exec 8>&-
+	wait $sp
+	ssym() {
+		timeout 10 "$B/perfregs-dump" -q -f json "$@" -i "$T/sprog.prf" |
+			/usr/bin/python3 -c 'import json, sys
+print(" ".join(r.get("sym", "none") for r in map(json.loads, sys.stdin)
+               if r.get("type") == "sample"))'
+	}
+	plain=$(ssym)
+	with=$(ssym --symfs "$T/root")
+	if [ "$plain" = none ] && [ "$with" = "target_function+0x0" ]; then
+		echo "ok - a stripped program is named from its debug file by build-id, and no FIFO beside it is opened"
+	else
+		echo "not ok - a stripped program: without its debug file '$plain' (want none), with it under --symfs '$with' (want target_function+0x0; empty: hung)"
+	fi
+fi
+
 # the learner's pread() ELF reader against libelf, on every library and
 # program here and the 32-bit, x32 and 64-bit workloads
 if [ -x "$B/elfpeek" ]; then

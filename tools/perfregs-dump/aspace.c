@@ -203,7 +203,8 @@ static void space_mmap(struct decoder *d, const struct sb_event *ev)
 		m->end = ev->end;
 		m->pgoff = ev->pgoff;
 		m->path = strdup(ev->name);
-		if (!m->path)
+		m->local = ev->local ? strdup(ev->local) : NULL;
+		if (!m->path || (ev->local && !m->local))
 			goto fail;
 		if (ev->build_id_len <= sizeof(m->build_id)) {
 			m->build_id_len = ev->build_id_len;
@@ -327,9 +328,13 @@ void space_seed(struct decoder *d, uint32_t pid)
 		ev.prot = PROT_READ | PROT_EXEC;
 		ev.name = line + pos;
 		ev.build_id_len = 0;
+		ev.local = deleted_file(d, pid, ev.start, ev.end, ev.name);
 		if (ev.name[0] == '/')
-			file_build_id(ev.name, ev.build_id, &ev.build_id_len);
+			file_build_id(ev.local ? ev.local : ev.name, ev.build_id,
+				      &ev.build_id_len);
 		space_event(d, &ev);
+		free((char *)ev.local);
+		ev.local = NULL;
 	}
 	fclose(fp);
 }

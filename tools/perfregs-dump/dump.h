@@ -125,6 +125,7 @@ struct sb_event {
 	uint8_t build_id_len;	/* SB_MMAP: 0 when the kernel gave none */
 	uint8_t build_id[20];
 	const char *name;	/* SB_MMAP: the path; SB_EXEC: the comm */
+	const char *local;	/* SB_MMAP, live: a deleted file, still open */
 };
 
 /* A kernel symbol: [start, end) named name. */
@@ -185,6 +186,8 @@ struct decoder {
 	struct task_maps *maps[256];
 	struct space *spaces[256];	/* by pid, from side-band events */
 	struct blob *blobs;		/* vDSO images */
+	int held_fds[64];		/* deleted files kept open (deleted_file()) */
+	unsigned int nheld;
 	bool sideband;			/* side-band events are coming */
 	struct ksym *ksyms;		/* sorted by start */
 	size_t nksyms, ksyms_cap;
@@ -248,6 +251,9 @@ struct Dwfl_Module;
 int module_symbol(struct Dwfl_Module *mod, uint64_t addr, uint64_t show,
 		  char *buf, size_t len);
 const char *mapping_file(struct decoder *d, struct mapping *m);
+char **dwfl_debuginfo_path(const struct decoder *d);
+char *deleted_file(struct decoder *d, uint32_t pid, uint64_t start, uint64_t end,
+		   const char *name);
 /*
  * The address of the first PT_LOAD of m's file as the task mapped it,
  * the base libdwfl's dwfl_report_elf() takes (add_p_vaddr false).

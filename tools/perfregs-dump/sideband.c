@@ -326,11 +326,14 @@ static void sb_record(struct sideband *sb, struct decoder *d,
 		ev.pgoff = mm.pgoff;
 		ev.prot = mm.prot;
 		ev.name = name;
+		if ((mm.prot & PROT_EXEC) && name[0] == '/')
+			ev.local = deleted_file(d, mm.pid, ev.start, ev.end, name);
 		if ((h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) && mm.bid_size <= 20) {
 			ev.build_id_len = mm.bid_size;
 			memcpy(ev.build_id, mm.bid, mm.bid_size);
 		} else if ((mm.prot & PROT_EXEC) && name[0] == '/') {
-			file_build_id(name, ev.build_id, &ev.build_id_len);
+			file_build_id(ev.local ? ev.local : name, ev.build_id,
+				      &ev.build_id_len);
 		} else if (!strcmp(name, "[vdso]") && d->live) {
 			const struct blob *b = vdso_read(d, mm.pid, ev.start, ev.end);
 
@@ -386,6 +389,7 @@ static void sb_record(struct sideband *sb, struct decoder *d,
 	space_event(d, &ev);
 	if (d->live)
 		pthread_mutex_unlock(&d->learn_lock);
+	free((char *)ev.local);
 }
 
 static int drain_ring(struct sideband *sb, struct sb_ring *r, struct decoder *d)

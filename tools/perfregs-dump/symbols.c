@@ -141,6 +141,7 @@ const char *mapping_file(struct decoder *d, struct mapping *m)
 	char hex[41], path[PATH_MAX];
 	const char *dir;
 	unsigned int i;
+	size_t len;
 	int n;
 
 	if (m->local)
@@ -148,8 +149,9 @@ const char *mapping_file(struct decoder *d, struct mapping *m)
 	if (!strcmp(m->path, "[vdso]")) {
 		const struct blob *b = blob_for(d, m);
 
-		m->local = strdup(b ? b->path : m->path);
-		return m->local ? m->local : m->path;
+		/* none: no file (a file "[vdso]" here is not it) */
+		m->local = strdup(b ? b->path : "");
+		return m->local ? m->local : "";
 	}
 	dir = getenv("PERFREGS_BUILDID_DIR");
 	for (i = 0; i < m->build_id_len; i++)
@@ -159,6 +161,18 @@ const char *mapping_file(struct decoder *d, struct mapping *m)
 	if ((!d->o.symfs || (symfs_path_ok(m->path) && n < (int)sizeof(path))) &&
 	    build_id_matches(path, m))
 		goto found;
+	/*
+	 * A file deleted (or replaced) since it was mapped: its name, if the
+	 * build-id says it is still the same file somewhere.
+	 */
+	len = strlen(m->path);
+	if (m->build_id_len && len > 10 && !strcmp(m->path + len - 10, " (deleted)")) {
+		n = snprintf(path, sizeof(path), "%s%.*s", d->o.symfs ? d->o.symfs : "",
+			     (int)(len - 10), m->path);
+		if ((!d->o.symfs || symfs_path_ok(m->path)) && n < (int)sizeof(path) &&
+		    build_id_matches(path, m))
+			goto found;
+	}
 	if (m->build_id_len && dir) {
 		snprintf(path, sizeof(path), "%s/%s", dir, hex);
 		if (build_id_matches(path, m))
@@ -174,6 +188,39 @@ const char *mapping_file(struct decoder *d, struct mapping *m)
 found:
 	m->local = strdup(path);
 	return m->local ? m->local : d->o.symfs ? "" : m->path;
+}
+
+/*
+ * A mapping of a live task whose file has been deleted (its name ends
+ * in " (deleted)": a program or library upgraded while it runs):
+ * /proc/PID/map_files/START-END still opens the file (for root), which
+ * is kept open, as "/proc/self/fd/N", for as long as the decoder lives.
+ * NULL for any other name, or when that cannot be opened.
+ */
+char *deleted_file(struct decoder *d, uint32_t pid, uint64_t start, uint64_t end,
+		   const char *name)
+{
+	size_t len = strlen(name);
+	char path[96];
+	char *p;
+	int fd;
+
+	if (!d->live || len <= 10 || strcmp(name + len - 10, " (deleted)") ||
+	    d->nheld == sizeof(d->held_fds) / sizeof(d->held_fds[0]))
+		return NULL;
+	snprintf(path, sizeof(path), "/proc/%u/map_files/%" PRIx64 "-%" PRIx64,
+		 pid, start, end);
+	fd = open_regular(path);
+	if (fd < 0)
+		return NULL;
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	p = strdup(path);
+	if (!p) {
+		close(fd);
+		return NULL;
+	}
+	d->held_fds[d->nheld++] = fd;
+	return p;
 }
 
 static void maps_learn_locked(struct decoder *d, const struct perfregs_rec_sample *s);
@@ -308,13 +355,15 @@ static void maps_learn_locked(struct decoder *d, const struct perfregs_rec_sampl
 		m[n].end = end;
 		m[n].pgoff = pgoff;
 		m[n].path = strdup(line + pos);
+		m[n].local = m[n].path ? deleted_file(d, s->pid, start, end, m[n].path) : NULL;
 		/* the image's build-id was read with its ELF header */
 		if (inode == s->image_ino && dev == s->image_dev &&
 		    (im = image_find(d, s->image_dev, s->image_ino)) && im->build_id_known) {
 			memcpy(m[n].build_id, im->build_id, im->build_id_len);
 			m[n].build_id_len = im->build_id_len;
 		} else {
-			file_build_id(m[n].path, m[n].build_id, &m[n].build_id_len);
+			file_build_id(m[n].local ? m[n].local : m[n].path, m[n].build_id,
+				      &m[n].build_id_len);
 		}
 		n++;
 	}
@@ -486,7 +535,32 @@ struct dwfl_entry {
 
 static struct dwfl_entry *dwfl_cache;
 
-static const Dwfl_Callbacks dwfl_cbs = {
+/*
+ * Where libdw looks for separate debug files: /usr/lib/debug (by
+ * build-id, .build-id/XX/REST.debug, where -dbgsym packages put them),
+ * under --symfs first.  Not libdw's default, which also opens NAME.debug
+ * and .debug/NAME.debug beside the file, with a blocking open(): a FIFO
+ * there, next to a file a recording names, hung the decoder.  "-": no
+ * CRC check of .gnu_debuglink files (a build-id decides).
+ */
+static char *debuginfo_path;
+
+char **dwfl_debuginfo_path(const struct decoder *d)
+{
+	static char buf[PATH_MAX + 64];
+
+	if (!debuginfo_path) {
+		if (d->o.symfs && strlen(d->o.symfs) < PATH_MAX)
+			snprintf(buf, sizeof(buf), "-%s/usr/lib/debug:/usr/lib/debug",
+				 d->o.symfs);
+		else
+			snprintf(buf, sizeof(buf), "-/usr/lib/debug");
+		debuginfo_path = buf;
+	}
+	return &debuginfo_path;
+}
+
+static Dwfl_Callbacks dwfl_cbs = {
 	.find_elf = dwfl_build_id_find_elf,
 	.find_debuginfo = dwfl_standard_find_debuginfo,
 	.section_address = dwfl_offline_section_address,
@@ -546,7 +620,7 @@ uint64_t mapping_base(struct decoder *d, struct mapping *m)
 	return m->base;
 }
 
-static struct dwfl_entry *dwfl_for(const char *path, uint64_t base)
+static struct dwfl_entry *dwfl_for(struct decoder *d, const char *path, uint64_t base)
 {
 	struct dwfl_entry *e;
 
@@ -558,6 +632,7 @@ static struct dwfl_entry *dwfl_for(const char *path, uint64_t base)
 		return NULL;
 	e->path = strdup(path);
 	e->base = base;
+	dwfl_cbs.debuginfo_path = dwfl_debuginfo_path(d);
 	e->dwfl = dwfl_begin(&dwfl_cbs);
 	if (e->dwfl) {
 		dwfl_report_begin(e->dwfl);
@@ -585,7 +660,7 @@ int user_symbol(struct decoder *d, const struct perfregs_rec_sample *s,
 		return -1;
 	e = tm->m[i].syms;
 	if (!e) {
-		e = dwfl_for(mapping_file(d, &tm->m[i]), mapping_base(d, &tm->m[i]));
+		e = dwfl_for(d, mapping_file(d, &tm->m[i]), mapping_base(d, &tm->m[i]));
 		tm->m[i].syms = e;
 	}
 	if (!e || !e->mod)
@@ -805,6 +880,8 @@ void decoder_free(struct decoder *d)
 		free(e->path);
 		free(e);
 	}
+	while (d->nheld)
+		close(d->held_fds[--d->nheld]);
 	if (d->live)	/* the learner has stopped: nobody holds it */
 		pthread_mutex_destroy(&d->learn_lock);
 }

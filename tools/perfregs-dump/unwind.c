@@ -254,7 +254,7 @@ static bool vdso32_caller(struct unwind_ctx *c, Dwfl *dwfl)
 	return true;
 }
 
-static const Dwfl_Callbacks dwfl_cbs = {
+static Dwfl_Callbacks dwfl_cbs = {	/* debuginfo_path: see symbols.c */
 	.find_elf = dwfl_build_id_find_elf,
 	.find_debuginfo = dwfl_standard_find_debuginfo,
 };
@@ -289,6 +289,7 @@ static struct unwinder *unwinder_for(struct decoder *d, struct task_maps *tm,
 		return NULL;
 	u->tm = tm;
 	u->layout = layout;
+	dwfl_cbs.debuginfo_path = dwfl_debuginfo_path(d);
 	u->dwfl = dwfl_begin(&dwfl_cbs);
 	if (u->dwfl) {
 		dwfl_report_begin(u->dwfl);

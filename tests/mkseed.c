@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mkseed: the address space of a live process as -p starts it
+ * (space_seed(): /proc/PID/maps, as events at time 0), one user-mode
+ * sample at ADDR, written to a recording; and the symbol the live
+ * decoder gives ADDR, printed.  The host tests run it on a program whose
+ * file was deleted while it runs.
+ *
+ * usage: mkseed FILE PID ADDR
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "../tools/perfregs-dump/dump.h"
+
+#define R(x) (1ULL << PERFREGS_REG_##x)
+
+int main(int argc, char **argv)
+{
+	static struct decoder d;
+	uint64_t lostv[PERFREGS_LOST_MAX] = { 0 }, buf[32] = { 0 }, addr;
+	struct perfregs_rec_sample *s = (void *)buf;
+	uint64_t *v = (uint64_t *)s->regs;
+	struct perfregs_config cfg;
+	struct recorder *r;
+	char sym[256] = "none";
+	int pid;
+
+	if (argc != 4) {
+		fprintf(stderr, "usage: mkseed FILE PID ADDR\n");
+		return 1;
+	}
+	pid = atoi(argv[2]);
+	addr = strtoull(argv[3], NULL, 0);
+	prf_config_default(&cfg);
+	r = rec_create(argv[1], &cfg, "cpu-clock");
+	if (!r) {
+		perror(argv[1]);
+		return 1;
+	}
+	d.live = true;
+	pthread_mutex_init(&d.learn_lock, NULL);
+	d.learnt_sb = rec_sb;
+	d.learnt_arg = r;
+	space_seed(&d, (uint32_t)pid);
+	s->header.type = PERFREGS_REC_SAMPLE;
+	s->time = now_ns();
+	s->pid = s->tid = (uint32_t)pid;
+	s->flags = PERFREGS_SF_CTX_IRQ | PERFREGS_SF_UREGS_DIRECT;
+	s->abi = PERFREGS_ABI_64;
+	snprintf(s->comm, sizeof(s->comm), "target");
+	s->iregs_mask = R(IP);
+	*v++ = addr;
+	s->uregs_mask = R(IP);
+	*v++ = addr;
+	s->header.size = (char *)v - (char *)s;
+	rec_sample(r, 0, &s->header);
+	if (rec_close(r, 1, lostv)) {
+		perror(argv[1]);
+		return 1;
+	}
+	user_symbol(&d, s, addr, sym, sizeof(sym));
+	printf("%s\n", sym);
+	decoder_free(&d);
+	return 0;
+}
