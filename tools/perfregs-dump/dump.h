@@ -65,6 +65,7 @@ struct mapping {
 	char *local;		/* the file to read here, once resolved */
 	struct dwfl_entry *syms;	/* its symbol table, once opened */
 	uint64_t base;		/* where its first PT_LOAD is, once known */
+	uint64_t first;		/* its own address, UINT64_MAX if not found */
 	bool base_known;
 };
 
@@ -261,6 +262,8 @@ char *deleted_file(struct decoder *d, uint32_t pid, uint64_t start, uint64_t end
 uint64_t mapping_base(struct decoder *d, struct mapping *m);
 int user_symbol(struct decoder *d, const struct perfregs_rec_sample *s,
 		uint64_t ip, char *buf, size_t len);
+int mapping_symbol(struct decoder *d, struct mapping *m, uint64_t lookup,
+		   uint64_t show, char *buf, size_t len);
 int kernel_symbol(struct decoder *d, uint64_t ip, char *buf, size_t len);
 void ksym_add(struct decoder *d, uint64_t start, uint64_t end, const char *name);
 void ksym_learn(struct decoder *d, uint64_t ip);

@@ -575,7 +575,8 @@ static Dwfl_Callbacks dwfl_cbs = {
  * off by a page.  The segment is the executable PT_LOAD whose
  * page-aligned offset is pgoff (only executable mappings are kept).
  */
-static uint64_t base_from_phdrs(const char *path, uint64_t start, uint64_t pgoff)
+static uint64_t base_from_phdrs(const char *path, uint64_t start, uint64_t pgoff,
+				uint64_t *first_load)
 {
 	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE), base = start - pgoff;
 	uint64_t first = UINT64_MAX, bias = 0;
@@ -603,8 +604,10 @@ static uint64_t base_from_phdrs(const char *path, uint64_t start, uint64_t pgoff
 			found = true;
 		}
 	}
-	if (found && first != UINT64_MAX)
+	if (found && first != UINT64_MAX) {
 		base = bias + first;
+		*first_load = first;
+	}
 out:
 	elf_end(elf);
 	close(fd);
@@ -614,7 +617,8 @@ out:
 uint64_t mapping_base(struct decoder *d, struct mapping *m)
 {
 	if (!m->base_known) {
-		m->base = base_from_phdrs(mapping_file(d, m), m->start, m->pgoff);
+		m->first = UINT64_MAX;
+		m->base = base_from_phdrs(mapping_file(d, m), m->start, m->pgoff, &m->first);
 		m->base_known = true;
 	}
 	return m->base;
@@ -644,28 +648,42 @@ static struct dwfl_entry *dwfl_for(struct decoder *d, const char *path, uint64_t
 	return e;
 }
 
+/*
+ * The function at lookup in mapping m, "name+0xoff" from show.  Each
+ * file's symbols are read once, at its own link-time addresses, and
+ * shared by every process that maps it wherever ASLR put it: a Dwfl per
+ * (file, load address) made libc's table be read and sorted again for
+ * every process.  -1: no symbol there, -2: the file cannot be read.
+ */
+int mapping_symbol(struct decoder *d, struct mapping *m, uint64_t lookup,
+		   uint64_t show, char *buf, size_t len)
+{
+	struct dwfl_entry *e = m->syms;
+	uint64_t base = mapping_base(d, m), bias = 0;
+
+	if (m->first != UINT64_MAX)
+		bias = base - m->first;	/* else: at base, as libdwfl places it */
+	if (!e) {
+		e = dwfl_for(d, mapping_file(d, m), m->first != UINT64_MAX ? m->first : base);
+		m->syms = e;
+	}
+	if (!e || !e->mod)
+		return -2;	/* no file to read */
+	return module_symbol(e->mod, lookup - bias, show - bias, buf, len);
+}
+
 int user_symbol(struct decoder *d, const struct perfregs_rec_sample *s,
 		uint64_t ip, char *buf, size_t len)
 {
 	struct task_maps *tm = maps_for_sample(d, s);
-	struct dwfl_entry *e;
 	unsigned int i;
 
 	if (!tm)
 		return -1;
 	for (i = 0; i < tm->n; i++)
 		if (ip >= tm->m[i].start && ip < tm->m[i].end)
-			break;
-	if (i == tm->n)
-		return -1;
-	e = tm->m[i].syms;
-	if (!e) {
-		e = dwfl_for(d, mapping_file(d, &tm->m[i]), mapping_base(d, &tm->m[i]));
-		tm->m[i].syms = e;
-	}
-	if (!e || !e->mod)
-		return -1;
-	return module_symbol(e->mod, ip, ip, buf, len);
+			return mapping_symbol(d, &tm->m[i], ip, ip, buf, len);
+	return -1;
 }
 
 static int ksym_cmp(const void *a, const void *b)

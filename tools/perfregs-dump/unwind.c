@@ -363,18 +363,21 @@ int unwind_sample(struct decoder *d, const struct perfregs_rec_sample *s,
 	c.n = uw->ctx.n;
 
 	for (i = 0; i < c.n; i++) {
-		Dwfl_Module *mod = dwfl_addrmodule(dwfl, frames[i].lookup);
-		const char *dso = NULL;
+		unsigned int j;
 
 		frames[i].sym[0] = frames[i].dso[0] = 0;
-		if (!mod)
-			continue;
-		module_symbol(mod, frames[i].lookup, frames[i].ip, frames[i].sym,
-			      sizeof(frames[i].sym));
-		/* the module's name: the path the task mapped */
-		dso = dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
-		if (dso)
-			snprintf(frames[i].dso, sizeof(frames[i].dso), "%s", dso);
+		for (j = 0; j < c.tm->n; j++) {
+			struct mapping *m = &c.tm->m[j];
+
+			if (frames[i].lookup < m->start || frames[i].lookup >= m->end)
+				continue;
+			/* the symbols shared by every process that maps the file */
+			if (mapping_symbol(d, m, frames[i].lookup, frames[i].ip,
+					   frames[i].sym, sizeof(frames[i].sym)) != -2)
+				/* the module's name: the path the task mapped */
+				snprintf(frames[i].dso, sizeof(frames[i].dso), "%s", m->path);
+			break;
+		}
 	}
 	return c.n;
 }
