@@ -5,7 +5,7 @@
  * plug_a_hot for SECONDS, dlclose()s it (it is gone from the maps
  * after), then dlopen()s rp_plug_b.so, which ld.so most likely maps at
  * the address A had, and runs plug_b_hot for SECONDS.  Both are called
- * from run_plugin: main -> run_plugin -> plug_X_hot.
+ * from run_plugin: main -> load_and_run -> run_plugin -> plug_X_hot.
  *
  * usage: rp_dlopen SECONDS
  * Prints (realprog.h) each plugin's executable mappings while it is
@@ -23,7 +23,9 @@ __attribute__((noinline)) unsigned long run_plugin(hot_fn fn, double end)
 	return fn(end) * 3 + sink;
 }
 
-static int phase(const char *file, const char *tag, const char *fn, double secs)
+/* not inlined either: the chain is main -> load_and_run -> run_plugin -> hot */
+__attribute__((noinline)) int load_and_run(const char *file, const char *tag,
+					   const char *fn, double secs)
 {
 	void *h = dlopen(file, RTLD_NOW | RTLD_LOCAL);
 	hot_fn hot;
@@ -48,11 +50,11 @@ int main(int argc, char **argv)
 {
 	double secs = rp_seconds(argc, argv, 1, "SECONDS");
 
-	if (phase("rp_plug_a.so", "plug_a", "plug_a_hot", secs))
+	if (load_and_run("rp_plug_a.so", "plug_a", "plug_a_hot", secs))
 		return 1;
 	printf("rp unmapped plug_a %s\n", rp_print_maps("plug_a_after", "rp_plug_a.so") ? "no" : "yes");
 	fflush(stdout);
-	if (phase("rp_plug_b.so", "plug_b", "plug_b_hot", secs))
+	if (load_and_run("rp_plug_b.so", "plug_b", "plug_b_hot", secs))
 		return 1;
 	return 0;
 }

@@ -30,24 +30,25 @@ realprog_dlopen_plug_a, _plug_b: rp_dlopen dlopen()s rp_plug_a.so, runs
   address A had; the comment says whether it was) and runs plug_b_hot.  Of the
   user-mode samples taken during phase X whose IP lies in plugin X's
   mapping, at least 90% (and 50) have sym plug_X_hot and a callchain
-  starting plug_X_hot, run_plugin, main, a frame in libc.so.6.
+  starting plug_X_hot, run_plugin, load_and_run, main, a frame in
+  libc.so.6.
 realprog_dlopen_recorded: the same two criteria on a recording made
   without decoding (-o only, no -f), decoded afterwards with -i.
 
 realprog_vdso_{64,32}: vdso_caller calls clock_gettime() in a loop.  Of
-  the samples of its pid whose user IP lies in [vdso] (user or kernel
-  mode: with a clock the vDSO cannot read it makes the system call
-  itself), at least 90% (and 50) have a first callchain frame named by
-  a symbol of the vDSO (its dynamic or static symbol table, from a copy
-  of the image the workload wrote; or any name on a frame whose dso
-  says vdso), user-mode ones the same sym, and vdso_caller in the chain
-  followed by main and a frame in libc.so.6.
+  the samples of its pid, taken while vdso_caller ran, whose user IP
+  lies in [vdso] (user or kernel mode: with a clock the vDSO cannot read
+  it makes the system call itself), at least 90% (and 50) have a first
+  callchain frame named by a symbol of the vDSO (its dynamic or static
+  symbol table, from a copy of the image the workload wrote; or any name
+  on a frame whose dso says vdso), user-mode ones the same sym, and
+  vdso_caller in the chain followed by main and a frame in libc.so.6.
 
 realprog_syscall_32: sys_caller calls getppid() from an i386 program,
   through __kernel_vsyscall.  Of its kernel-mode samples (uregs_source
-  "entry") whose user IP lies in [vdso], at least 90% (and 50) have a
-  first frame named by a vDSO symbol and sys_caller in the chain
-  followed by main and a frame in libc.so.6.
+  "entry") taken while sys_caller ran whose user IP lies in [vdso], at
+  least 90% (and 50) have a first frame named by a vDSO symbol and
+  sys_caller in the chain followed by main and a frame in libc.so.6.
 
 realprog_xz: /usr/bin/xz -T1 -6 compressing 512 KiB of generated text,
   repeated to run about 3 s: the run works (exit 0, 50 samples of xz,
@@ -304,8 +305,8 @@ def dlopen_rates(r):
             n += 1
             names = chain(s)
             wrong += base(s.get("sym")) == f"plug_{other}_hot"
-            if base(s.get("sym")) == fn and names[:3] == [fn, "run_plugin", "main"] and \
-               libc_at(s.get("callchain"), 3):
+            if base(s.get("sym")) == fn and names[:4] == [fn, "run_plugin", "load_and_run", "main"] \
+               and libc_at(s.get("callchain"), 4):
                 good += 1
             else:
                 example(bad, s, names)
@@ -316,7 +317,8 @@ def dlopen_rates(r):
 def dlopen_detail(p, rate):
     n, good, wrong, bad = rate
     return (f"{good} of {n} user samples in plug_{p}_hot's phase and mapping named "
-            f"plug_{p}_hot and unwound plug_{p}_hot > run_plugin > main > libc ({pct(good, n):.1f}%), "
+            f"plug_{p}_hot and unwound plug_{p}_hot > run_plugin > load_and_run > main > libc "
+            f"({pct(good, n):.1f}%), "
             f"{wrong} named the other plugin" + (f"; e.g. {bad}" if bad else ""))
 
 
@@ -383,13 +385,14 @@ def vdso_case(name, path, caller, kernel_only):
     wl = r["wl"]
     syms = vdso_symbols(copy)
     rng = wl["maps"].get("vdso", [])
+    t0, t1 = wl["phases"].get(caller, (0, -1))
     n = good = user = named = 0
     leaves = {}
     bad = []
     for s in r["samples"]:
         src = s.get("uregs_source")
-        if s.get("pid") != wl["pid"] or not in_ranges(uip(s), rng) or \
-           (kernel_only and src != "entry"):
+        if s.get("pid") != wl["pid"] or not t0 <= s.get("time", -1) <= t1 or \
+           not in_ranges(uip(s), rng) or (kernel_only and src != "entry"):
             continue
         n += 1
         user += src == "direct"
