@@ -66,9 +66,11 @@ LINUX_SRC_TAR	:= /usr/src/linux-source-6.1.tar.xz
 ST_DIR		:= $(BUILD)/selftests
 ST_TESTS	:= $(patsubst selftests/%.c,$(ST_DIR)/%,$(wildcard selftests/test_*.c))
 ST_HDRS		:= $(wildcard selftests/*.h) tools/lib/libperfregs.h include/uapi/linux/perfregs.h
-# the workloads with magic registers: ST_WORKLOADS and their rules
+# the workloads with magic registers, and those of real program shapes:
+# ST_WORKLOADS and their rules
 ifneq ($(ENTRY_ONLY),y)
 -include selftests/workloads.mk
+-include selftests/realprog.mk
 endif
 
 MOD_SRCS	:= $(wildcard module/*.c module/*.h) module/Kbuild include/uapi/linux/perfregs.h
