@@ -291,6 +291,24 @@ print(" ".join(r.get("sym", "none") for r in map(json.loads, sys.stdin)
 	fi
 fi
 
+# side-band events read out of time order (two CPUs' rings): a child's
+# exec and mapping before the fork that made it; its sample is named
+if [ -x "$B/mkorder" ] && cc -O1 -g -no-pie -o "$T/oprog" tests/bias_target.c 2>/dev/null; then
+	read -r ooff ostart osize < <(readelf -lW "$T/oprog" |
+		awk '$1 == "LOAD" && / R E / { print $2, $3, $6; exit }')
+	oaddr=0x$(nm "$T/oprog" | awk '$3 == "target_function" { print $1 }')
+	osym=$("$B/mkorder" "$T/order.prf" "$T/oprog" "$oaddr" \
+		$(( ostart & ~4095 )) $(( (ostart + osize + 4095) & ~4095 )) $(( ooff & ~4095 )) &&
+		"$B/perfregs-dump" -q -f json -i "$T/order.prf" | /usr/bin/python3 -c 'import json, sys
+print(" ".join(r.get("sym", "none") for r in map(json.loads, sys.stdin)
+               if r.get("type") == "sample"))')
+	if [ "$osym" = "target_function+0x0" ]; then
+		echo "ok - side-band events read out of time order: a fork after the exec it came before"
+	else
+		echo "not ok - side-band events read out of time order: got '$osym' (want target_function+0x0)"
+	fi
+fi
+
 # a program deleted while it runs (upgraded, say): the live decoder
 # opens it through /proc/PID/map_files; a recording finds it again
 # under its old name only if the build-id says it is the same file

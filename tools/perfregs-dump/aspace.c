@@ -16,10 +16,12 @@
  *
  * A process no event has told us about (it existed before sampling
  * started, under -a) has no space: its maps come from /proc/PID/maps
- * as before (symbols.c).  Changes are made under learn_lock (live) or
- * by the only thread (a recording); lookups take no lock: a version is
- * whole before the release store that publishes it, and stays until
- * decoder_free().
+ * as before (symbols.c).  Changes are made by the decoding thread only
+ * (live: the drains, under learn_lock; or a recording's reader), which
+ * is also the only one to fill in what mappings learn lazily (their
+ * file, bias, symbols); the learner thread only asks space_tracked().
+ * A version is whole before the release store that publishes it, and
+ * stays until decoder_free().
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -92,13 +94,6 @@ static void version_free(struct task_maps *tm)
 	free(tm);
 }
 
-static void version_publish(struct space *sp, struct task_maps *tm)
-{
-	tm->older = sp->newest;
-	/* release: the version is whole before a lock-free space_at() sees it */
-	__atomic_store_n(&sp->newest, tm, __ATOMIC_RELEASE);
-}
-
 /* A deep copy; what was resolved about the file (base, symbols) stays. */
 static bool mapping_copy(struct mapping *dst, const struct mapping *src)
 {
@@ -115,7 +110,7 @@ const struct task_maps *space_at(struct decoder *d, uint32_t pid, uint64_t time)
 
 	if (!sp)
 		return NULL;
-	/* acquire: pairs with the release in version_publish() */
+	/* acquire: pairs with the releases in space_insert() and space_new() */
 	for (tm = __atomic_load_n(&sp->newest, __ATOMIC_ACQUIRE); tm; tm = tm->older)
 		if (tm->t0 <= time)
 			return tm;
@@ -132,11 +127,10 @@ struct task_maps *maps_for_sample(struct decoder *d,
 	return maps_find(d, s->pid, s->image_ino);
 }
 
-bool space_known(struct decoder *d, const struct perfregs_rec_sample *s)
+/* Do side-band events tell about this process?  Any thread may ask. */
+bool space_tracked(struct decoder *d, uint32_t pid)
 {
-	const struct task_maps *tm = space_at(d, s->pid, s->time);
-
-	return tm && !tm->unknown;
+	return space_find(d, pid) != NULL;
 }
 
 /* Worth keeping for symbols: code from a file, or the vDSO. */
@@ -149,20 +143,20 @@ static bool mapping_wanted(const struct sb_event *ev)
 /*
  * A new mapping replaces whatever it overlaps, as mmap() does: the
  * parts of an old mapping outside it stay, with their file offsets.
+ * The version after it, or NULL when nothing changes.
  */
-static void space_mmap(struct decoder *d, const struct sb_event *ev)
+static struct task_maps *apply_mmap(struct decoder *d, const struct task_maps *cur,
+				    const struct sb_event *ev)
 {
-	struct space *sp = space_find(d, ev->pid);
-	const struct task_maps *cur = sp ? sp->newest : NULL;
 	bool want = mapping_wanted(ev), changed = want;
 	struct task_maps *tm;
 	unsigned int i;
 
-	if (!cur || cur->unknown || ev->end <= ev->start)
-		return;
-	tm = version_new(ev->pid, ev->time, cur->n + 2);
+	if (cur->unknown || ev->end <= ev->start)
+		return NULL;
+	tm = version_new(cur->pid, ev->time, cur->n + 2);
 	if (!tm)
-		return;
+		return NULL;
 	for (i = 0; i < cur->n; i++) {
 		struct mapping *o = &cur->m[i];
 
@@ -188,7 +182,7 @@ static void space_mmap(struct decoder *d, const struct sb_event *ev)
 	}
 	if (!changed) {
 		version_free(tm);
-		return;
+		return NULL;
 	}
 	if (want) {
 		struct mapping *m;
@@ -211,72 +205,170 @@ static void space_mmap(struct decoder *d, const struct sb_event *ev)
 			memcpy(m->build_id, ev->build_id, ev->build_id_len);
 		}
 	}
-	version_publish(sp, tm);
-	return;
+	return tm;
 fail:
 	version_free(tm);
+	return NULL;
 }
 
-static void space_exec(struct decoder *d, const struct sb_event *ev)
+static struct task_maps *version_copy(const struct task_maps *from, uint32_t pid,
+				      uint64_t t0)
 {
-	struct space *sp = space_get(d, ev->pid);
-	struct task_maps *tm = sp ? version_new(ev->pid, ev->time, 0) : NULL;
+	struct task_maps *tm = version_new(pid, t0, from ? from->n : 0);
+	unsigned int i;
 
-	if (tm)
-		version_publish(sp, tm);
+	if (!tm)
+		return NULL;
+	if (!from || from->unknown) {
+		tm->unknown = true;
+		return tm;
+	}
+	for (i = 0; i < from->n; i++) {
+		if (!mapping_copy(&tm->m[tm->n++], &from->m[i])) {
+			version_free(tm);
+			return NULL;
+		}
+	}
+	return tm;
 }
 
 /*
- * A new process gets a copy of its parent's space at the fork; when
- * the parent's is not known, neither is the child's.  A new thread
- * (pid == ppid) shares its process's space.
+ * One event of a process, kept in time order: the rings of different
+ * CPUs are read one after the other, so a child's fork (written on its
+ * parent's CPU) can come after its exec, or a migrated task's mappings
+ * in another order than they were made (measured: xz run from sh on 6.1
+ * had its FORK read after its EXEC, and half of its samples lost their
+ * executable).  A late event rebuilds the versions after it.
  */
-static void space_fork(struct decoder *d, const struct sb_event *ev)
-{
-	const struct task_maps *parent;
-	struct task_maps *tm;
-	struct space *sp;
-	unsigned int i;
+struct sb_entry {
+	struct sb_event ev;		/* name and local owned */
+	struct task_maps *snap;		/* SB_FORK: the parent's space then */
+};
 
-	if (ev->pid == ev->ppid)
-		return;
-	parent = space_at(d, ev->ppid, ev->time);
-	sp = space_find(d, ev->pid);
-	if ((!parent || parent->unknown) && !sp)
-		return;
-	sp = space_get(d, ev->pid);
-	if (!sp)
-		return;
-	tm = version_new(ev->pid, ev->time, parent ? parent->n : 0);
-	if (!tm)
-		return;
-	if (!parent || parent->unknown) {
-		tm->unknown = true;	/* a recycled pid: its old maps are wrong */
-	} else {
-		for (i = 0; i < parent->n; i++) {
-			if (!mapping_copy(&tm->m[tm->n++], &parent->m[i])) {
-				version_free(tm);
-				return;
-			}
-		}
+/* The version after e, given the one before; prev itself if unchanged. */
+static struct task_maps *apply(struct decoder *d, struct task_maps *prev,
+			       const struct sb_entry *e)
+{
+	struct task_maps *tm = NULL;
+
+	switch (e->ev.kind) {
+	case SB_EXEC:
+		tm = version_new(prev->pid, e->ev.time, 0);
+		break;
+	case SB_FORK:
+		tm = version_copy(e->snap, prev->pid, e->ev.time);
+		break;
+	case SB_MMAP:
+		tm = apply_mmap(d, prev, &e->ev);
+		break;
 	}
-	version_publish(sp, tm);
+	if (!tm)
+		return prev;
+	tm->older = prev;
+	return tm;
+}
+
+static void space_insert(struct decoder *d, struct space *sp, const struct sb_event *ev,
+			 struct task_maps *snap)
+{
+	struct task_maps *prev, *old, *next, *base;
+	struct sb_entry *e;
+	size_t i, k;
+
+	if (sp->n == sp->cap) {
+		size_t cap = sp->cap ? sp->cap * 2 : 16;
+		struct sb_entry *l = realloc(sp->log, cap * sizeof(*l));
+		struct task_maps **v;
+
+		if (!l)
+			goto fail;
+		sp->log = l;
+		v = realloc(sp->vers, cap * sizeof(*v));
+		if (!v)
+			goto fail;
+		sp->vers = v;
+		sp->cap = cap;
+	}
+	/* after every event of the same time or earlier: arrival order breaks ties */
+	for (i = sp->n; i > 0 && sp->log[i - 1].ev.time > ev->time; i--)
+		;
+	memmove(&sp->log[i + 1], &sp->log[i], (sp->n - i) * sizeof(*sp->log));
+	memmove(&sp->vers[i + 1], &sp->vers[i], (sp->n - i) * sizeof(*sp->vers));
+	sp->n++;
+	e = &sp->log[i];
+	e->ev = *ev;
+	e->ev.name = strdup(ev->name ? ev->name : "");
+	e->ev.local = ev->local ? strdup(ev->local) : NULL;
+	e->snap = snap;
+	/*
+	 * The versions from here on are built again; those before stay.
+	 * Replaced ones are retired, not freed: a lock-free space_at() on
+	 * another thread may be looking at them.
+	 */
+	base = i ? sp->vers[i - 1] : sp->first;
+	for (old = sp->newest; old && old != base; old = next) {
+		next = old->older;
+		old->retired = sp->retired;
+		sp->retired = old;
+	}
+	prev = base;
+	for (k = i; k < sp->n; k++)
+		prev = sp->vers[k] = apply(d, prev, &sp->log[k]);
+	/* release: the versions are whole before a lock-free space_at() sees them */
+	__atomic_store_n(&sp->newest, prev, __ATOMIC_RELEASE);
+	return;
+fail:
+	if (snap)
+		version_free(snap);
+}
+
+static struct space *space_new(struct decoder *d, uint32_t pid, bool unknown)
+{
+	struct space *sp = space_get(d, pid);
+
+	if (sp && !sp->first) {
+		sp->first = version_new(pid, 0, 0);
+		if (!sp->first)
+			return NULL;
+		sp->first->unknown = unknown;
+		__atomic_store_n(&sp->newest, sp->first, __ATOMIC_RELEASE);
+	}
+	return sp;
 }
 
 void space_event(struct decoder *d, const struct sb_event *ev)
 {
+	const struct task_maps *parent;
+	struct space *sp = space_find(d, ev->pid);
+
 	switch (ev->kind) {
 	case SB_MMAP:
-		space_mmap(d, ev);
+		if (!sp)
+			return;	/* not tracked: /proc answers for it */
+		space_insert(d, sp, ev, NULL);
 		break;
 	case SB_EXEC:
-		space_exec(d, ev);
+		sp = space_new(d, ev->pid, true);
+		if (sp)
+			space_insert(d, sp, ev, NULL);
 		break;
 	case SB_FORK:
-		space_fork(d, ev);
+		/*
+		 * A new process gets a copy of its parent's space at the
+		 * fork; when the parent's is not known, neither is the
+		 * child's.  A new thread (pid == ppid) shares its process's.
+		 */
+		if (ev->pid == ev->ppid)
+			break;
+		parent = space_at(d, ev->ppid, ev->time);
+		if ((!parent || parent->unknown) && !sp)
+			break;
+		sp = space_new(d, ev->pid, true);
+		if (sp)
+			space_insert(d, sp, ev, version_copy(parent, ev->pid, ev->time));
 		break;
 	default:
-		return;		/* SB_EXIT: the space stays for late samples */
+		break;		/* SB_EXIT: the space stays for late samples */
 	}
 	if (d->learnt_sb)
 		d->learnt_sb(d->learnt_arg, ev);
@@ -288,13 +380,7 @@ void space_event(struct decoder *d, const struct sb_event *ev)
  */
 void space_begin(struct decoder *d, uint32_t pid)
 {
-	struct space *sp = space_get(d, pid);
-	struct task_maps *tm = sp ? version_new(pid, 0, 0) : NULL;
-
-	if (tm) {
-		tm->unknown = true;
-		version_publish(sp, tm);
-	}
+	space_new(d, pid, true);
 }
 
 /*
@@ -342,17 +428,30 @@ void space_seed(struct decoder *d, uint32_t pid)
 void spaces_free(struct decoder *d)
 {
 	unsigned int i;
+	size_t k;
 
 	for (i = 0; i < 256; i++) {
 		while (d->spaces[i]) {
 			struct space *sp = d->spaces[i];
-			struct task_maps *tm;
+			struct task_maps *tm, *next;
 
 			d->spaces[i] = sp->next;
-			while ((tm = sp->newest)) {
-				sp->newest = tm->older;
+			for (tm = sp->newest; tm; tm = next) {
+				next = tm->older;
 				version_free(tm);
 			}
+			for (tm = sp->retired; tm; tm = next) {
+				next = tm->retired;
+				version_free(tm);
+			}
+			for (k = 0; k < sp->n; k++) {
+				free((char *)sp->log[k].ev.name);
+				free((char *)sp->log[k].ev.local);
+				if (sp->log[k].snap)
+					version_free(sp->log[k].snap);
+			}
+			free(sp->log);
+			free(sp->vers);
 			free(sp);
 		}
 	}

@@ -84,6 +84,7 @@ struct task_maps {
 	uint64_t t0;		/* a version: valid from here (CLOCK_MONOTONIC) */
 	bool unknown;		/* a version whose mappings are not known */
 	struct task_maps *older;	/* the version before */
+	struct task_maps *retired;	/* replaced (aspace.c), freed at the end */
 };
 
 /*
@@ -94,6 +95,11 @@ struct task_maps {
 struct space {
 	uint32_t pid;
 	struct task_maps *newest;
+	struct task_maps *first;	/* before any event: unknown or empty */
+	struct sb_entry *log;		/* its events, in time order */
+	struct task_maps **vers;	/* the version after each event */
+	size_t n, cap;
+	struct task_maps *retired;	/* versions replaced after a late event */
 	struct space *next;
 };
 
@@ -278,7 +284,7 @@ void space_seed(struct decoder *d, uint32_t pid);
 const struct task_maps *space_at(struct decoder *d, uint32_t pid, uint64_t time);
 struct task_maps *maps_for_sample(struct decoder *d,
 				  const struct perfregs_rec_sample *s);
-bool space_known(struct decoder *d, const struct perfregs_rec_sample *s);
+bool space_tracked(struct decoder *d, uint32_t pid);
 void spaces_free(struct decoder *d);
 
 /* vdso.c: vDSO images */

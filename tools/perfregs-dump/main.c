@@ -281,7 +281,8 @@ static void learn_task(struct decoder *d, struct learnt *memo, int cpu,
 		return;
 	if (!image_learn(d, s) && s->image_ino)
 		return;		/* not known (yet): no memo */
-	if (d->o.symbols && !space_known(d, s)) {
+	/* the side-band tells about a tracked process: no /proc for it */
+	if (d->o.symbols && !space_tracked(d, s->pid)) {
 		maps_learn(d, s);
 		if (s->pid && !maps_find(d, s->pid, s->image_ino))
 			return;
@@ -366,8 +367,6 @@ static void *learner_main(void *arg)
 				break;
 		}
 		last = now_ns();
-		/* the mappings first: a task they tell about needs no /proc */
-		sb_drain(lv->sb, &lv->d);
 		prf_peek(lv->r, learn_record, lv);
 	}
 	return NULL;
