@@ -527,6 +527,8 @@ static void symtabs_free(void)
 /* One Dwfl per (file, bias), shared by every task that maps it. */
 struct dwfl_entry {
 	char *path;
+	uint8_t build_id[20];	/* the key when known, else path */
+	uint8_t build_id_len;
 	uint64_t base;
 	Dwfl *dwfl;
 	Dwfl_Module *mod;
@@ -624,17 +626,28 @@ uint64_t mapping_base(struct decoder *d, struct mapping *m)
 	return m->base;
 }
 
-static struct dwfl_entry *dwfl_for(struct decoder *d, const char *path, uint64_t base)
+/*
+ * A file's symbols, by its build-id when it has one (one table for a
+ * file whatever name maps it: /lib and /usr/lib are the same on Debian),
+ * else by the file read.
+ */
+static struct dwfl_entry *dwfl_for(struct decoder *d, const struct mapping *m,
+				   const char *path, uint64_t base)
 {
 	struct dwfl_entry *e;
 
 	for (e = dwfl_cache; e; e = e->next)
-		if (e->base == base && !strcmp(e->path, path))
+		if (e->base == base &&
+		    (m->build_id_len ? e->build_id_len == m->build_id_len &&
+				       !memcmp(e->build_id, m->build_id, m->build_id_len) :
+				       !e->build_id_len && !strcmp(e->path, path)))
 			return e;
 	e = calloc(1, sizeof(*e));
 	if (!e)
 		return NULL;
 	e->path = strdup(path);
+	memcpy(e->build_id, m->build_id, m->build_id_len);
+	e->build_id_len = m->build_id_len;
 	e->base = base;
 	dwfl_cbs.debuginfo_path = dwfl_debuginfo_path(d);
 	e->dwfl = dwfl_begin(&dwfl_cbs);
@@ -664,7 +677,7 @@ int mapping_symbol(struct decoder *d, struct mapping *m, uint64_t lookup,
 	if (m->first != UINT64_MAX)
 		bias = base - m->first;	/* else: at base, as libdwfl places it */
 	if (!e) {
-		e = dwfl_for(d, mapping_file(d, m), m->first != UINT64_MAX ? m->first : base);
+		e = dwfl_for(d, m, mapping_file(d, m), m->first != UINT64_MAX ? m->first : base);
 		m->syms = e;
 	}
 	if (!e || !e->mod)
