@@ -195,6 +195,10 @@ struct decoder {
 	struct blob *blobs;		/* vDSO images */
 	int held_fds[64];		/* deleted files kept open (deleted_file()) */
 	unsigned int nheld;
+	/* the decoding thread's caches (symbols.c, unwind.c) */
+	struct dwfl_entry *dwfl_cache;	/* a Dwfl and symbol table per file */
+	struct unwinder *unwinders;	/* an attached Dwfl per address space */
+	char *debuginfo_path;		/* where libdw finds debug files */
 	bool sideband;			/* side-band events are coming */
 	struct ksym *ksyms;		/* sorted by start */
 	size_t nksyms, ksyms_cap;
@@ -254,11 +258,8 @@ void maps_learn(struct decoder *d, const struct perfregs_rec_sample *s);
 int maps_line(const char *line, uint64_t *start, uint64_t *end, char perms[8],
 	      uint64_t *pgoff, uint32_t *dev, uint64_t *inode, int *pos);
 int file_build_id(const char *path, uint8_t *id, uint8_t *len);
-struct Dwfl_Module;
-int module_symbol(struct Dwfl_Module *mod, uint64_t addr, uint64_t show,
-		  char *buf, size_t len);
 const char *mapping_file(struct decoder *d, struct mapping *m);
-char **dwfl_debuginfo_path(const struct decoder *d);
+char **dwfl_debuginfo_path(struct decoder *d);
 char *deleted_file(struct decoder *d, uint32_t pid, uint64_t start, uint64_t end,
 		   const char *name);
 /*
@@ -312,7 +313,7 @@ struct frame {
 int unwind_sample(struct decoder *d, const struct perfregs_rec_sample *s,
 		  enum layout layout, const unsigned char *stack,
 		  uint64_t stack_len, struct frame *frames, unsigned int max);
-void unwind_free(void);
+void unwind_free(struct decoder *d);
 
 /* regs_x86.c */
 const char *const *reg_names(enum layout layout, int *count);

@@ -405,13 +405,9 @@ struct usym {
 };
 
 struct symtab {
-	Dwfl_Module *mod;
 	struct usym *s;
 	size_t n;
-	struct symtab *next;
 };
-
-static struct symtab *symtabs;
 
 static int usym_cmp(const void *a, const void *b)
 {
@@ -422,18 +418,14 @@ static int usym_cmp(const void *a, const void *b)
 	return x->size < y->size ? 1 : x->size > y->size ? -1 : 0;
 }
 
-static struct symtab *symtab_for(Dwfl_Module *mod)
+static struct symtab *symtab_read(Dwfl_Module *mod)
 {
 	struct symtab *t;
 	int i, n;
 
-	for (t = symtabs; t; t = t->next)
-		if (t->mod == mod)
-			return t;
 	t = calloc(1, sizeof(*t));
 	if (!t)
 		return NULL;
-	t->mod = mod;
 	n = dwfl_module_getsymtab(mod);
 	if (n > 0)
 		t->s = calloc(n, sizeof(*t->s));
@@ -454,8 +446,6 @@ static struct symtab *symtab_for(Dwfl_Module *mod)
 		t->n++;
 	}
 	qsort(t->s, t->n, sizeof(*t->s), usym_cmp);
-	t->next = symtabs;
-	symtabs = t;
 	return t;
 }
 
@@ -480,13 +470,12 @@ static void sym_offset(char *buf, size_t len, const char *name, uint64_t off)
 }
 
 /*
- * The function at addr: the last symbol starting at or below it that
- * either spans it or has no size (an asm label).
+ * The function at addr in t: the last symbol starting at or below it
+ * that either spans it or has no size (an asm label).
  */
-int module_symbol(Dwfl_Module *mod, uint64_t addr, uint64_t show,
-		  char *buf, size_t len)
+static int symtab_symbol(const struct symtab *t, uint64_t addr, uint64_t show,
+			 char *buf, size_t len)
 {
-	struct symtab *t = symtab_for(mod);
 	size_t lo = 0, hi, i;
 
 	if (!t || !t->n)
@@ -513,18 +502,15 @@ int module_symbol(Dwfl_Module *mod, uint64_t addr, uint64_t show,
 	return -1;
 }
 
-static void symtabs_free(void)
+static void symtab_free(struct symtab *t)
 {
-	struct symtab *t;
-
-	while ((t = symtabs)) {
-		symtabs = t->next;
+	if (t) {
 		free(t->s);
 		free(t);
 	}
 }
 
-/* One Dwfl per (file, bias), shared by every task that maps it. */
+/* One Dwfl per file, shared by every task that maps it (mapping_symbol()). */
 struct dwfl_entry {
 	char *path;
 	uint8_t build_id[20];	/* the key when known, else path */
@@ -532,10 +518,9 @@ struct dwfl_entry {
 	uint64_t base;
 	Dwfl *dwfl;
 	Dwfl_Module *mod;
+	struct symtab *tab;	/* its symbols, sorted, once asked for */
 	struct dwfl_entry *next;
 };
-
-static struct dwfl_entry *dwfl_cache;
 
 /*
  * Where libdw looks for separate debug files: /usr/lib/debug (by
@@ -545,21 +530,19 @@ static struct dwfl_entry *dwfl_cache;
  * there, next to a file a recording names, hung the decoder.  "-": no
  * CRC check of .gnu_debuglink files (a build-id decides).
  */
-static char *debuginfo_path;
-
-char **dwfl_debuginfo_path(const struct decoder *d)
+char **dwfl_debuginfo_path(struct decoder *d)
 {
-	static char buf[PATH_MAX + 64];
+	char buf[PATH_MAX + 64];
 
-	if (!debuginfo_path) {
+	if (!d->debuginfo_path) {
 		if (d->o.symfs && strlen(d->o.symfs) < PATH_MAX)
 			snprintf(buf, sizeof(buf), "-%s/usr/lib/debug:/usr/lib/debug",
 				 d->o.symfs);
 		else
 			snprintf(buf, sizeof(buf), "-/usr/lib/debug");
-		debuginfo_path = buf;
+		d->debuginfo_path = strdup(buf);
 	}
-	return &debuginfo_path;
+	return &d->debuginfo_path;
 }
 
 static Dwfl_Callbacks dwfl_cbs = {
@@ -636,7 +619,7 @@ static struct dwfl_entry *dwfl_for(struct decoder *d, const struct mapping *m,
 {
 	struct dwfl_entry *e;
 
-	for (e = dwfl_cache; e; e = e->next)
+	for (e = d->dwfl_cache; e; e = e->next)
 		if (e->base == base &&
 		    (m->build_id_len ? e->build_id_len == m->build_id_len &&
 				       !memcmp(e->build_id, m->build_id, m->build_id_len) :
@@ -656,8 +639,8 @@ static struct dwfl_entry *dwfl_for(struct decoder *d, const struct mapping *m,
 		e->mod = report_elf(e->dwfl, path, path, base);
 		dwfl_report_end(e->dwfl, NULL, NULL);
 	}
-	e->next = dwfl_cache;
-	dwfl_cache = e;
+	e->next = d->dwfl_cache;
+	d->dwfl_cache = e;
 	return e;
 }
 
@@ -682,7 +665,9 @@ int mapping_symbol(struct decoder *d, struct mapping *m, uint64_t lookup,
 	}
 	if (!e || !e->mod)
 		return -2;	/* no file to read */
-	return module_symbol(e->mod, lookup - bias, show - bias, buf, len);
+	if (!e->tab)
+		e->tab = symtab_read(e->mod);
+	return symtab_symbol(e->tab, lookup - bias, show - bias, buf, len);
 }
 
 int user_symbol(struct decoder *d, const struct perfregs_rec_sample *s,
@@ -897,15 +882,15 @@ void decoder_free(struct decoder *d)
 	}
 	spaces_free(d);
 	blobs_free(d);
-	unwind_free();
-	symtabs_free();
+	unwind_free(d);
 	for (k = 0; k < d->nksyms; k++)
 		if (d->ksyms[k].owned)
 			free(d->ksyms[k].name);
 	free(d->ksyms);
 	free(d->ksyms_blob);
-	while ((e = dwfl_cache)) {
-		dwfl_cache = e->next;
+	while ((e = d->dwfl_cache)) {
+		d->dwfl_cache = e->next;
+		symtab_free(e->tab);
 		if (e->dwfl)
 			dwfl_end(e->dwfl);
 		free(e->path);
@@ -913,6 +898,8 @@ void decoder_free(struct decoder *d)
 	}
 	while (d->nheld)
 		close(d->held_fds[--d->nheld]);
+	free(d->debuginfo_path);
+	d->debuginfo_path = NULL;
 	if (d->live)	/* the learner has stopped: nobody holds it */
 		pthread_mutex_destroy(&d->learn_lock);
 }

@@ -273,15 +273,13 @@ struct unwinder {
 	struct unwinder *next;
 };
 
-static struct unwinder *unwinders;
-
 static struct unwinder *unwinder_for(struct decoder *d, struct task_maps *tm,
 				     enum layout layout)
 {
 	struct unwinder *u;
 	unsigned int i;
 
-	for (u = unwinders; u; u = u->next)
+	for (u = d->unwinders; u; u = u->next)
 		if (u->tm == tm && u->layout == layout)
 			return u;
 	u = calloc(1, sizeof(*u));
@@ -301,17 +299,17 @@ static struct unwinder *unwinder_for(struct decoder *d, struct task_maps *tm,
 						tm->pid ? (pid_t)tm->pid : 1,
 						&thread_cbs, &u->ctx);
 	}
-	u->next = unwinders;
-	unwinders = u;
+	u->next = d->unwinders;
+	d->unwinders = u;
 	return u;
 }
 
-void unwind_free(void)
+void unwind_free(struct decoder *d)
 {
 	struct unwinder *u;
 
-	while ((u = unwinders)) {
-		unwinders = u->next;
+	while ((u = d->unwinders)) {
+		d->unwinders = u->next;
 		if (u->dwfl)
 			dwfl_end(u->dwfl);
 		free(u);
