@@ -291,6 +291,25 @@ print(" ".join(r.get("sym", "none") for r in map(json.loads, sys.stdin)
 	fi
 fi
 
+# perf's shape: report decodes what -i decodes, perfregs.prf by
+# default; record takes no -i and report no -o
+if [ -s "$T/syn.prf" ]; then
+	mkdir -p "$T/rep" && cp "$T/syn.prf" "$T/rep/perfregs.prf"
+	(cd "$T/rep" && "$OLDPWD/$B/perfregs-dump" report -q -f json > b.jsonl 2>&1)
+	rb=$?
+	"$B/perfregs-dump" record -i "$T/syn.prf" 2> "$T/rep/c.err"
+	rc=$?
+	"$B/perfregs-dump" report -o "$T/rep/x.prf" -- true 2> "$T/rep/d.err"
+	rd=$?
+	if [ $rb = 0 ] && cmp -s "$T/rep/b.jsonl" "$T/syn.jsonl" && [ $rc = 1 ] &&
+	   grep -q "takes no -i" "$T/rep/c.err" && [ $rd = 1 ] && grep -q "takes no -o" "$T/rep/d.err" &&
+	   "$B/perfregs-dump" report -q -f json -i "$T/syn.prf" | cmp -s - "$T/syn.jsonl"; then
+		echo "ok - report decodes as -i does (perfregs.prf by default); record refuses -i, report -o"
+	else
+		echo "not ok - subcommands: report in a dir with perfregs.prf: $rb, record -i: $rc, report -o: $rd (want 0 1 1, and the same JSON as -i)"
+	fi
+fi
+
 # side-band events read out of time order (two CPUs' rings): a child's
 # exec and mapping before the fork that made it; its sample is named
 if [ -x "$B/mkorder" ] && cc -O1 -g -no-pie -o "$T/oprog" tests/bias_target.c 2>/dev/null; then

@@ -52,10 +52,15 @@ static const struct event_name events[] = {
 	{ "nmi", PERFREGS_EV_NMI, 0 },
 };
 
+/* What record writes and report reads when no file is named. */
+#define DEFAULT_RECORDING	"perfregs.prf"
+
 static void usage(FILE *fp)
 {
 	fprintf(fp,
 "usage: perfregs-dump [OPTIONS] [-- COMMAND [ARGS]]\n"
+"       perfregs-dump record [OPTIONS] [-o FILE] [-- COMMAND [ARGS]]\n"
+"       perfregs-dump report [-i FILE] [-f text|json] [--call-graph dwarf]\n"
 "       perfregs-dump -i FILE [-f text|json]\n"
 "       perfregs-dump convert -i FILE -o perf.data\n"
 "Sample interrupt and user registers through /dev/perfregs and decode them.\n"
@@ -98,6 +103,8 @@ static void usage(FILE *fp)
 "  -h, --help            this text\n"
 "  -V, --version         version of the tool and of the module ABI\n"
 "\n"
+"record writes perfregs.prf unless -o says otherwise; report reads it unless\n"
+"-i says otherwise, or decodes a live run given a COMMAND, -p, -t or -a.\n"
 "With COMMAND and neither -a nor -p/-t, COMMAND is sampled (its threads and\n"
 "what it forks).  Exit status: 0 ok, 1 usage, 2 device or configuration refused,\n"
 "3 COMMAND could not start, 4 malformed records or recording, 5 file error.\n");
@@ -826,13 +833,26 @@ int main(int argc, char **argv)
 	struct timespec t0;
 	size_t i;
 
-	bool convert = argc > 1 && !strcmp(argv[1], "convert");
+	/*
+	 * perf's shape: record (sample to a file), report (decode a file, or
+	 * a live run), convert (to perf.data).  Without a subcommand, the
+	 * options alone say what to do, as before.
+	 */
+	enum { CMD_NONE, CMD_RECORD, CMD_REPORT, CMD_CONVERT } cmd = CMD_NONE;
 
-	if (convert) {		/* perfregs-dump convert -i REC -o perf.data */
+	if (argc > 1 && !strcmp(argv[1], "record"))
+		cmd = CMD_RECORD;
+	else if (argc > 1 && !strcmp(argv[1], "report"))
+		cmd = CMD_REPORT;
+	else if (argc > 1 && !strcmp(argv[1], "convert"))
+		cmd = CMD_CONVERT;
+	if (cmd != CMD_NONE) {
 		argv[1] = argv[0];
 		argv++;
 		argc--;
 	}
+	bool convert = cmd == CMD_CONVERT;
+
 	d->o.format = FMT_TEXT;
 	d->o.event_name = "cpu-clock";
 	d->o.symbols = true;
@@ -1052,6 +1072,23 @@ int main(int argc, char **argv)
 		}
 	}
 
+	if (cmd == CMD_RECORD) {
+		if (input) {
+			fprintf(stderr, "perfregs-dump: record samples: it takes no -i "
+				"(perfregs-dump report -i FILE decodes)\n");
+			return EXIT_USAGE;
+		}
+		if (!output)
+			output = DEFAULT_RECORDING;
+	} else if (cmd == CMD_REPORT) {
+		if (output) {
+			fprintf(stderr, "perfregs-dump: report decodes: it takes no -o "
+				"(perfregs-dump record -o FILE records)\n");
+			return EXIT_USAGE;
+		}
+		if (!input && optind == argc && !all_cpus && pid < 0 && tid < 0)
+			input = DEFAULT_RECORDING;	/* as perf report reads perf.data */
+	}
 	if (input && sampling_opt) {
 		fprintf(stderr, "perfregs-dump: -i takes no %s: it sets up sampling, and a "
 			"recording decodes with the settings it was made with%s\n",
