@@ -458,6 +458,10 @@ if [ -x "$B/fuzz_recording" ]; then
 	mkdir -p "$T/corpus"
 	cp "$T/syn.prf" "$T/corpus/"
 	"$B/mkrec" "$T/corpus/small.prf" 1
+	# side-band events, a vDSO image, events out of order, a deleted file
+	for f in sb order victim; do
+		[ -s "$T/$f.prf" ] && cp "$T/$f.prf" "$T/corpus/"
+	done
 	if "$B/fuzz_recording" -max_total_time="$SECS" -timeout=10 -rss_limit_mb=1024 \
 		-print_final_stats=1 "$T/corpus" > "$T/fuzz.log" 2>&1; then
 		runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$T/fuzz.log")
