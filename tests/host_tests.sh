@@ -295,7 +295,8 @@ fi
 # default; record takes no -i and report no -o
 if [ -s "$T/syn.prf" ]; then
 	mkdir -p "$T/rep" && cp "$T/syn.prf" "$T/rep/perfregs.prf"
-	(cd "$T/rep" && "$OLDPWD/$B/perfregs-dump" report -q -f json > b.jsonl 2>&1)
+	tool=$(cd "$B" && pwd)/perfregs-dump
+	(cd "$T/rep" && "$tool" report -q -f json > b.jsonl 2>&1)
 	rb=$?
 	"$B/perfregs-dump" record -i "$T/syn.prf" 2> "$T/rep/c.err"
 	rc=$?
