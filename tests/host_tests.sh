@@ -329,6 +329,25 @@ print(" ".join(r.get("sym", "none") for r in map(json.loads, sys.stdin)
 	fi
 fi
 
+# a hostile recording: side-band events that would make the address
+# spaces grow quadratically must not take more than 512 MiB or a minute
+if [ -x "$B/mkstorm" ]; then
+	for mode in late maps; do
+		"$B/mkstorm" "$T/storm_$mode.prf" 20000 $mode
+		( ulimit -v 1048576; timeout 60 "$B/perfregs-dump" -q -f json \
+			-i "$T/storm_$mode.prf" > /dev/null 2> "$T/storm_$mode.err"; echo $? > "$T/storm_$mode.rc" )
+		rss=$(ulimit -v 1048576; /usr/bin/python3 -c 'import resource, subprocess, sys
+subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=60)
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024)' \
+			"$B/perfregs-dump" -f json -i "$T/storm_$mode.prf" 2>/dev/null)
+		if [ "$(cat "$T/storm_$mode.rc")" = 0 ] && [ -n "$rss" ] && [ "$rss" -lt 512 ]; then
+			echo "ok - 20000 side-band events ($mode) decode in bounded memory: ${rss} MiB"
+		else
+			echo "not ok - 20000 side-band events ($mode): exit $(cat "$T/storm_$mode.rc"), ${rss:-?} MiB: $(head -c 300 "$T/storm_$mode.err")"
+		fi
+	done
+fi
+
 # a program deleted while it runs (upgraded, say): the live decoder
 # opens it through /proc/PID/map_files; a recording finds it again
 # under its old name only if the build-id says it is the same file

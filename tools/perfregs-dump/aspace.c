@@ -136,8 +136,19 @@ bool space_tracked(struct decoder *d, uint32_t pid)
 /* Worth keeping for symbols: code from a file, or the vDSO. */
 static bool mapping_wanted(const struct sb_event *ev)
 {
-	return (ev->prot & PROT_EXEC) && ev->name && ev->start < ev->end &&
-	       (ev->name[0] == '/' || !strcmp(ev->name, "[vdso]"));
+	static const char *const anon[] = {	/* what perf calls anonymous */
+		"//anon", "/anon_hugepage", "/dev/zero", "/SYSV",
+	};
+	unsigned int i;
+
+	if (!(ev->prot & PROT_EXEC) || !ev->name || ev->start >= ev->end)
+		return false;
+	if (!strcmp(ev->name, "[vdso]"))
+		return true;
+	for (i = 0; i < sizeof(anon) / sizeof(anon[0]); i++)
+		if (!strncmp(ev->name, anon[i], strlen(anon[i])))
+			return false;	/* JIT code: still replaces what it overlaps */
+	return ev->name[0] == '/';
 }
 
 /*
@@ -264,8 +275,36 @@ static struct task_maps *apply(struct decoder *d, struct task_maps *prev,
 	}
 	if (!tm)
 		return prev;
+	d->space_maps += tm->n + 1;	/* the version and its mappings */
 	tm->older = prev;
 	return tm;
+}
+
+/*
+ * Every version holds its own copy of the process's mappings, and a
+ * late event rebuilds the versions after it: a hostile recording (or a
+ * process that keeps remapping code) could make that grow without
+ * bound.  Past these, a process's space is given up: unknown from then
+ * on, its maps come from /proc as for an untracked one.
+ */
+#define SPACE_MAPS_BUDGET	(1U << 20)	/* versions + their mappings, all processes */
+#define SPACE_EVENTS_MAX	(1U << 14)	/* events of one process */
+
+static void space_give_up(struct decoder *d, struct space *sp)
+{
+	struct task_maps *tm = version_new(sp->pid, 0, 0);
+
+	sp->full = true;
+	if (!tm)
+		return;
+	tm->unknown = true;
+	tm->older = sp->newest;	/* still reachable for decoder_free() */
+	/* release: whole before a lock-free space_at() sees it; t0 0: for all times */
+	__atomic_store_n(&sp->newest, tm, __ATOMIC_RELEASE);
+	if (!d->o.quiet)
+		fprintf(stderr, "perfregs-dump: process %u changed its mappings too "
+			"often to follow; its symbols come from /proc from now on\n",
+			sp->pid);
 }
 
 static void space_insert(struct decoder *d, struct space *sp, const struct sb_event *ev,
@@ -275,6 +314,12 @@ static void space_insert(struct decoder *d, struct space *sp, const struct sb_ev
 	struct sb_entry *e;
 	size_t i, k;
 
+	if (sp->full)
+		goto fail;
+	if (d->space_maps > SPACE_MAPS_BUDGET || sp->n >= SPACE_EVENTS_MAX) {
+		space_give_up(d, sp);
+		goto fail;
+	}
 	if (sp->n == sp->cap) {
 		size_t cap = sp->cap ? sp->cap * 2 : 16;
 		struct sb_entry *l = realloc(sp->log, cap * sizeof(*l));
@@ -292,6 +337,11 @@ static void space_insert(struct decoder *d, struct space *sp, const struct sb_ev
 	/* after every event of the same time or earlier: arrival order breaks ties */
 	for (i = sp->n; i > 0 && sp->log[i - 1].ev.time > ev->time; i--)
 		;
+	/* what rebuilding the versions after it may cost, at most */
+	if (d->space_maps + (sp->n - i + 1) * (sp->newest->n + 3) > SPACE_MAPS_BUDGET) {
+		space_give_up(d, sp);
+		goto fail;
+	}
 	memmove(&sp->log[i + 1], &sp->log[i], (sp->n - i) * sizeof(*sp->log));
 	memmove(&sp->vers[i + 1], &sp->vers[i], (sp->n - i) * sizeof(*sp->vers));
 	sp->n++;
@@ -365,7 +415,11 @@ void space_event(struct decoder *d, const struct sb_event *ev)
 			break;
 		sp = space_new(d, ev->pid, true);
 		if (sp)
-			space_insert(d, sp, ev, version_copy(parent, ev->pid, ev->time));
+			space_insert(d, sp, ev, sp->full ? NULL :
+				     version_copy(parent, ev->pid, ev->time));
+		break;
+	case SB_LOST:
+		d->sb_lost += ev->start;
 		break;
 	default:
 		break;		/* SB_EXIT: the space stays for late samples */
@@ -415,9 +469,17 @@ void space_seed(struct decoder *d, uint32_t pid)
 		ev.name = line + pos;
 		ev.build_id_len = 0;
 		ev.local = deleted_file(d, pid, ev.start, ev.end, ev.name);
-		if (ev.name[0] == '/')
+		if (ev.name[0] == '/') {
 			file_build_id(ev.local ? ev.local : ev.name, ev.build_id,
 				      &ev.build_id_len);
+		} else if (!strcmp(ev.name, "[vdso]")) {
+			const struct blob *b = vdso_read(d, pid, ev.start, ev.end);
+
+			if (b) {
+				ev.build_id_len = b->build_id_len;
+				memcpy(ev.build_id, b->build_id, b->build_id_len);
+			}
+		}
 		space_event(d, &ev);
 		free((char *)ev.local);
 		ev.local = NULL;

@@ -100,6 +100,7 @@ struct space {
 	struct task_maps **vers;	/* the version after each event */
 	size_t n, cap;
 	struct task_maps *retired;	/* versions replaced after a late event */
+	bool full;			/* given up: see space_give_up() */
 	struct space *next;
 };
 
@@ -118,9 +119,10 @@ struct blob {
 	struct blob *next;
 };
 #define BLOB_MAX	(1 << 20)	/* a vDSO is some 8 KiB */
+#define BLOBS_MAX	16	/* one per ABI and boot: a recording has 3 at most */
 
 /* What happened to a process, as the side-band reports it. */
-enum sb_kind { SB_MMAP = 1, SB_EXEC, SB_FORK, SB_EXIT };
+enum sb_kind { SB_MMAP = 1, SB_EXEC, SB_FORK, SB_EXIT, SB_LOST };
 
 struct sb_event {
 	uint32_t kind;		/* enum sb_kind */
@@ -128,7 +130,7 @@ struct sb_event {
 	uint32_t ppid;		/* SB_FORK: the parent process */
 	uint32_t prot;		/* SB_MMAP: PROT_* */
 	uint64_t time;		/* CLOCK_MONOTONIC ns, as the samples' */
-	uint64_t start, end, pgoff;	/* SB_MMAP */
+	uint64_t start, end, pgoff;	/* SB_MMAP; SB_LOST: start is the count */
 	uint8_t build_id_len;	/* SB_MMAP: 0 when the kernel gave none */
 	uint8_t build_id[20];
 	const char *name;	/* SB_MMAP: the path; SB_EXEC: the comm */
@@ -193,6 +195,9 @@ struct decoder {
 	struct task_maps *maps[256];
 	struct space *spaces[256];	/* by pid, from side-band events */
 	struct blob *blobs;		/* vDSO images */
+	unsigned int nblobs;
+	size_t space_maps;		/* mapping copies in versions (aspace.c) */
+	uint64_t sb_lost;		/* side-band events the kernel dropped */
 	int held_fds[64];		/* deleted files kept open (deleted_file()) */
 	unsigned int nheld;
 	/* the decoding thread's caches (symbols.c, unwind.c) */
@@ -293,7 +298,6 @@ const struct blob *blob_add(struct decoder *d, const void *data, size_t size);
 const struct blob *blob_for(struct decoder *d, const struct mapping *m);
 const struct blob *vdso_read(struct decoder *d, uint32_t pid, uint64_t start,
 			     uint64_t end);
-void vdso_self(struct decoder *d);
 void blobs_free(struct decoder *d);
 
 /* sideband.c: perf's side-band events of the sampled tasks, live */

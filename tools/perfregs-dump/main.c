@@ -406,7 +406,6 @@ static void sideband_start(struct live *lv, int pid, bool inherit, pid_t child)
 		return;
 	}
 	lv->d.sideband = true;
-	vdso_self(&lv->d);	/* for 64-bit tasks gone before theirs was read */
 	if (child > 0) {
 		space_begin(&lv->d, (uint32_t)child);	/* its exec will come */
 	} else if (pid > 0) {
@@ -743,6 +742,14 @@ static double elapsed_since(const struct timespec *t0)
 	return (now.tv_sec - t0->tv_sec) + (now.tv_nsec - t0->tv_nsec) / 1e9;
 }
 
+/* Side-band events were lost: what that means for the names. */
+static void sb_lost_note(const struct decoder *d)
+{
+	fprintf(stderr, "perfregs-dump: the side-band lost %" PRIu64 " events: samples "
+		"in mappings made then may go unnamed, or be named by what was "
+		"mapped there before\n", d->sb_lost);
+}
+
 static int decode_file(const char *path, struct decoder *d)
 {
 	uint64_t produced;
@@ -750,6 +757,8 @@ static int decode_file(const char *path, struct decoder *d)
 	int ret;
 
 	ret = rec_decode(path, d, &produced, err, sizeof(err));
+	if (d->sb_lost && !d->o.quiet)
+		sb_lost_note(d);
 	if (d->o.summary || d->o.format == FMT_JSON)
 		out_summary(d, d->out, d->o.format, produced);
 	if (!d->o.quiet && !(d->o.summary && d->out == stdout))
@@ -1357,9 +1366,8 @@ int main(int argc, char **argv)
 		out_summary(d, d->out, d->o.format, prf_produced(&r));
 	if (!d->o.quiet && !(d->o.summary && !lv.rec) && !verified)
 		out_summary(d, stderr, FMT_TEXT, prf_produced(&r));
-	if (sb_lost(lv.sb) && !d->o.quiet)
-		fprintf(stderr, "perfregs-dump: the side-band lost %" PRIu64 " events: "
-			"samples in mappings made then may go unnamed\n", sb_lost(lv.sb));
+	if (d->sb_lost && !d->o.quiet)
+		sb_lost_note(d);
 	if (interrupted && !d->o.quiet)
 		fprintf(stderr, "perfregs-dump: interrupted, stopped cleanly\n");
 	if (exit_code == EXIT_DATA || d->bad_records)

@@ -689,8 +689,9 @@ int rec_decode_buf(const unsigned char *buf, size_t size, struct decoder *d,
 				goto out;
 			}
 			memcpy(&sbi, body, sizeof(sbi));
-			if (sbi.kind < SB_MMAP || sbi.kind > SB_EXIT ||
-			    sbi.build_id_len > sizeof(sbi.build_id) ||
+			if (sbi.kind < SB_MMAP || sbi.kind > SB_LOST)
+				break;	/* a kind of a newer tool: skip it */
+			if (sbi.build_id_len > sizeof(sbi.build_id) ||
 			    (sbi.kind == SB_MMAP && sbi.start >= sbi.end)) {
 				ret = bad(err, errlen, off, "bad side-band event");
 				goto out;

@@ -290,8 +290,25 @@ fail:
 	return NULL;
 }
 
+static void sb_record_locked(struct sideband *sb, struct decoder *d,
+			     const struct perf_event_header *h);
+
+/*
+ * Under learn_lock: the learner thread also keeps files open for
+ * deleted mappings (deleted_file()) when it reads /proc.
+ */
 static void sb_record(struct sideband *sb, struct decoder *d,
 		      const struct perf_event_header *h)
+{
+	if (d->live)
+		pthread_mutex_lock(&d->learn_lock);
+	sb_record_locked(sb, d, h);
+	if (d->live)
+		pthread_mutex_unlock(&d->learn_lock);
+}
+
+static void sb_record_locked(struct sideband *sb, struct decoder *d,
+			     const struct perf_event_header *h)
 {
 	const uint8_t *p = (const uint8_t *)h;
 	struct sb_event ev = { 0 };
@@ -374,21 +391,19 @@ static void sb_record(struct sideband *sb, struct decoder *d,
 	case PERF_RECORD_LOST: {
 		uint64_t v[2];
 
-		if (size >= sizeof(*h) + sizeof(v)) {
-			memcpy(v, p + sizeof(*h), sizeof(v));
-			sb->lost += v[1];
-		}
-		return;
+		if (size < sizeof(*h) + sizeof(v))
+			return;
+		memcpy(v, p + sizeof(*h), sizeof(v));
+		sb->lost += v[1];
+		ev.kind = SB_LOST;	/* counted, and kept in the recording */
+		ev.start = v[1];
+		break;
 	}
 	default:
 		return;
 	}
 	sb->events++;
-	if (d->live)
-		pthread_mutex_lock(&d->learn_lock);
 	space_event(d, &ev);
-	if (d->live)
-		pthread_mutex_unlock(&d->learn_lock);
 	free((char *)ev.local);
 }
 

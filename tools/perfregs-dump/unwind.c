@@ -222,6 +222,16 @@ static bool vdso32_caller(struct unwind_ctx *c, Dwfl *dwfl)
 			break;
 	if (i + 3 > sizeof(code))
 		return false;	/* no frame pointer: do not guess */
+	/*
+	 * Nothing may be pushed before %ebp, or the slots above it are not
+	 * what this assumes (__kernel_vsyscall pushes ecx and edx first; it
+	 * has CFI anyway): the push comes first, or after a get_pc_thunk
+	 * call and the add of the GOT offset (to eax, or with 0x81 to
+	 * another register).
+	 */
+	if (!(i == 0 || (i == 10 && code[0] == 0xe8 && code[5] == 0x05) ||
+	      (i == 11 && code[0] == 0xe8 && code[5] == 0x81 && (code[6] & 0xf8) == 0xc0)))
+		return false;
 	push = (uint32_t)start + i;
 	if (ip <= push || at == 0xc3) {
 		csp = sp + 4;
@@ -247,6 +257,12 @@ static bool vdso32_caller(struct unwind_ctx *c, Dwfl *dwfl)
 		ra = (uint32_t)w;
 	}
 	if (!ra || csp <= sp)
+		return false;
+	/* a return address goes back into code the task has mapped */
+	for (i = 0; i < c->tm->n; i++)
+		if (ra >= c->tm->m[i].start && ra < c->tm->m[i].end)
+			break;
+	if (i == c->tm->n)
 		return false;
 	c->regs[PERFREGS_REG_IP] = ra;
 	c->regs[PERFREGS_REG_SP] = csp;

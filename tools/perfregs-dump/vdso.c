@@ -10,9 +10,7 @@
  * the mapping (process_vm_readv(): its text pages are ordinary pages),
  * identified by its build-id, kept in a memfd that libdw and the
  * unwinder open like a file, and written once into a recording, so a
- * recording names vDSO frames on any machine.  The tool's own vDSO
- * (64-bit) is kept too: the image of a 64-bit task that was gone
- * before its mapping could be read.
+ * recording names vDSO frames on any machine.
  */
 #define _GNU_SOURCE
 #include <elf.h>
@@ -21,7 +19,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/auxv.h>
 #include <sys/mman.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -49,7 +46,8 @@ const struct blob *blob_add(struct decoder *d, const void *data, size_t size)
 	ssize_t n = -1;
 	Elf *elf;
 
-	if (size < sizeof(Elf32_Ehdr) || size > BLOB_MAX || memcmp(e, ELFMAG, SELFMAG) ||
+	if (d->nblobs >= BLOBS_MAX || size < sizeof(Elf32_Ehdr) || size > BLOB_MAX ||
+	    memcmp(e, ELFMAG, SELFMAG) ||
 	    (e[EI_CLASS] != ELFCLASS32 && e[EI_CLASS] != ELFCLASS64) ||
 	    e[EI_DATA] != ELFDATA2LSB)
 		return NULL;
@@ -93,6 +91,7 @@ const struct blob *blob_add(struct decoder *d, const void *data, size_t size)
 	if (d->learnt_blob)
 		d->learnt_blob(d->learnt_arg, b, data);
 	b->next = d->blobs;
+	d->nblobs++;
 	/* release: whole before a lock-free blob_for() on another thread sees it */
 	__atomic_store_n(&d->blobs, b, __ATOMIC_RELEASE);
 	return b;
@@ -102,22 +101,14 @@ fail:
 }
 
 /*
- * The image a [vdso] mapping holds: by its build-id; without one (the
- * task was gone before it could be read), a 64-bit image of the
- * mapping's size, the tool's own.
+ * The image a [vdso] mapping holds, by its build-id.  None when it could
+ * not be read (the task was gone): the images of the ABIs differ, and
+ * one of the same size is not the same image (the tool's own 64-bit one
+ * named i386 samples wrongly).
  */
 const struct blob *blob_for(struct decoder *d, const struct mapping *m)
 {
-	long page = sysconf(_SC_PAGESIZE);
-	const struct blob *b;
-
-	if (m->build_id_len)
-		return blob_find(d, m->build_id, m->build_id_len);
-	for (b = __atomic_load_n(&d->blobs, __ATOMIC_ACQUIRE); b; b = b->next)
-		if (b->elfclass == ELFCLASS64 && b->machine == EM_X86_64 &&
-		    ((b->size + page - 1) & ~(uint64_t)(page - 1)) == m->end - m->start)
-			return b;
-	return NULL;
+	return blob_find(d, m->build_id, m->build_id_len);
 }
 
 /* The image mapped at [start, end) of a live task. */
@@ -142,20 +133,6 @@ const struct blob *vdso_read(struct decoder *d, uint32_t pid, uint64_t start,
 		b = blob_add(d, buf, end - start);
 	free(buf);
 	return b;
-}
-
-/* The tool's own vDSO: the ELF image at AT_SYSINFO_EHDR, whole. */
-void vdso_self(struct decoder *d)
-{
-	const Elf64_Ehdr *e = (const void *)getauxval(AT_SYSINFO_EHDR);
-	uint64_t size;
-
-	if (!e || memcmp(e->e_ident, ELFMAG, SELFMAG) || e->e_ident[EI_CLASS] != ELFCLASS64)
-		return;
-	/* the section headers come last in a vDSO image */
-	size = e->e_shoff + (uint64_t)e->e_shnum * e->e_shentsize;
-	if (size > sizeof(*e) && size <= BLOB_MAX)
-		blob_add(d, e, size);
 }
 
 void blobs_free(struct decoder *d)

@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mkstorm: a recording with N side-band events for one process, to show
+ * that the decoder's memory stays bounded however they come:
+ *   late  N execs in decreasing time: each one rebuilds all after it
+ *   maps  N disjoint code mappings in increasing time: each version
+ *         copies all the mappings before it
+ * One sample at the end.
+ *
+ * usage: mkstorm FILE N late|maps
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include "../tools/perfregs-dump/dump.h"
+
+int main(int argc, char **argv)
+{
+	uint64_t lostv[PERFREGS_LOST_MAX] = { 0 };
+	struct sb_event ev = { .kind = SB_EXEC, .pid = 42, .time = 1, .name = "x" };
+	struct perfregs_config cfg;
+	struct recorder *r;
+	long n, i;
+
+	if (argc != 4 || (strcmp(argv[3], "late") && strcmp(argv[3], "maps"))) {
+		fprintf(stderr, "usage: mkstorm FILE N late|maps\n");
+		return 1;
+	}
+	n = atol(argv[2]);
+	prf_config_default(&cfg);
+	r = rec_create(argv[1], &cfg, "cpu-clock");
+	if (!r) {
+		perror(argv[1]);
+		return 1;
+	}
+	rec_sb(r, &ev);
+	for (i = 0; i < n; i++) {
+		struct sb_event e = { .pid = 42, .name = "/x" };
+
+		if (argv[3][0] == 'l') {
+			e.kind = SB_EXEC;
+			e.time = 1000000000ULL - i;
+		} else {
+			e.kind = SB_MMAP;
+			e.time = 10 + i;
+			e.prot = PROT_READ | PROT_EXEC;
+			e.start = 0x100000 + i * 0x1000ULL;
+			e.end = e.start + 0x1000;
+		}
+		rec_sb(r, &e);
+	}
+	return rec_close(r, 0, lostv) ? 1 : 0;
+}
