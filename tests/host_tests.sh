@@ -348,6 +348,31 @@ print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024)' \
 	done
 fi
 
+# a text mapping split by mprotect(): the piece after the split starts
+# inside its segment (lld: the code a page past its file offset)
+if [ -x "$B/mkorder" ] && printf '%s\n' \
+	'__attribute__((noinline)) int innocent_bystander(int x) { return x * 3 + 1; }' \
+	'__attribute__((noinline, aligned(4096))) int target_function(int x)' \
+	'{ for (int i = 0; i < 1000; i++) x = innocent_bystander(x) ^ i; return x; }' \
+	'int main(int argc, char **argv) { return target_function(argc) == 42; }' > "$T/split.c" &&
+   clang -O1 -fPIE -pie -fuse-ld=lld -o "$T/split" "$T/split.c" 2>/dev/null; then
+	read -r soff svaddr < <(readelf -lW "$T/split" | awk '$1 == "LOAD" && / R E / { print $2, $3; exit }')
+	starget=0x$(nm "$T/split" | awk '$3 == "target_function" { print $1 }')
+	sbase=0x555555554000
+	spiece=$(( starget & ~4095 ))
+	spgoff=$(( (soff & ~4095) + spiece - (svaddr & ~4095) ))
+	ssym=$("$B/mkorder" "$T/split.prf" "$T/split" $(( sbase + starget )) \
+		$(( sbase + spiece )) $(( sbase + spiece + 4096 )) $spgoff &&
+		"$B/perfregs-dump" -q -f json -i "$T/split.prf" | /usr/bin/python3 -c 'import json, sys
+print(" ".join(r.get("sym", "none") for r in map(json.loads, sys.stdin)
+               if r.get("type") == "sample"))')
+	if [ "$ssym" = "target_function+0x0" ]; then
+		echo "ok - the second piece of a text mapping split by mprotect() (lld) is named at its own address"
+	else
+		echo "not ok - the second piece of a split text mapping (lld): got '$ssym' (want target_function+0x0)"
+	fi
+fi
+
 # a program deleted while it runs (upgraded, say): the live decoder
 # opens it through /proc/PID/map_files; a recording finds it again
 # under its old name only if the build-id says it is the same file

@@ -557,8 +557,8 @@ static Dwfl_Callbacks dwfl_cbs = {
  * virtual address equals its file offset and start - pgoff is right, but
  * lld puts the code a page past its offset (LOAD 0x770 at 0x1770), so
  * start - pgoff is a page too high and every symbol and CFI lookup is
- * off by a page.  The segment is the executable PT_LOAD whose
- * page-aligned offset is pgoff (only executable mappings are kept).
+ * off by a page.  The segment is the executable PT_LOAD that holds
+ * file offset pgoff (only executable mappings are kept).
  */
 static uint64_t base_from_phdrs(const char *path, uint64_t start, uint64_t pgoff,
 				uint64_t *first_load)
@@ -583,9 +583,15 @@ static uint64_t base_from_phdrs(const char *path, uint64_t start, uint64_t pgoff
 			continue;
 		if (first == UINT64_MAX)
 			first = ph.p_vaddr & ~(ph.p_align ? ph.p_align - 1 : page - 1);
-		if (!found && (ph.p_flags & PF_X) &&
-		    (ph.p_offset & ~(page - 1)) == pgoff) {
-			bias = start - (ph.p_vaddr & ~(page - 1));
+		/*
+		 * The segment that holds pgoff, not only one that starts
+		 * there: an mprotect() splits a text mapping, and the piece
+		 * after the split starts inside its segment.
+		 */
+		if (!found && (ph.p_flags & PF_X) && (ph.p_offset & ~(page - 1)) <= pgoff &&
+		    pgoff < ph.p_offset + ph.p_filesz) {
+			bias = start - ((ph.p_vaddr & ~(page - 1)) +
+					(pgoff - (ph.p_offset & ~(page - 1))));
 			found = true;
 		}
 	}
