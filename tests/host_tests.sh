@@ -327,6 +327,17 @@ print(" ".join(r.get("sym", "none") for r in map(json.loads, sys.stdin)
 	else
 		echo "not ok - side-band events read out of time order: got '$osym' (want target_function+0x0)"
 	fi
+	# the parent's mapping read after the fork that came after it
+	psym=$("$B/mkorder" "$T/order_p.prf" "$T/oprog" "$oaddr" \
+		$(( ostart & ~4095 )) $(( (ostart + osize + 4095) & ~4095 )) $(( ooff & ~4095 )) parent &&
+		"$B/perfregs-dump" -q -f json -i "$T/order_p.prf" | /usr/bin/python3 -c 'import json, sys
+print(" ".join(r.get("sym", "none") for r in map(json.loads, sys.stdin)
+               if r.get("type") == "sample"))')
+	if [ "$psym" = "target_function+0x0" ]; then
+		echo "ok - side-band events read out of time order: a parent's mapping after the fork it came before"
+	else
+		echo "not ok - side-band events read out of time order: a parent's mapping after the fork: got '$psym' (want target_function+0x0)"
+	fi
 fi
 
 # a hostile recording: side-band events that would make the address

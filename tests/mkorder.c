@@ -7,8 +7,13 @@
  * all of them in time, at ADDR in EXE, mapped at [START, END) from file
  * offset PGOFF.  The decoder must name it from EXE.
  *
- * usage: mkorder FILE EXE ADDR START END PGOFF
+ * With "parent" last, the other late event: the parent maps EXE at 150
+ * and forks the child at 200, which does not exec; the mapping is read
+ * after the fork, and the child must have it all the same.
+ *
+ * usage: mkorder FILE EXE ADDR START END PGOFF [parent]
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,8 +31,10 @@ int main(int argc, char **argv)
 	struct sb_event ev;
 	struct recorder *r;
 
-	if (argc != 7) {
-		fprintf(stderr, "usage: mkorder FILE EXE ADDR START END PGOFF\n");
+	bool parent = argc == 8 && !strcmp(argv[7], "parent");
+
+	if (argc != 7 && !parent) {
+		fprintf(stderr, "usage: mkorder FILE EXE ADDR START END PGOFF [parent]\n");
 		return 1;
 	}
 	addr = strtoull(argv[3], NULL, 0);
@@ -44,6 +51,27 @@ int main(int argc, char **argv)
 	ev.time = 100;
 	ev.name = "sh";
 	rec_sb(r, &ev);
+	if (parent) {
+		/* the fork at 200 first, then the parent's mapping at 150 */
+		memset(&ev, 0, sizeof(ev));
+		ev.kind = SB_FORK;
+		ev.pid = 11;
+		ev.ppid = 10;
+		ev.time = 200;
+		ev.name = "";
+		rec_sb(r, &ev);
+		ev.kind = SB_MMAP;
+		ev.pid = 10;
+		ev.ppid = 0;
+		ev.time = 150;
+		ev.start = strtoull(argv[4], NULL, 0);
+		ev.end = strtoull(argv[5], NULL, 0);
+		ev.pgoff = strtoull(argv[6], NULL, 0);
+		ev.prot = PROT_READ | PROT_EXEC;
+		ev.name = argv[2];
+		rec_sb(r, &ev);
+		goto sample;
+	}
 	/* the child, pid 11: its exec at 300 and its mapping at 310 ... */
 	ev.pid = 11;
 	ev.time = 300;
@@ -65,6 +93,7 @@ int main(int argc, char **argv)
 	ev.time = 200;
 	ev.name = "";
 	rec_sb(r, &ev);
+sample:
 	s->header.type = PERFREGS_REC_SAMPLE;
 	s->time = 400;
 	s->pid = s->tid = 11;

@@ -307,12 +307,74 @@ static void space_give_up(struct decoder *d, struct space *sp)
 			sp->pid);
 }
 
+/*
+ * The versions from event i on are built again; those before stay.
+ * Replaced ones are retired, not freed: a lock-free space_at() on
+ * another thread may be looking at them.
+ */
+static void space_rebuild(struct decoder *d, struct space *sp, size_t i)
+{
+	struct task_maps *prev, *old, *next, *base;
+	size_t k;
+
+	base = i ? sp->vers[i - 1] : sp->first;
+	for (old = sp->newest; old && old != base; old = next) {
+		next = old->older;
+		old->retired = sp->retired;
+		sp->retired = old;
+	}
+	prev = base;
+	for (k = i; k < sp->n; k++)
+		prev = sp->vers[k] = apply(d, prev, &sp->log[k]);
+	/* release: the versions are whole before a lock-free space_at() sees them */
+	__atomic_store_n(&sp->newest, prev, __ATOMIC_RELEASE);
+}
+
+/*
+ * A late event of process pid at time t: the children it forked after
+ * t got a copy of its space without it.  Take their copies again (and
+ * so on down: their own children).  Only late events come here.
+ */
+static void children_rebuild(struct decoder *d, uint32_t pid, uint64_t t,
+			     unsigned int depth)
+{
+	unsigned int h;
+
+	if (depth > 8)
+		return;	/* a recording may claim forks in a circle */
+	size_t k;
+
+	for (h = 0; h < 256; h++) {
+		struct space *sp;
+
+		for (sp = d->spaces[h]; sp; sp = sp->next) {
+			for (k = 0; k < sp->n; k++) {
+				struct sb_entry *e = &sp->log[k];
+
+				if (e->ev.kind != SB_FORK || e->ev.ppid != pid || e->ev.time < t ||
+				    sp->full)
+					continue;
+				if (d->space_maps > SPACE_MAPS_BUDGET) {
+					space_give_up(d, sp);
+					break;
+				}
+				if (e->snap)
+					version_free(e->snap);
+				e->snap = version_copy(space_at(d, pid, e->ev.time), sp->pid,
+						       e->ev.time);
+				space_rebuild(d, sp, k);
+				children_rebuild(d, sp->pid, e->ev.time, depth + 1);
+				break;
+			}
+		}
+	}
+}
+
 static void space_insert(struct decoder *d, struct space *sp, const struct sb_event *ev,
 			 struct task_maps *snap)
 {
-	struct task_maps *prev, *old, *next, *base;
 	struct sb_entry *e;
-	size_t i, k;
+	size_t i;
 
 	if (sp->full)
 		goto fail;
@@ -350,22 +412,15 @@ static void space_insert(struct decoder *d, struct space *sp, const struct sb_ev
 	e->ev.name = strdup(ev->name ? ev->name : "");
 	e->ev.local = ev->local ? strdup(ev->local) : NULL;
 	e->snap = snap;
-	/*
-	 * The versions from here on are built again; those before stay.
-	 * Replaced ones are retired, not freed: a lock-free space_at() on
-	 * another thread may be looking at them.
-	 */
-	base = i ? sp->vers[i - 1] : sp->first;
-	for (old = sp->newest; old && old != base; old = next) {
-		next = old->older;
-		old->retired = sp->retired;
-		sp->retired = old;
+	space_rebuild(d, sp, i);
+	if (ev->kind == SB_FORK) {
+		struct space *p = space_find(d, ev->ppid);
+
+		if (p && p->last_fork < ev->time)
+			p->last_fork = ev->time;
 	}
-	prev = base;
-	for (k = i; k < sp->n; k++)
-		prev = sp->vers[k] = apply(d, prev, &sp->log[k]);
-	/* release: the versions are whole before a lock-free space_at() sees them */
-	__atomic_store_n(&sp->newest, prev, __ATOMIC_RELEASE);
+	if (ev->time < sp->last_fork)	/* late for a child forked since */
+		children_rebuild(d, sp->pid, ev->time, 0);
 	return;
 fail:
 	if (snap)

@@ -101,6 +101,7 @@ struct space {
 	size_t n, cap;
 	struct task_maps *retired;	/* versions replaced after a late event */
 	bool full;			/* given up: see space_give_up() */
+	uint64_t last_fork;		/* the latest fork of a child of it */
 	struct space *next;
 };
 
