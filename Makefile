@@ -76,7 +76,8 @@ endif
 MOD_SRCS	:= $(wildcard module/*.c module/*.h) module/Kbuild include/uapi/linux/perfregs.h
 
 HOST_TESTS	:= $(BUILD)/mkrec $(BUILD)/mkmaps $(BUILD)/mkhostile $(BUILD)/fuzz_recording \
-		   $(BUILD)/elfpeek $(BUILD)/mksb $(BUILD)/mkseed $(BUILD)/mkorder $(BUILD)/mkstorm $(BUILD)/dl_target \
+		   $(BUILD)/elfpeek $(BUILD)/mksb $(BUILD)/mkseed $(BUILD)/mkorder \
+		   $(BUILD)/mkstorm $(BUILD)/mkversions $(BUILD)/dl_target \
 		   $(BUILD)/plug_a.so $(BUILD)/plug_b.so
 CHECKPATCH	:= $(BUILD)/linux/scripts/checkpatch.pl
 
@@ -119,6 +120,8 @@ $(BUILD)/mkorder: tests/mkorder.c $(TOOL_LIB_SRCS) $(TOOL_HDRS)
 	$(CC) $(CFLAGS) $(WARN) $(UAPI) -o $@ tests/mkorder.c $(TOOL_LIB_SRCS) $(TOOL_LIBS)
 $(BUILD)/mkstorm: tests/mkstorm.c $(TOOL_LIB_SRCS) $(TOOL_HDRS)
 	$(CC) $(CFLAGS) $(WARN) $(UAPI) -o $@ tests/mkstorm.c $(TOOL_LIB_SRCS) $(TOOL_LIBS)
+$(BUILD)/mkversions: tests/mkversions.c $(TOOL_LIB_SRCS) $(TOOL_HDRS)
+	$(CC) $(CFLAGS) $(WARN) $(UAPI) -o $@ tests/mkversions.c $(TOOL_LIB_SRCS) $(TOOL_LIBS)
 $(BUILD)/dl_target: tests/dl_target.c
 	$(CC) -O2 -g -Wall -o $@ $< -ldl
 $(BUILD)/plug_%.so: tests/plug.c

@@ -384,6 +384,29 @@ print(" ".join(r.get("sym", "none") for r in map(json.loads, sys.stdin)
 	fi
 fi
 
+# every address-space version's unwinder holds a file per module: 300
+# versions of up to 8 files must not run the decoder out of descriptors
+if [ -x "$B/mkversions" ]; then
+	vargs=()
+	for lib in $(ldd "$B/perfregs-dump" | awk '$3 ~ /^\// { print $3 }' | head -8); do
+		voff=$(nm -D --defined-only "$lib" 2>/dev/null | awk '$2 == "T" { print "0x" $1; exit }')
+		[ -n "$voff" ] && vargs+=("$(readlink -f "$lib")" "$voff")
+	done
+	if [ ${#vargs[@]} -ge 8 ] && "$B/mkversions" "$T/versions.prf" 300 "${vargs[@]}"; then
+		vnamed=$(ulimit -n 128; "$B/perfregs-dump" -q -f json --call-graph dwarf \
+			-i "$T/versions.prf" 2>/dev/null | /usr/bin/python3 -c 'import json, sys
+print(sum(1 for r in map(json.loads, sys.stdin) if r.get("type") == "sample"
+          and (r.get("callchain") or [{}])[0].get("sym")))')
+		if [ "$vnamed" = 300 ]; then
+			echo "ok - 300 address-space versions unwound under ulimit -n 128: every sample named"
+		else
+			echo "not ok - 300 address-space versions under ulimit -n 128: ${vnamed:-no} samples of 300 named"
+		fi
+	else
+		echo "not ok - 300 address-space versions: no recording (libraries: ${vargs[*]})"
+	fi
+fi
+
 # a program deleted while it runs (upgraded, say): the live decoder
 # opens it through /proc/PID/map_files; a recording finds it again
 # under its old name only if the build-id says it is the same file

@@ -289,15 +289,41 @@ struct unwinder {
 	struct unwinder *next;
 };
 
+#define UNWINDERS_MAX	16
+
 static struct unwinder *unwinder_for(struct decoder *d, struct task_maps *tm,
 				     enum layout layout)
 {
-	struct unwinder *u;
+	struct unwinder *u, **up;
 	unsigned int i;
 
-	for (u = d->unwinders; u; u = u->next)
-		if (u->tm == tm && u->layout == layout)
+	for (up = &d->unwinders, i = 0; (u = *up); up = &u->next, i++) {
+		if (u->tm == tm && u->layout == layout) {
+			*up = u->next;	/* to the front: most recently used first */
+			u->next = d->unwinders;
+			d->unwinders = u;
 			return u;
+		}
+		/*
+		 * Each holds an open file per module: one per address-space
+		 * version made the decoder run out of file descriptors (300
+		 * versions of 10 files: 3000 fds, and names lost once the
+		 * limit was reached).  Past UNWINDERS_MAX, the least recently
+		 * used go.
+		 */
+		if (i + 1 >= UNWINDERS_MAX) {
+			struct unwinder *rest = u->next;
+
+			u->next = NULL;
+			while ((u = rest)) {
+				rest = u->next;
+				if (u->dwfl)
+					dwfl_end(u->dwfl);
+				free(u);
+			}
+			break;
+		}
+	}
 	u = calloc(1, sizeof(*u));
 	if (!u)
 		return NULL;
