@@ -407,6 +407,29 @@ print(sum(1 for r in map(json.loads, sys.stdin) if r.get("type") == "sample"
 	fi
 fi
 
+# an i386 process's vDSO as -p starts from it (/proc): read from the
+# process and named by its own symbols, not the 64-bit tool's
+if [ -x "$B/mkseed" ] && cc -m32 -O1 -o "$T/vdso32" tests/vdso_target.c 2>/dev/null; then
+	mkfifo "$T/v32in"
+	"$T/vdso32" __vdso_time < "$T/v32in" > "$T/v32out" &
+	v32p=$!
+	exec 8> "$T/v32in"
+	for _ in 1 2 3 4 5 6 7 8 9 10; do [ -s "$T/v32out" ] && break; sleep 0.1; done
+	v32sym=$("$B/mkseed" "$T/vdso32.prf" "$v32p" "$(head -1 "$T/v32out")" 2>&1)
+	exec 8>&-
+	wait $v32p
+	v32rec=$("$B/perfregs-dump" -q -f json -i "$T/vdso32.prf" | /usr/bin/python3 -c 'import json, sys
+print(" ".join(r.get("sym", "none") for r in map(json.loads, sys.stdin)
+               if r.get("type") == "sample"))')
+	if [ "$v32sym" = "__vdso_time+0x0" ] && [ "$v32rec" = "__vdso_time+0x0" ]; then
+		echo "ok - an i386 process's vDSO, from /proc at the start, named live and from the recording"
+	else
+		echo "not ok - an i386 process's vDSO from /proc: live '$v32sym', recording '$v32rec' (want __vdso_time+0x0)"
+	fi
+else
+	echo "ok - an i386 process's vDSO # SKIP no -m32 compiler"
+fi
+
 # a program deleted while it runs (upgraded, say): the live decoder
 # opens it through /proc/PID/map_files; a recording finds it again
 # under its old name only if the build-id says it is the same file

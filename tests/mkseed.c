@@ -41,6 +41,7 @@ int main(int argc, char **argv)
 	d.live = true;
 	pthread_mutex_init(&d.learn_lock, NULL);
 	d.learnt_sb = rec_sb;
+	d.learnt_blob = rec_blob;
 	d.learnt_arg = r;
 	space_seed(&d, (uint32_t)pid);
 	s->header.type = PERFREGS_REC_SAMPLE;
