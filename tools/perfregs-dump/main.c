@@ -21,6 +21,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -377,6 +378,34 @@ static void *learner_main(void *arg)
 		prf_peek(lv->r, learn_record, lv);
 	}
 	return NULL;
+}
+
+/*
+ * What else ends the wait for the rings: COMMAND's exit (pidfd), and a
+ * side-band ring at its watermark, so that an exec storm's events are
+ * read before they fill it (not only once a second, when recording).
+ * One epoll fd for all, edge-triggered: a side-band event of a thread
+ * that has exited stays readable (POLLHUP) and would not let it sleep.
+ */
+static int wait_also_fd(int pidfd, const struct sideband *sb)
+{
+	int fds[1024], n = sb_fds(sb, fds, 1024), efd, i;
+	struct epoll_event e = { .events = EPOLLIN | EPOLLET };
+
+	if (!n)
+		return pidfd;
+	efd = epoll_create1(EPOLL_CLOEXEC);
+	if (efd < 0)
+		return pidfd;
+	if (pidfd >= 0) {
+		e.data.fd = pidfd;
+		epoll_ctl(efd, EPOLL_CTL_ADD, pidfd, &e);
+	}
+	for (i = 0; i < n; i++) {
+		e.data.fd = fds[i];
+		epoll_ctl(efd, EPOLL_CTL_ADD, fds[i], &e);
+	}
+	return efd;
 }
 
 /* prf_reader's before_records: see sideband.c, "Ordering" */
@@ -836,7 +865,7 @@ int main(int argc, char **argv)
 	bool no_inherit = false;
 	int pid = -1, tid = -1, c, ret, status = 0, exit_code = EXIT_OK;
 	int go_pipe[2] = { -1, -1 };
-	int pidfd = -1, wait_ms;
+	int pidfd = -1, waitfd, wait_ms;
 	uint64_t cpus[PERFREGS_MAX_CPU_BYTES / 8], v;
 	pid_t child = -1;
 	struct timespec t0;
@@ -1296,6 +1325,7 @@ int main(int argc, char **argv)
 	if (child > 0)
 		pidfd = (int)syscall(SYS_pidfd_open, child, 0);
 	wait_ms = lv.rec && !lv.tee && (child <= 0 || pidfd >= 0) ? 1000 : 100;
+	waitfd = wait_also_fd(pidfd, lv.sb);
 	for (;;) {
 		double t;
 		int ev, ms = wait_ms;
@@ -1305,7 +1335,7 @@ int main(int argc, char **argv)
 			if (t * 1000 < ms)
 				ms = t > 0 ? (int)(t * 1000) + 1 : 0;
 		}
-		ev = prf_wait_also(&r, pidfd, ms);
+		ev = prf_wait_also(&r, waitfd, ms);
 		if (!(cfg.flags & PERFREGS_CF_OVERWRITE) && drain(&r, &lv) == -EBADMSG)
 			exit_code = EXIT_DATA;
 		sb_drain(lv.sb, d);	/* keep its rings from filling */
@@ -1335,6 +1365,8 @@ int main(int argc, char **argv)
 	}
 	prf_stop(&r);
 	learner_stop(&lv);
+	if (waitfd >= 0 && waitfd != pidfd)
+		close(waitfd);
 	if (pidfd >= 0)
 		close(pidfd);
 	if (drain(&r, &lv) == -EBADMSG)

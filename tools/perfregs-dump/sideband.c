@@ -43,6 +43,7 @@
 #endif
 
 struct sb_ring {
+	int fd;			/* the event whose ring this is */
 	struct perf_event_mmap_page *page;
 	const uint8_t *data;
 	uint64_t size;		/* data bytes, a power of two */
@@ -145,6 +146,7 @@ static int map_ring(struct sideband *sb, int fd)
 	}
 	sb->rings = r;
 	r = &sb->rings[sb->nrings++];
+	r->fd = fd;
 	r->page = p;
 	r->data = (const uint8_t *)p + page;
 	r->size = (uint64_t)pages * page;
@@ -458,6 +460,17 @@ int sb_drain(struct sideband *sb, struct decoder *d)
 	for (i = 0; i < sb->nrings; i++)
 		n += drain_ring(sb, &sb->rings[i], d);
 	pthread_mutex_unlock(&sb->lock);
+	return n;
+}
+
+/* The fds of the rings (one per CPU), to wait on: at most max. */
+int sb_fds(const struct sideband *sb, int *fds, int max)
+{
+	unsigned int i;
+	int n = 0;
+
+	for (i = 0; sb && i < sb->nrings && n < max; i++)
+		fds[n++] = sb->rings[i].fd;
 	return n;
 }
 
