@@ -182,6 +182,8 @@ static void flush(struct recorder *r)
 static void put(struct recorder *r, const void *p, size_t n)
 {
 	r->krec_open = false;
+	if (!n)
+		return;	/* p may be NULL then */
 	if (r->len + n > sizeof(r->buf)) {
 		flush(r);
 		if (n > sizeof(r->buf)) {
