@@ -189,13 +189,13 @@ static bool vdso32_caller(struct unwind_ctx *c, Dwfl *dwfl)
 	uint32_t bp = (uint32_t)c->regs[PERFREGS_REG_BP];
 	const struct mapping *m = NULL;
 	uint32_t ra, csp, cbp, push = 0;
-	unsigned char code[20], at;
+	unsigned char code[24], at;
 	Dwfl_Module *mod;
 	GElf_Sym sym;
 	GElf_Off off;
 	GElf_Addr start;
 	Dwarf_Word w;
-	unsigned int i;
+	unsigned int i, j;
 	int fd;
 
 	for (i = 0; c->tm && i < c->tm->n; i++)
@@ -227,10 +227,13 @@ static bool vdso32_caller(struct unwind_ctx *c, Dwfl *dwfl)
 	 * what this assumes (__kernel_vsyscall pushes ecx and edx first; it
 	 * has CFI anyway): the push comes first, or after a get_pc_thunk
 	 * call and the add of the GOT offset (to eax, or with 0x81 to
-	 * another register).
+	 * another register); all of it after an endbr32 on kernels built
+	 * with IBT (6.12: f3 0f 1e fb).
 	 */
-	if (!(i == 0 || (i == 10 && code[0] == 0xe8 && code[5] == 0x05) ||
-	      (i == 11 && code[0] == 0xe8 && code[5] == 0x81 && (code[6] & 0xf8) == 0xc0)))
+	j = code[0] == 0xf3 && code[1] == 0x0f && code[2] == 0x1e && code[3] == 0xfb ? 4 : 0;
+	if (!(i == j || (i == j + 10 && code[j] == 0xe8 && code[j + 5] == 0x05) ||
+	      (i == j + 11 && code[j] == 0xe8 && code[j + 5] == 0x81 &&
+	       (code[j + 6] & 0xf8) == 0xc0)))
 		return false;
 	push = (uint32_t)start + i;
 	if (ip <= push || at == 0xc3) {
