@@ -493,6 +493,30 @@ void space_begin(struct decoder *d, uint32_t pid)
 }
 
 /*
+ * What file a new code mapping of a live task holds, while the task is
+ * there to ask: a deleted file kept open through map_files, the
+ * build-id (unless the kernel gave one), the image of a [vdso].  For
+ * the side-band's MMAP2 and for -p's start from /proc alike.
+ */
+void mapping_identify(struct decoder *d, struct sb_event *ev)
+{
+	const struct blob *b;
+
+	if (!d->live || !(ev->prot & PROT_EXEC))
+		return;
+	if (ev->name[0] == '/') {
+		ev->local = deleted_file(d, ev->pid, ev->start, ev->end, ev->name);
+		if (!ev->build_id_len)
+			file_build_id(ev->local ? ev->local : ev->name, ev->build_id,
+				      &ev->build_id_len);
+	} else if (!strcmp(ev->name, "[vdso]") && !ev->build_id_len &&
+		   (b = vdso_read(d, ev->pid, ev->start, ev->end))) {
+		ev->build_id_len = b->build_id_len;
+		memcpy(ev->build_id, b->build_id, b->build_id_len);
+	}
+}
+
+/*
  * A process that was there before sampling started (-p): its space as
  * /proc/PID/maps shows it now, as events at time 0 (perf synthesizes
  * MMAP records for such processes the same way), so that the recording
@@ -523,18 +547,7 @@ void space_seed(struct decoder *d, uint32_t pid)
 		ev.prot = PROT_READ | PROT_EXEC;
 		ev.name = line + pos;
 		ev.build_id_len = 0;
-		ev.local = deleted_file(d, pid, ev.start, ev.end, ev.name);
-		if (ev.name[0] == '/') {
-			file_build_id(ev.local ? ev.local : ev.name, ev.build_id,
-				      &ev.build_id_len);
-		} else if (!strcmp(ev.name, "[vdso]")) {
-			const struct blob *b = vdso_read(d, pid, ev.start, ev.end);
-
-			if (b) {
-				ev.build_id_len = b->build_id_len;
-				memcpy(ev.build_id, b->build_id, b->build_id_len);
-			}
-		}
+		mapping_identify(d, &ev);
 		space_event(d, &ev);
 		free((char *)ev.local);
 		ev.local = NULL;

@@ -345,22 +345,11 @@ static void sb_record_locked(struct sideband *sb, struct decoder *d,
 		ev.pgoff = mm.pgoff;
 		ev.prot = mm.prot;
 		ev.name = name;
-		if ((mm.prot & PROT_EXEC) && name[0] == '/')
-			ev.local = deleted_file(d, mm.pid, ev.start, ev.end, name);
 		if ((h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) && mm.bid_size <= 20) {
 			ev.build_id_len = mm.bid_size;
 			memcpy(ev.build_id, mm.bid, mm.bid_size);
-		} else if ((mm.prot & PROT_EXEC) && name[0] == '/') {
-			file_build_id(ev.local ? ev.local : name, ev.build_id,
-				      &ev.build_id_len);
-		} else if (!strcmp(name, "[vdso]") && d->live) {
-			const struct blob *b = vdso_read(d, mm.pid, ev.start, ev.end);
-
-			if (b) {
-				ev.build_id_len = b->build_id_len;
-				memcpy(ev.build_id, b->build_id, b->build_id_len);
-			}
 		}
+		mapping_identify(d, &ev);
 		break;
 	}
 	case PERF_RECORD_COMM: {
