@@ -184,7 +184,13 @@ const char *mapping_file(struct decoder *d, struct mapping *m)
 		if (!access(path, R_OK))
 			goto found;
 	}
-	snprintf(path, sizeof(path), "%s", d->o.symfs ? "" : m->path);
+	/*
+	 * Nothing matched.  The recorded path is still the best guess only
+	 * when there is no build-id to say otherwise: a file that is not
+	 * the one mapped (replaced, or swapped for a symlink by the user
+	 * who mapped it) is not read.
+	 */
+	snprintf(path, sizeof(path), "%s", d->o.symfs || m->build_id_len ? "" : m->path);
 found:
 	m->local = strdup(path);
 	return m->local ? m->local : d->o.symfs ? "" : m->path;

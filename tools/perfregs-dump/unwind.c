@@ -90,6 +90,7 @@ static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result,
 	struct unwind_ctx *c = arg;
 	size_t w = c->layout == LAYOUT_X86_64 ? 8 : 4;
 	uint64_t v = 0;
+	char magic[SELFMAG];
 	unsigned int i;
 
 	if (addr >= c->sp && addr - c->sp + w <= c->stack_len) {
@@ -107,7 +108,14 @@ static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result,
 		fd = open_regular(mapping_file(c->d, (struct mapping *)m));
 		if (fd < 0)
 			return false;
-		ok = pread(fd, &v, w, addr - m->start + m->pgoff) == (ssize_t)w;
+		/*
+		 * Only from an ELF file: a name a recording gives, or one a
+		 * sampled user swapped for a symlink after mapping it, may be
+		 * any file root can read, and the words read come out as
+		 * frame addresses.
+		 */
+		ok = pread(fd, magic, SELFMAG, 0) == SELFMAG && !memcmp(magic, ELFMAG, SELFMAG) &&
+		     pread(fd, &v, w, addr - m->start + m->pgoff) == (ssize_t)w;
 		close(fd);
 		*result = v;
 		return ok;
