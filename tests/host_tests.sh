@@ -6,6 +6,7 @@
 #  - a hostile recording (mkhostile): its names keep their UTF-8 in JSON,
 #    a FIFO it names is not opened, nor a path outside --symfs, and its
 #    samples are labelled with its event; -i refuses sampling options;
+#    the unwinder reads no word of a non-ELF or disowned mapped file;
 #  - the learner's own ELF reader agrees with libelf on this machine's files;
 #  - a PIE linked by GNU ld and one by lld are named at their own address;
 #  - the recording reader survives a bounded libFuzzer run;
@@ -180,6 +181,58 @@ print(" ".join(json.loads(l).get("sym", "none") for l in sys.stdin if "\"sample\
 	fi
 else
 	echo "not ok - --symfs: a recorded path is opened under DIR only (no non-PIE program built)"
+fi
+
+# The unwinder reads words outside the stack snapshot from the file a
+# mapping names (tests/fp_target.S: at fp_body the return address is at
+# [%rbp + 8]).  A sampled user can map a file of their own and swap it
+# for a symlink to one only root reads, and a recording can name any
+# file: words of it must never come out as frame addresses.  A mapping
+# at %rbp of a non-ELF file full of 'A's must give no frame
+# 0x4141414141414141; of an ELF copy whose build-id is not the one the
+# mapping has, no frame at its e_entry (the word at 0x18); the same copy
+# with its own build-id, or none, is read (the frame is there).
+S=$T/secret_case
+mkdir -p "$S"
+if cc -no-pie -o "$S/prog" tests/fp_target.S 2>/dev/null &&
+   body=0x$(nm "$S/prog" | sed -n 's/ T fp_body$//p') && [ "$body" != 0x ] &&
+   cp "$S/prog" "$S/elf" &&
+   entry=$(readelf -h "$S/elf" | sed -n 's/^ *Entry point address: *0x//p') &&
+   own=$(readelf -n "$S/elf" | sed -n 's/^ *Build ID: *//p') && [ -n "$own" ]; then
+	head -c 4096 /dev/zero | tr '\0' A > "$S/secret"
+	chains() {	# RECORDING: the frame addresses, one line
+		"$B/perfregs-dump" -q -f json --call-graph dwarf -i "$1" |
+			/usr/bin/python3 -c 'import json, sys
+for l in sys.stdin:
+    r = json.loads(l)
+    if r["type"] == "sample":
+        print(" ".join(f["ip"] for f in r.get("callchain", [])))'
+	}
+	bad=""
+	"$B/mkhostile" "$S/a.prf" -a "$body" -m "$S/prog" -s -f 0x10000800 -d "$S/secret"
+	got=$(chains "$S/a.prf")
+	case "$got" in
+	*0x4141414141414141*|"") bad="$bad non-ELF file: '$got';" ;;
+	esac
+	for id in 0123456789abcdef0123456789abcdef01234567 "$own" ""; do
+		"$B/mkhostile" "$S/b.prf" -a "$body" -m "$S/prog" -s -f 0x10000010 \
+			-d "$S/elf" ${id:+-D "$id"}
+		got=$(chains "$S/b.prf")
+		read_it=no
+		case " $got " in
+		*" 0x$entry "*) read_it=yes ;;
+		esac
+		want=yes
+		[ "$id" = 0123456789abcdef0123456789abcdef01234567 ] && want=no
+		[ "$read_it" = "$want" ] || bad="$bad ELF, build-id '${id:-none}': '$got';"
+	done
+	if [ -z "$bad" ]; then
+		echo "ok - the unwinder reads no word of a non-ELF file or of one its build-id disowns"
+	else
+		echo "not ok - the unwinder reads no word of a non-ELF file or of one its build-id disowns:$bad"
+	fi
+else
+	echo "not ok - the unwinder reads no word of a non-ELF file (no fp_target built)"
 fi
 
 # -i labels the samples with the event the recording was made of (its

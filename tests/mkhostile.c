@@ -9,11 +9,15 @@
  * ADDR (-a; default 0x400010) with comm COMM.  With -m, the task maps
  * PATH executable over the page of ADDR, from file offset 0 (build-id
  * HEX with -b), and with -s the sample carries 64 bytes of stack and a
- * frame pointer into that mapping, for --call-graph dwarf.  With -k, a
- * recorded kernel symbol NAME and a kernel-mode sample 0x10 into it.
+ * frame pointer into that mapping, for --call-graph dwarf.  With -f,
+ * the frame pointer is BP instead, and with -d the task also maps DATA
+ * (read-only, build-id HEX with -D) over the page of BP from offset 0:
+ * words the unwinder reads at BP are then outside the stack snapshot,
+ * in DATA.  With -k, a recorded kernel symbol NAME and a kernel-mode
+ * sample 0x10 into it.
  *
  * usage: mkhostile FILE [-e EVENT] [-c COMM] [-k NAME] [-a ADDR]
- *                  [-m PATH [-b HEX] [-s]]
+ *                  [-m PATH [-b HEX] [-s] [-f BP [-d DATA [-D HEX]]]]
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +32,7 @@
 #define KSYM_START	0xffffffff81000000ULL
 
 static uint64_t addr = 0x400010;
+static uint64_t bp;	/* 0: a frame pointer into the mapping of addr */
 
 static void sample(struct recorder *r, const char *comm, bool kernel, bool stack)
 {
@@ -47,7 +52,7 @@ static void sample(struct recorder *r, const char *comm, bool kernel, bool stack
 	s->iregs_mask = R(IP);
 	*v++ = kernel ? KSYM_START + 0x10 : addr;
 	s->uregs_mask = R(BP) | R(SP) | R(IP);
-	*v++ = (addr & ~0xfffULL) + 0x800;	/* bp: a frame pointer into the mapping */
+	*v++ = bp ? bp : (addr & ~0xfffULL) + 0x800;	/* bp: a frame pointer */
 	*v++ = 0x7ffff000;			/* sp */
 	*v++ = addr;				/* ip */
 	if (stack) {
@@ -75,18 +80,19 @@ static int hex_id(const char *hex, uint8_t *id, uint8_t *len)
 int main(int argc, char **argv)
 {
 	const char *event = "cpu-clock", *comm = "hostile", *ksym = NULL, *path = NULL;
+	const char *data = NULL;
 	uint64_t lostv[PERFREGS_LOST_MAX] = { 0 };
 	struct image im = { .dev = 0x801, .ino = INO,
 			    .facts = { true, 2 /* ELFCLASS64 */, 62 /* EM_X86_64 */ },
 			    .path = (char *)"/nonexistent/on/this/machine" };
 	struct perfregs_config cfg;
 	struct task_maps tm = { .pid = PID, .ino = INO };
-	struct mapping m = { 0 };
+	struct mapping m[2] = { 0 }, *code = &m[0], *dm = &m[1];
 	bool stack = false;
 	struct recorder *r;
 	int c, n = 1;
 
-	while ((c = getopt(argc, argv, "e:c:k:a:m:b:s")) != -1) {
+	while ((c = getopt(argc, argv, "e:c:k:a:m:b:sf:d:D:")) != -1) {
 		switch (c) {
 		case 'e':
 			event = optarg;
@@ -104,10 +110,18 @@ int main(int argc, char **argv)
 			path = optarg;
 			break;
 		case 'b':
-			if (hex_id(optarg, m.build_id, &m.build_id_len)) {
+		case 'D':
+			if (hex_id(optarg, c == 'b' ? code->build_id : dm->build_id,
+				   c == 'b' ? &code->build_id_len : &dm->build_id_len)) {
 				fprintf(stderr, "mkhostile: bad build-id '%s'\n", optarg);
 				return 2;
 			}
+			break;
+		case 'f':
+			bp = strtoull(optarg, NULL, 0);
+			break;
+		case 'd':
+			data = optarg;
 			break;
 		case 's':
 			stack = true;
@@ -119,7 +133,7 @@ int main(int argc, char **argv)
 	if (optind + 1 != argc) {
 usage:
 		fprintf(stderr, "usage: mkhostile FILE [-e EVENT] [-c COMM] [-k NAME] "
-			"[-a ADDR] [-m PATH [-b HEX] [-s]]\n");
+			"[-a ADDR] [-m PATH [-b HEX] [-s] [-f BP [-d DATA [-D HEX]]]]\n");
 		return 2;
 	}
 	prf_config_default(&cfg);
@@ -130,11 +144,27 @@ usage:
 	}
 	rec_image(r, &im);
 	if (path) {
-		m.start = addr & ~0xfffULL;
-		m.end = m.start + 0x1000;
-		m.path = (char *)path;
-		tm.m = &m;
+		code->start = addr & ~0xfffULL;
+		code->end = code->start + 0x1000;
+		code->path = (char *)path;
+		tm.m = m;
 		tm.n = 1;
+		if (data && bp) {
+			dm->start = bp & ~0xfffULL;
+			dm->end = dm->start + 0x1000;
+			dm->path = (char *)data;
+			if (dm->start == code->start) {
+				fprintf(stderr, "mkhostile: -f BP is on the page of ADDR\n");
+				return 2;
+			}
+			if (dm->start < code->start) {	/* the maps are sorted */
+				struct mapping t = *code;
+
+				*code = *dm;
+				*dm = t;
+			}
+			tm.n = 2;
+		}
 		rec_maps(r, &tm);
 	}
 	if (ksym) {
