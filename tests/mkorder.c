@@ -11,7 +11,12 @@
  * and forks the child at 200, which does not exec; the mapping is read
  * after the fork, and the child must have it all the same.
  *
- * usage: mkorder FILE EXE ADDR START END PGOFF [parent]
+ * With "orphan", the child's events come before any of its parent's:
+ * its exec at 300, its fork at 200, then the parent's exec at 100 and
+ * mapping of EXE at 150.  The sample is at 250, before the child's
+ * exec: it must be named from the parent's mapping all the same.
+ *
+ * usage: mkorder FILE EXE ADDR START END PGOFF [parent|orphan]
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -32,9 +37,10 @@ int main(int argc, char **argv)
 	struct recorder *r;
 
 	bool parent = argc == 8 && !strcmp(argv[7], "parent");
+	bool orphan = argc == 8 && !strcmp(argv[7], "orphan");
 
-	if (argc != 7 && !parent) {
-		fprintf(stderr, "usage: mkorder FILE EXE ADDR START END PGOFF [parent]\n");
+	if (argc != 7 && !parent && !orphan) {
+		fprintf(stderr, "usage: mkorder FILE EXE ADDR START END PGOFF [parent|orphan]\n");
 		return 1;
 	}
 	addr = strtoull(argv[3], NULL, 0);
@@ -44,6 +50,19 @@ int main(int argc, char **argv)
 		perror(argv[1]);
 		return 1;
 	}
+	if (orphan) {
+		memset(&ev, 0, sizeof(ev));
+		ev.kind = SB_EXEC;
+		ev.pid = 11;
+		ev.time = 300;
+		ev.name = "prog";
+		rec_sb(r, &ev);
+		ev.kind = SB_FORK;
+		ev.ppid = 10;
+		ev.time = 200;
+		ev.name = "";
+		rec_sb(r, &ev);
+	}
 	/* the parent, pid 10: exec'd at 100 */
 	memset(&ev, 0, sizeof(ev));
 	ev.kind = SB_EXEC;
@@ -51,7 +70,7 @@ int main(int argc, char **argv)
 	ev.time = 100;
 	ev.name = "sh";
 	rec_sb(r, &ev);
-	if (parent) {
+	if (parent || orphan) {
 		/* the fork at 200 first, then the parent's mapping at 150 */
 		memset(&ev, 0, sizeof(ev));
 		ev.kind = SB_FORK;
@@ -59,7 +78,8 @@ int main(int argc, char **argv)
 		ev.ppid = 10;
 		ev.time = 200;
 		ev.name = "";
-		rec_sb(r, &ev);
+		if (parent)
+			rec_sb(r, &ev);
 		ev.kind = SB_MMAP;
 		ev.pid = 10;
 		ev.ppid = 0;
@@ -95,7 +115,7 @@ int main(int argc, char **argv)
 	rec_sb(r, &ev);
 sample:
 	s->header.type = PERFREGS_REC_SAMPLE;
-	s->time = 400;
+	s->time = orphan ? 250 : 400;
 	s->pid = s->tid = 11;
 	s->flags = PERFREGS_SF_CTX_IRQ | PERFREGS_SF_UREGS_DIRECT;
 	s->abi = PERFREGS_ABI_64;

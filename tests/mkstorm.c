@@ -5,9 +5,14 @@
  *   late  N execs in decreasing time: each one rebuilds all after it
  *   maps  N disjoint code mappings in increasing time: each version
  *         copies all the mappings before it
+ * or stays fast:
+ *   fan   N other processes of 10 events each, and a process with one
+ *         child, forked last, that then learns of N mappings of its
+ *         own made before that fork: each one late for the child, whose
+ *         copy is taken again; the N others have nothing to do with it
  * One sample at the end.
  *
- * usage: mkstorm FILE N late|maps
+ * usage: mkstorm FILE N late|maps|fan
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,8 +28,9 @@ int main(int argc, char **argv)
 	struct recorder *r;
 	long n, i;
 
-	if (argc != 4 || (strcmp(argv[3], "late") && strcmp(argv[3], "maps"))) {
-		fprintf(stderr, "usage: mkstorm FILE N late|maps\n");
+	if (argc != 4 || (strcmp(argv[3], "late") && strcmp(argv[3], "maps") &&
+			  strcmp(argv[3], "fan"))) {
+		fprintf(stderr, "usage: mkstorm FILE N late|maps|fan\n");
 		return 1;
 	}
 	n = atol(argv[2]);
@@ -35,6 +41,33 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	rec_sb(r, &ev);
+	if (argv[3][0] == 'f') {
+		struct sb_event e = { .prot = PROT_READ | PROT_EXEC, .name = "/x",
+				      .start = 0x100000, .end = 0x101000 };
+		long k;
+
+		for (i = 0; i < n; i++) {	/* the others: an exec, 9 mappings */
+			e.kind = SB_EXEC;
+			e.pid = 1000 + i;
+			e.time = 2 + i;
+			rec_sb(r, &e);
+			e.kind = SB_MMAP;
+			for (k = 0; k < 9; k++)
+				rec_sb(r, &e);
+		}
+		e.kind = SB_FORK;	/* 43, a child of 42, forked last */
+		e.pid = 43;
+		e.ppid = 42;
+		e.time = 1000000000ULL;
+		rec_sb(r, &e);
+		e.kind = SB_MMAP;	/* 42's own, each before the fork */
+		e.pid = 42;
+		for (i = 0; i < n; i++) {
+			e.time = 1000000000ULL - n + i;
+			rec_sb(r, &e);
+		}
+		return rec_close(r, 0, lostv) ? 1 : 0;
+	}
 	for (i = 0; i < n; i++) {
 		struct sb_event e = { .pid = 42, .name = "/x" };
 

@@ -102,7 +102,21 @@ struct space {
 	struct task_maps *retired;	/* versions replaced after a late event */
 	bool full;			/* given up: see space_give_up() */
 	uint64_t last_fork;		/* the latest fork of a child of it */
+	struct space_link *children;	/* the processes it forked */
+	uint32_t linked_ppid;		/* the parent it was last linked to, */
+	bool linked;			/* if any */
 	struct space *next;
+};
+
+/*
+ * A process forked by another: on the parent's children, or on the
+ * decoder's orphans while the parent (ppid) has no space of its own.
+ */
+struct space_link {
+	struct space *child;
+	uint32_t ppid;
+	uint64_t time;			/* of the fork */
+	struct space_link *next;
 };
 
 /*
@@ -195,6 +209,8 @@ struct decoder {
 	struct image *images[256];
 	struct task_maps *maps[256];
 	struct space *spaces[256];	/* by pid, from side-band events */
+	struct space_link *orphans;	/* children of processes not yet known */
+	unsigned int norphans;
 	struct blob *blobs;		/* vDSO images */
 	unsigned int nblobs;
 	size_t space_maps;		/* mapping copies in versions (aspace.c) */
