@@ -4,9 +4,10 @@
  * (space_seed(): /proc/PID/maps, as events at time 0), one user-mode
  * sample at ADDR, written to a recording; and the symbol the live
  * decoder gives ADDR, printed.  The host tests run it on a program whose
- * file was deleted while it runs.
+ * file was deleted while it runs.  With more PID ADDR pairs, the same for
+ * each, one decoder for all (as -a has), one line each.
  *
- * usage: mkseed FILE PID ADDR
+ * usage: mkseed FILE PID ADDR [PID ADDR]...
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,20 +19,17 @@
 int main(int argc, char **argv)
 {
 	static struct decoder d;
-	uint64_t lostv[PERFREGS_LOST_MAX] = { 0 }, buf[32] = { 0 }, addr;
+	uint64_t lostv[PERFREGS_LOST_MAX] = { 0 }, buf[32], addr;
 	struct perfregs_rec_sample *s = (void *)buf;
-	uint64_t *v = (uint64_t *)s->regs;
 	struct perfregs_config cfg;
 	struct recorder *r;
-	char sym[256] = "none";
-	int pid;
+	char sym[256];
+	int pid, i;
 
-	if (argc != 4) {
-		fprintf(stderr, "usage: mkseed FILE PID ADDR\n");
+	if (argc < 4 || argc % 2) {
+		fprintf(stderr, "usage: mkseed FILE PID ADDR [PID ADDR]...\n");
 		return 1;
 	}
-	pid = atoi(argv[2]);
-	addr = strtoull(argv[3], NULL, 0);
 	prf_config_default(&cfg);
 	r = rec_create(argv[1], &cfg, "cpu-clock");
 	if (!r) {
@@ -43,25 +41,34 @@ int main(int argc, char **argv)
 	d.learnt_sb = rec_sb;
 	d.learnt_blob = rec_blob;
 	d.learnt_arg = r;
-	space_seed(&d, (uint32_t)pid);
-	s->header.type = PERFREGS_REC_SAMPLE;
-	s->time = now_ns();
-	s->pid = s->tid = (uint32_t)pid;
-	s->flags = PERFREGS_SF_CTX_IRQ | PERFREGS_SF_UREGS_DIRECT;
-	s->abi = PERFREGS_ABI_64;
-	snprintf(s->comm, sizeof(s->comm), "target");
-	s->iregs_mask = R(IP);
-	*v++ = addr;
-	s->uregs_mask = R(IP);
-	*v++ = addr;
-	s->header.size = (char *)v - (char *)s;
-	rec_sample(r, 0, &s->header);
-	if (rec_close(r, 1, lostv)) {
+	for (i = 2; i < argc; i += 2)
+		space_seed(&d, (uint32_t)atoi(argv[i]));
+	for (i = 2; i < argc; i += 2) {
+		uint64_t *v = (uint64_t *)s->regs;
+
+		pid = atoi(argv[i]);
+		addr = strtoull(argv[i + 1], NULL, 0);
+		memset(buf, 0, sizeof(buf));
+		s->header.type = PERFREGS_REC_SAMPLE;
+		s->time = now_ns();
+		s->pid = s->tid = (uint32_t)pid;
+		s->flags = PERFREGS_SF_CTX_IRQ | PERFREGS_SF_UREGS_DIRECT;
+		s->abi = PERFREGS_ABI_64;
+		snprintf(s->comm, sizeof(s->comm), "target");
+		s->iregs_mask = R(IP);
+		*v++ = addr;
+		s->uregs_mask = R(IP);
+		*v++ = addr;
+		s->header.size = (char *)v - (char *)s;
+		rec_sample(r, 0, &s->header);
+		snprintf(sym, sizeof(sym), "none");
+		user_symbol(&d, s, addr, sym, sizeof(sym));
+		printf("%s\n", sym);
+	}
+	if (rec_close(r, (argc - 2) / 2, lostv)) {
 		perror(argv[1]);
 		return 1;
 	}
-	user_symbol(&d, s, addr, sym, sizeof(sym));
-	printf("%s\n", sym);
 	decoder_free(&d);
 	return 0;
 }

@@ -201,6 +201,9 @@ struct retry {
 	bool given_up;
 };
 
+#define HELD_MAX	64	/* deleted files held open, all processes */
+#define HELD_PID_MAX	8	/* of them first mapped by one process */
+
 /* What a decoder knows: images, task maps, kernel symbols. */
 struct decoder {
 	struct opts o;
@@ -215,7 +218,11 @@ struct decoder {
 	unsigned int nblobs;
 	size_t space_maps;		/* mapping copies in versions (aspace.c) */
 	uint64_t sb_lost;		/* side-band events the kernel dropped */
-	int held_fds[64];		/* deleted files kept open (deleted_file()) */
+	struct held {			/* deleted files kept open (deleted_file()) */
+		int fd;
+		uint32_t pid;		/* the first process that mapped it */
+		uint64_t dev, ino;
+	} held[HELD_MAX];
 	unsigned int nheld;
 	/* the decoding thread's caches (symbols.c, unwind.c) */
 	struct dwfl_entry *dwfl_cache;	/* a Dwfl and symbol table per file */

@@ -202,31 +202,55 @@ found:
  * /proc/PID/map_files/START-END still opens the file (for root), which
  * is kept open, as "/proc/self/fd/N", for as long as the decoder lives.
  * NULL for any other name, or when that cannot be opened.
+ *
+ * One file is held once, however many processes map it: after an
+ * upgrade of libc every process maps the deleted one, and 64 of them
+ * used up every slot.  One process holds at most HELD_PID_MAX of them
+ * as the first to map them: any process can name a file "x (deleted)"
+ * and map many, and would take the slots of the others.
  */
 char *deleted_file(struct decoder *d, uint32_t pid, uint64_t start, uint64_t end,
 		   const char *name)
 {
 	size_t len = strlen(name);
+	unsigned int i, mine = 0;
+	struct stat st;
 	char path[96];
 	char *p;
 	int fd;
 
-	if (!d->live || len <= 10 || strcmp(name + len - 10, " (deleted)") ||
-	    d->nheld == sizeof(d->held_fds) / sizeof(d->held_fds[0]))
+	if (!d->live || len <= 10 || strcmp(name + len - 10, " (deleted)"))
 		return NULL;
 	snprintf(path, sizeof(path), "/proc/%u/map_files/%" PRIx64 "-%" PRIx64,
 		 pid, start, end);
 	fd = open_regular(path);
 	if (fd < 0)
 		return NULL;
+	if (fstat(fd, &st))
+		goto fail_close;
+	for (i = 0; i < d->nheld; i++) {
+		if (d->held[i].dev == st.st_dev && d->held[i].ino == st.st_ino) {
+			close(fd);
+			fd = d->held[i].fd;
+			goto named;
+		}
+		mine += d->held[i].pid == pid;
+	}
+	if (d->nheld == HELD_MAX || mine == HELD_PID_MAX)
+		goto fail_close;
+	d->held[d->nheld].fd = fd;
+	d->held[d->nheld].pid = pid;
+	d->held[d->nheld].dev = st.st_dev;
+	d->held[d->nheld].ino = st.st_ino;
+	d->nheld++;
+named:
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 	p = strdup(path);
-	if (!p) {
-		close(fd);
-		return NULL;
-	}
-	d->held_fds[d->nheld++] = fd;
-	return p;
+	return p;	/* NULL: no name, the fd stays held */
+
+fail_close:
+	close(fd);
+	return NULL;
 }
 
 static void maps_learn_locked(struct decoder *d, const struct perfregs_rec_sample *s);
@@ -909,7 +933,7 @@ void decoder_free(struct decoder *d)
 		free(e);
 	}
 	while (d->nheld)
-		close(d->held_fds[--d->nheld]);
+		close(d->held[--d->nheld].fd);
 	free(d->debuginfo_path);
 	d->debuginfo_path = NULL;
 	if (d->live)	/* the learner has stopped: nobody holds it */
