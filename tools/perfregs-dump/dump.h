@@ -331,7 +331,6 @@ void decode_record(struct decoder *d, int cpu,
 void out_summary(struct decoder *d, FILE *fp, enum out_format fmt,
 		 uint64_t produced);
 const char *lost_cause_name(int cause);
-char *put_hex(char *p, uint64_t v, int width);
 
 /* recording.c: the self-describing file of -o / -i */
 struct recorder;

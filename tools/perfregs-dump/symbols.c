@@ -19,6 +19,7 @@
 #include <pthread.h>
 #include <sys/stat.h>
 #include "dump.h"
+#include "util.h"
 
 static unsigned int maps_hash(uint32_t pid, uint64_t ino)
 {
