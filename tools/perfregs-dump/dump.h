@@ -255,6 +255,7 @@ struct decoded decide_layout(uint32_t kernel_abi, const struct elf_facts *f);
 bool retry_due(struct decoder *d, enum retry_kind kind, uint32_t pid, uint64_t ino);
 bool retry_failed(struct decoder *d, enum retry_kind kind, uint32_t pid, uint64_t ino,
 		  bool final);
+void images_free(struct decoder *d);
 
 /* symbols.c */
 struct task_maps *maps_find(struct decoder *d, uint32_t pid, uint64_t ino);
@@ -282,7 +283,7 @@ void ksym_add(struct decoder *d, uint64_t start, uint64_t end, const char *name)
 void ksym_learn(struct decoder *d, uint64_t ip);
 void ksyms_load(struct decoder *d);
 const struct ksym *ksym_find(struct decoder *d, uint64_t ip);
-void decoder_free(struct decoder *d);
+void symbols_free(struct decoder *d);
 
 /* aspace.c: address spaces from side-band events */
 void space_event(struct decoder *d, const struct sb_event *ev);
@@ -351,6 +352,9 @@ int rec_decode_buf(const unsigned char *buf, size_t size, struct decoder *d,
 		   uint64_t *produced, char *err, size_t errlen);
 int rec_config(const char *path, struct perfregs_config *cfg, char *err,
 	       size_t errlen);
+
+/* decoder.c: the decoder as a whole */
+void decoder_free(struct decoder *d);
 
 /* perfdata.c */
 int perfdata_convert(const char *in, const char *out, struct decoder *d,

@@ -500,3 +500,18 @@ struct decoded decide_layout(uint32_t kernel_abi, const struct elf_facts *f)
 	}
 	return d;
 }
+
+void images_free(struct decoder *d)
+{
+	unsigned int i;
+
+	for (i = 0; i < 256; i++) {
+		while (d->images[i]) {
+			struct image *im = d->images[i];
+
+			d->images[i] = im->next;
+			free(im->path);
+			free(im);
+		}
+	}
+}

@@ -867,20 +867,17 @@ int kernel_symbol(struct decoder *d, uint64_t ip, char *buf, size_t len)
 	return 0;
 }
 
-void decoder_free(struct decoder *d)
+/*
+ * What this file made for d: the task maps from /proc, the deleted files
+ * kept open, the kernel symbols, the Dwfl and symbol table per file.
+ */
+void symbols_free(struct decoder *d)
 {
 	struct dwfl_entry *e;
 	unsigned int i, j;
 	size_t k;
 
 	for (i = 0; i < 256; i++) {
-		while (d->images[i]) {
-			struct image *im = d->images[i];
-
-			d->images[i] = im->next;
-			free(im->path);
-			free(im);
-		}
 		while (d->maps[i]) {
 			struct task_maps *tm = d->maps[i];
 
@@ -893,9 +890,6 @@ void decoder_free(struct decoder *d)
 			free(tm);
 		}
 	}
-	spaces_free(d);
-	blobs_free(d);
-	unwind_free(d);
 	for (k = 0; k < d->nksyms; k++)
 		if (d->ksyms[k].owned)
 			free(d->ksyms[k].name);
@@ -913,6 +907,4 @@ void decoder_free(struct decoder *d)
 		close(d->held_fds[--d->nheld]);
 	free(d->debuginfo_path);
 	d->debuginfo_path = NULL;
-	if (d->live)	/* the learner has stopped: nobody holds it */
-		pthread_mutex_destroy(&d->learn_lock);
 }
