@@ -127,6 +127,21 @@ struct task_maps *maps_for_sample(struct decoder *d,
 	return maps_find(d, s->pid, s->image_ino);
 }
 
+/* The symbol of user address ip of sample s, in its task's mappings then. */
+int user_symbol(struct decoder *d, const struct perfregs_rec_sample *s,
+		uint64_t ip, char *buf, size_t len)
+{
+	struct task_maps *tm = maps_for_sample(d, s);
+	unsigned int i;
+
+	if (!tm)
+		return -1;
+	for (i = 0; i < tm->n; i++)
+		if (ip >= tm->m[i].start && ip < tm->m[i].end)
+			return mapping_symbol(d, &tm->m[i], ip, ip, buf, len);
+	return -1;
+}
+
 /* Do side-band events tell about this process?  Any thread may ask. */
 bool space_tracked(struct decoder *d, uint32_t pid)
 {

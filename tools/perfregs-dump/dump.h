@@ -274,8 +274,6 @@ char *deleted_file(struct decoder *d, uint32_t pid, uint64_t start, uint64_t end
  * the base libdwfl's dwfl_report_elf() takes (add_p_vaddr false).
  */
 uint64_t mapping_base(struct decoder *d, struct mapping *m);
-int user_symbol(struct decoder *d, const struct perfregs_rec_sample *s,
-		uint64_t ip, char *buf, size_t len);
 int mapping_symbol(struct decoder *d, struct mapping *m, uint64_t lookup,
 		   uint64_t show, char *buf, size_t len);
 int kernel_symbol(struct decoder *d, uint64_t ip, char *buf, size_t len);
@@ -293,6 +291,8 @@ void mapping_identify(struct decoder *d, struct sb_event *ev);
 const struct task_maps *space_at(struct decoder *d, uint32_t pid, uint64_t time);
 struct task_maps *maps_for_sample(struct decoder *d,
 				  const struct perfregs_rec_sample *s);
+int user_symbol(struct decoder *d, const struct perfregs_rec_sample *s,
+		uint64_t ip, char *buf, size_t len);
 bool space_tracked(struct decoder *d, uint32_t pid);
 void spaces_free(struct decoder *d);
 

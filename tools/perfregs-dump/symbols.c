@@ -683,20 +683,6 @@ int mapping_symbol(struct decoder *d, struct mapping *m, uint64_t lookup,
 	return symtab_symbol(e->tab, lookup - bias, show - bias, buf, len);
 }
 
-int user_symbol(struct decoder *d, const struct perfregs_rec_sample *s,
-		uint64_t ip, char *buf, size_t len)
-{
-	struct task_maps *tm = maps_for_sample(d, s);
-	unsigned int i;
-
-	if (!tm)
-		return -1;
-	for (i = 0; i < tm->n; i++)
-		if (ip >= tm->m[i].start && ip < tm->m[i].end)
-			return mapping_symbol(d, &tm->m[i], ip, ip, buf, len);
-	return -1;
-}
-
 static int ksym_cmp(const void *a, const void *b)
 {
 	const struct ksym *x = a, *y = b;
