@@ -28,7 +28,28 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include "dump.h"
+#include "types.h"
+#include "symbols.h"
+#include "vdso.h"
+#include "aspace.h"
+
+/*
+ * A process's address space as the side-band events built it (perf's
+ * MMAP2, COMM exec, FORK): its versions, newest first.  A version is
+ * never changed once published; a change publishes a new one.
+ */
+struct space {
+	uint32_t pid;
+	struct task_maps *newest;
+	struct task_maps *first;	/* before any event: unknown or empty */
+	struct sb_entry *log;		/* its events, in time order */
+	struct task_maps **vers;	/* the version after each event */
+	size_t n, cap;
+	struct task_maps *retired;	/* versions replaced after a late event */
+	bool full;			/* given up: see space_give_up() */
+	uint64_t last_fork;		/* the latest fork of a child of it */
+	struct space *next;
+};
 
 static unsigned int space_hash(uint32_t pid)
 {

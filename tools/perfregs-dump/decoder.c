@@ -4,7 +4,13 @@
  * every module keeps in a struct decoder.
  */
 #include <pthread.h>
-#include "dump.h"
+#include "types.h"
+#include "images.h"
+#include "vdso.h"
+#include "symbols.h"
+#include "aspace.h"
+#include "unwind.h"
+#include "decoder.h"
 
 /*
  * Everything the modules made for d, each freed by its own module.  Files

@@ -21,7 +21,8 @@
 #include <errno.h>
 #include <pthread.h>
 #include <time.h>
-#include "dump.h"
+#include "types.h"
+#include "images.h"
 
 /* Little-endian fields of an ELF file (x86 ELF is little-endian). */
 static uint64_t le(const uint8_t *p, unsigned int bytes)

@@ -4,8 +4,14 @@
 #include <inttypes.h>
 #include <string.h>
 #include <stdlib.h>
-#include "dump.h"
+#include "types.h"
 #include "util.h"
+#include "images.h"
+#include "regs_x86.h"
+#include "symbols.h"
+#include "aspace.h"
+#include "unwind.h"
+#include "output.h"
 
 static const char *const lost_names[PERFREGS_LOST_MAX] = {
 	[PERFREGS_LOST_FULL] = "full",

@@ -18,8 +18,11 @@
 #include <errno.h>
 #include <pthread.h>
 #include <sys/stat.h>
-#include "dump.h"
+#include "types.h"
 #include "util.h"
+#include "images.h"
+#include "vdso.h"
+#include "symbols.h"
 
 static unsigned int maps_hash(uint32_t pid, uint64_t ino)
 {
