@@ -29,7 +29,9 @@
 #include <stdlib.h>
 #include <unistd.h>
 #include <sys/wait.h>
-#include "../tools/perfregs-dump/dump.h"
+#include "../tools/perfregs-dump/types.h"
+#include "../tools/perfregs-dump/images.h"
+#include "../tools/perfregs-dump/symbols.h"
 
 /* Fixed addresses (ET_EXEC, no PT_INTERP): the executable PT_LOADs, paged */
 static void oracle_fixed(Elf *elf, const GElf_Ehdr *eh, struct elf_facts *f)

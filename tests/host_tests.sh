@@ -11,6 +11,8 @@
 #  - a PIE linked by GNU ld and one by lld are named at their own address;
 #  - the recording reader survives a bounded libFuzzer run;
 #  - checkpatch is clean, and every barrier comment names its real pair;
+#  - perfregs-dump's files include each other in the layers of its
+#    decoder.h, with no circle (tests/layers.sh);
 #  - with no module loaded, every selftest skips and none fails;
 #  - make check and make demo run on the kernels they install (the list is
 #    computed after the install, not when make reads the Makefile).
@@ -757,6 +759,9 @@ fi
 
 # every barrier of the ring protocol names itself and its pair
 /usr/bin/python3 tests/barriers.py . | sed 1d
+
+# perfregs-dump's modules include each other in layers, with no circle
+bash tests/layers.sh tools/perfregs-dump
 
 # make check and make demo on a machine without the packages: the kernel
 # list must come from after the install.  Fakes stand in for tools/deps.sh

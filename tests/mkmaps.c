@@ -13,7 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include "../tools/perfregs-dump/dump.h"
+#include "../tools/perfregs-dump/types.h"
+#include "../tools/perfregs-dump/recording.h"
 
 #define R(x) (1ULL << PERFREGS_REG_##x)
 

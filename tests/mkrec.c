@@ -16,7 +16,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "../tools/perfregs-dump/dump.h"
+#include "../tools/perfregs-dump/types.h"
+#include "../tools/perfregs-dump/recording.h"
 #include "../selftests/magic.h"
 
 #define R(x) (1ULL << PERFREGS_REG_##x)

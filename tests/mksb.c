@@ -22,7 +22,11 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include "../tools/perfregs-dump/dump.h"
+#include "../tools/perfregs-dump/types.h"
+#include "../tools/perfregs-dump/images.h"
+#include "../tools/perfregs-dump/aspace.h"
+#include "../tools/perfregs-dump/sideband.h"
+#include "../tools/perfregs-dump/recording.h"
 
 #define R(x) (1ULL << PERFREGS_REG_##x)
 

@@ -12,7 +12,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "../tools/perfregs-dump/dump.h"
+#include "../tools/perfregs-dump/types.h"
+#include "../tools/perfregs-dump/images.h"
+#include "../tools/perfregs-dump/aspace.h"
+#include "../tools/perfregs-dump/recording.h"
+#include "../tools/perfregs-dump/decoder.h"
 
 #define R(x) (1ULL << PERFREGS_REG_##x)
 

@@ -18,7 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include "../tools/perfregs-dump/dump.h"
+#include "../tools/perfregs-dump/types.h"
+#include "../tools/perfregs-dump/recording.h"
 
 int main(int argc, char **argv)
 {

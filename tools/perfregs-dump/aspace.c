@@ -28,7 +28,42 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include "dump.h"
+#include "types.h"
+#include "symbols.h"
+#include "vdso.h"
+#include "aspace.h"
+
+/*
+ * A process's address space as the side-band events built it (perf's
+ * MMAP2, COMM exec, FORK): its versions, newest first.  A version is
+ * never changed once published; a change publishes a new one.
+ */
+struct space {
+	uint32_t pid;
+	struct task_maps *newest;
+	struct task_maps *first;	/* before any event: unknown or empty */
+	struct sb_entry *log;		/* its events, in time order */
+	struct task_maps **vers;	/* the version after each event */
+	size_t n, cap;
+	struct task_maps *retired;	/* versions replaced after a late event */
+	bool full;			/* given up: see space_give_up() */
+	uint64_t last_fork;		/* the latest fork of a child of it */
+	struct space_link *children;	/* the processes it forked */
+	uint32_t linked_ppid;		/* the parent it was last linked to, */
+	bool linked;			/* if any */
+	struct space *next;
+};
+
+/*
+ * A process forked by another: on the parent's children, or on the
+ * decoder's orphans while the parent (ppid) has no space of its own.
+ */
+struct space_link {
+	struct space *child;
+	uint32_t ppid;
+	uint64_t time;			/* of the fork */
+	struct space_link *next;
+};
 
 static unsigned int space_hash(uint32_t pid)
 {
@@ -125,6 +160,21 @@ struct task_maps *maps_for_sample(struct decoder *d,
 	if (tm && !tm->unknown)
 		return (struct task_maps *)tm;
 	return maps_find(d, s->pid, s->image_ino);
+}
+
+/* The symbol of user address ip of sample s, in its task's mappings then. */
+int user_symbol(struct decoder *d, const struct perfregs_rec_sample *s,
+		uint64_t ip, char *buf, size_t len)
+{
+	struct task_maps *tm = maps_for_sample(d, s);
+	unsigned int i;
+
+	if (!tm)
+		return -1;
+	for (i = 0; i < tm->n; i++)
+		if (ip >= tm->m[i].start && ip < tm->m[i].end)
+			return mapping_symbol(d, &tm->m[i], ip, ip, buf, len);
+	return -1;
 }
 
 /* Do side-band events tell about this process?  Any thread may ask. */

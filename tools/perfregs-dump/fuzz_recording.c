@@ -6,7 +6,9 @@
  */
 #include <stdio.h>
 #include <string.h>
-#include "dump.h"
+#include "types.h"
+#include "recording.h"
+#include "decoder.h"
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size);
 

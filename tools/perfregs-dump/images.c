@@ -21,7 +21,8 @@
 #include <errno.h>
 #include <pthread.h>
 #include <time.h>
-#include "dump.h"
+#include "types.h"
+#include "images.h"
 
 /* Little-endian fields of an ELF file (x86 ELF is little-endian). */
 static uint64_t le(const uint8_t *p, unsigned int bytes)
@@ -499,4 +500,19 @@ struct decoded decide_layout(uint32_t kernel_abi, const struct elf_facts *f)
 		break;
 	}
 	return d;
+}
+
+void images_free(struct decoder *d)
+{
+	unsigned int i;
+
+	for (i = 0; i < 256; i++) {
+		while (d->images[i]) {
+			struct image *im = d->images[i];
+
+			d->images[i] = im->next;
+			free(im->path);
+			free(im);
+		}
+	}
 }

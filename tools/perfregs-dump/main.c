@@ -26,7 +26,15 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
-#include "dump.h"
+#include "types.h"
+#include "images.h"
+#include "symbols.h"
+#include "aspace.h"
+#include "sideband.h"
+#include "output.h"
+#include "recording.h"
+#include "perfdata.h"
+#include "decoder.h"
 
 #define VERSION "1.0"
 

@@ -4,7 +4,14 @@
 #include <inttypes.h>
 #include <string.h>
 #include <stdlib.h>
-#include "dump.h"
+#include "types.h"
+#include "util.h"
+#include "images.h"
+#include "regs_x86.h"
+#include "symbols.h"
+#include "aspace.h"
+#include "unwind.h"
+#include "output.h"
 
 static const char *const lost_names[PERFREGS_LOST_MAX] = {
 	[PERFREGS_LOST_FULL] = "full",
@@ -141,36 +148,6 @@ static char *put_str(char *p, const char *s)
 	while (*s)
 		*p++ = *s++;
 	return p;
-}
-
-/* "00".."ff": two hex digits per byte, half the steps of one per nibble */
-static char hex_pairs[256][2];
-
-static void __attribute__((constructor)) hex_pairs_init(void)
-{
-	static const char digits[] = "0123456789abcdef";
-	int i;
-
-	for (i = 0; i < 256; i++) {
-		hex_pairs[i][0] = digits[i >> 4];
-		hex_pairs[i][1] = digits[i & 15];
-	}
-}
-
-/* v in lowercase hex, zero-padded to width digits (0: no padding). */
-char *put_hex(char *p, uint64_t v, int width)
-{
-	int n = v ? (67 - __builtin_clzll(v)) / 4 : 1, i;
-
-	if (n < width)	/* the high nibbles are 0: no separate padding loop */
-		n = width;
-	for (i = n - 2; i >= 0; i -= 2) {
-		memcpy(p + i, hex_pairs[v & 255], 2);
-		v >>= 8;
-	}
-	if (i == -1)	/* odd count: the top digit alone */
-		p[0] = hex_pairs[v & 15][1];
-	return p + n;
 }
 
 /* v in decimal, padded to width with pad ('0' or ' '), or on the right. */

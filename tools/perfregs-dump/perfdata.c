@@ -18,7 +18,9 @@
 #include <string.h>
 #include <linux/perf_event.h>
 #include <sys/mman.h>
-#include "dump.h"
+#include "types.h"
+#include "recording.h"
+#include "perfdata.h"
 
 #define SEGS ((1ULL << PERFREGS_REG_DS) | (1ULL << PERFREGS_REG_ES) | \
 	      (1ULL << PERFREGS_REG_FS) | (1ULL << PERFREGS_REG_GS))

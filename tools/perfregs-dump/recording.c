@@ -37,7 +37,13 @@
 #include <sys/uio.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
-#include "dump.h"
+#include "types.h"
+#include "images.h"
+#include "vdso.h"
+#include "symbols.h"
+#include "aspace.h"
+#include "output.h"
+#include "recording.h"
 
 #define REC_MAGIC	"PRFREC\0\0"
 #define REC_VERSION	2	/* 2: several records per ITEM_KREC */

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Register names of the three x86 user ABIs, by perfregs register id. */
-#include "dump.h"
+#include "types.h"
+#include "regs_x86.h"
 
 static const char *const names64[PERFREGS_REG_MAX] = {
 	"rax", "rbx", "rcx", "rdx", "rsi", "rdi", "rbp", "rsp",

@@ -36,7 +36,9 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
-#include "dump.h"
+#include "types.h"
+#include "aspace.h"
+#include "sideband.h"
 
 #ifndef PERF_RECORD_MISC_MMAP_BUILD_ID
 #define PERF_RECORD_MISC_MMAP_BUILD_ID	(1 << 14)

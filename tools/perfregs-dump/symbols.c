@@ -18,7 +18,11 @@
 #include <errno.h>
 #include <pthread.h>
 #include <sys/stat.h>
-#include "dump.h"
+#include "types.h"
+#include "util.h"
+#include "images.h"
+#include "vdso.h"
+#include "symbols.h"
 
 static unsigned int maps_hash(uint32_t pid, uint64_t ino)
 {
@@ -706,20 +710,6 @@ int mapping_symbol(struct decoder *d, struct mapping *m, uint64_t lookup,
 	return symtab_symbol(e->tab, lookup - bias, show - bias, buf, len);
 }
 
-int user_symbol(struct decoder *d, const struct perfregs_rec_sample *s,
-		uint64_t ip, char *buf, size_t len)
-{
-	struct task_maps *tm = maps_for_sample(d, s);
-	unsigned int i;
-
-	if (!tm)
-		return -1;
-	for (i = 0; i < tm->n; i++)
-		if (ip >= tm->m[i].start && ip < tm->m[i].end)
-			return mapping_symbol(d, &tm->m[i], ip, ip, buf, len);
-	return -1;
-}
-
 static int ksym_cmp(const void *a, const void *b)
 {
 	const struct ksym *x = a, *y = b;
@@ -890,20 +880,17 @@ int kernel_symbol(struct decoder *d, uint64_t ip, char *buf, size_t len)
 	return 0;
 }
 
-void decoder_free(struct decoder *d)
+/*
+ * What this file made for d: the task maps from /proc, the deleted files
+ * kept open, the kernel symbols, the Dwfl and symbol table per file.
+ */
+void symbols_free(struct decoder *d)
 {
 	struct dwfl_entry *e;
 	unsigned int i, j;
 	size_t k;
 
 	for (i = 0; i < 256; i++) {
-		while (d->images[i]) {
-			struct image *im = d->images[i];
-
-			d->images[i] = im->next;
-			free(im->path);
-			free(im);
-		}
 		while (d->maps[i]) {
 			struct task_maps *tm = d->maps[i];
 
@@ -916,9 +903,6 @@ void decoder_free(struct decoder *d)
 			free(tm);
 		}
 	}
-	spaces_free(d);
-	blobs_free(d);
-	unwind_free(d);
 	for (k = 0; k < d->nksyms; k++)
 		if (d->ksyms[k].owned)
 			free(d->ksyms[k].name);
@@ -936,6 +920,4 @@ void decoder_free(struct decoder *d)
 		close(d->held[--d->nheld].fd);
 	free(d->debuginfo_path);
 	d->debuginfo_path = NULL;
-	if (d->live)	/* the learner has stopped: nobody holds it */
-		pthread_mutex_destroy(&d->learn_lock);
 }

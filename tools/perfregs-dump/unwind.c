@@ -18,7 +18,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "dump.h"
+#include "types.h"
+#include "images.h"
+#include "symbols.h"
+#include "aspace.h"
+#include "unwind.h"
 
 struct unwind_ctx {
 	struct decoder *d;

@@ -22,7 +22,8 @@
 #include <sys/mman.h>
 #include <sys/uio.h>
 #include <unistd.h>
-#include "dump.h"
+#include "types.h"
+#include "vdso.h"
 
 static const struct blob *blob_find(struct decoder *d, const uint8_t *id, uint8_t len)
 {

@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* perfregs-dump: shared declarations. */
-#ifndef PERFREGS_DUMP_H
-#define PERFREGS_DUMP_H
+/*
+ * perfregs-dump: the types its modules share: struct decoder and what it
+ * holds.  Layer 0: see decoder.h.
+ */
+#ifndef PERFREGS_DUMP_TYPES_H
+#define PERFREGS_DUMP_TYPES_H
 
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
-#include <sys/types.h>
 #include "../lib/libperfregs.h"
 
 /* Exit codes (documented in docs/perfregs-dump.1). */
@@ -72,7 +74,7 @@ struct mapping {
 /*
  * The executable mappings of a task: of one task image, keyed by (pid,
  * image ino), when learnt from /proc/PID/maps; or one version of a
- * process's address space (struct space), valid from time t0 on until
+ * process's address space (struct space, aspace.c), valid from t0 on until
  * the next version, when built from side-band events.
  */
 struct task_maps {
@@ -85,38 +87,6 @@ struct task_maps {
 	bool unknown;		/* a version whose mappings are not known */
 	struct task_maps *older;	/* the version before */
 	struct task_maps *retired;	/* replaced (aspace.c), freed at the end */
-};
-
-/*
- * A process's address space as the side-band events built it (perf's
- * MMAP2, COMM exec, FORK): its versions, newest first.  A version is
- * never changed once published; a change publishes a new one.
- */
-struct space {
-	uint32_t pid;
-	struct task_maps *newest;
-	struct task_maps *first;	/* before any event: unknown or empty */
-	struct sb_entry *log;		/* its events, in time order */
-	struct task_maps **vers;	/* the version after each event */
-	size_t n, cap;
-	struct task_maps *retired;	/* versions replaced after a late event */
-	bool full;			/* given up: see space_give_up() */
-	uint64_t last_fork;		/* the latest fork of a child of it */
-	struct space_link *children;	/* the processes it forked */
-	uint32_t linked_ppid;		/* the parent it was last linked to, */
-	bool linked;			/* if any */
-	struct space *next;
-};
-
-/*
- * A process forked by another: on the parent's children, or on the
- * decoder's orphans while the parent (ppid) has no space of its own.
- */
-struct space_link {
-	struct space *child;
-	uint32_t ppid;
-	uint64_t time;			/* of the fork */
-	struct space_link *next;
 };
 
 /*
@@ -158,12 +128,6 @@ struct ksym {
 	char *name;
 	bool owned;		/* name is ours to free (else in ksyms_blob) */
 	bool recorded;		/* already written to the recording */
-};
-
-struct decoded {
-	enum layout layout;
-	bool mixed;		/* a 64-bit image running 32-bit code */
-	const char *abi_name;	/* "x86_64", "i386", "x32", "none" */
 };
 
 enum out_format { FMT_TEXT, FMT_JSON };
@@ -257,127 +221,5 @@ struct decoder {
 	/* every well-formed record, before it is printed (convert) */
 	void (*record_hook)(void *arg, int cpu, const struct perfregs_rec_header *rec);
 };
-
-/* images.c */
-int open_regular(const char *path);
-struct Dwfl;
-struct Dwfl_Module;
-struct Dwfl_Module *report_elf(struct Dwfl *dwfl, const char *name, const char *path,
-			       uint64_t base);
-int elf_facts_of_file(const char *path, struct elf_facts *f);
-int elf_peek(const char *path, struct elf_facts *f, uint8_t *id, uint8_t *len);
-int elf_peek_fd(int fd, struct elf_facts *f, uint8_t *id, uint8_t *len);
-uint64_t now_ns(void);
-struct image *image_find(struct decoder *d, uint32_t dev, uint64_t ino);
-struct image *image_add(struct decoder *d, uint32_t dev, uint64_t ino,
-			const struct elf_facts *f, const char *path);
-const struct image *image_learn(struct decoder *d,
-				const struct perfregs_rec_sample *s);
-void image_prelearn(struct decoder *d, const char *command);
-struct decoded decide_layout(uint32_t kernel_abi, const struct elf_facts *f);
-bool retry_due(struct decoder *d, enum retry_kind kind, uint32_t pid, uint64_t ino);
-bool retry_failed(struct decoder *d, enum retry_kind kind, uint32_t pid, uint64_t ino,
-		  bool final);
-
-/* symbols.c */
-struct task_maps *maps_find(struct decoder *d, uint32_t pid, uint64_t ino);
-struct task_maps *maps_add(struct decoder *d, uint32_t pid, uint64_t ino,
-			   struct mapping *m, unsigned int n);
-void maps_learn(struct decoder *d, const struct perfregs_rec_sample *s);
-int maps_line(const char *line, uint64_t *start, uint64_t *end, char perms[8],
-	      uint64_t *pgoff, uint32_t *dev, uint64_t *inode, int *pos);
-int file_build_id(const char *path, uint8_t *id, uint8_t *len);
-const char *mapping_file(struct decoder *d, struct mapping *m);
-char **dwfl_debuginfo_path(struct decoder *d);
-char *deleted_file(struct decoder *d, uint32_t pid, uint64_t start, uint64_t end,
-		   const char *name);
-/*
- * The address of the first PT_LOAD of m's file as the task mapped it,
- * the base libdwfl's dwfl_report_elf() takes (add_p_vaddr false).
- */
-uint64_t mapping_base(struct decoder *d, struct mapping *m);
-int user_symbol(struct decoder *d, const struct perfregs_rec_sample *s,
-		uint64_t ip, char *buf, size_t len);
-int mapping_symbol(struct decoder *d, struct mapping *m, uint64_t lookup,
-		   uint64_t show, char *buf, size_t len);
-int kernel_symbol(struct decoder *d, uint64_t ip, char *buf, size_t len);
-void ksym_add(struct decoder *d, uint64_t start, uint64_t end, const char *name);
-void ksym_learn(struct decoder *d, uint64_t ip);
-void ksyms_load(struct decoder *d);
-const struct ksym *ksym_find(struct decoder *d, uint64_t ip);
-void decoder_free(struct decoder *d);
-
-/* aspace.c: address spaces from side-band events */
-void space_event(struct decoder *d, const struct sb_event *ev);
-void space_begin(struct decoder *d, uint32_t pid);
-void space_seed(struct decoder *d, uint32_t pid);
-void mapping_identify(struct decoder *d, struct sb_event *ev);
-const struct task_maps *space_at(struct decoder *d, uint32_t pid, uint64_t time);
-struct task_maps *maps_for_sample(struct decoder *d,
-				  const struct perfregs_rec_sample *s);
-bool space_tracked(struct decoder *d, uint32_t pid);
-void spaces_free(struct decoder *d);
-
-/* vdso.c: vDSO images */
-const struct blob *blob_add(struct decoder *d, const void *data, size_t size);
-const struct blob *blob_for(struct decoder *d, const struct mapping *m);
-const struct blob *vdso_read(struct decoder *d, uint32_t pid, uint64_t start,
-			     uint64_t end);
-void blobs_free(struct decoder *d);
-
-/* sideband.c: perf's side-band events of the sampled tasks, live */
-struct sideband;
-struct sideband *sb_open(int pid, bool inherit, char *err, size_t errlen);
-int sb_drain(struct sideband *sb, struct decoder *d);
-uint64_t sb_lost(const struct sideband *sb);
-int sb_fds(const struct sideband *sb, int *fds, int max);
-void sb_close(struct sideband *sb);
-
-/* unwind.c */
-struct frame {
-	uint64_t ip;		/* as found (a return address for callers) */
-	uint64_t lookup;	/* the address whose symbol names the frame */
-	char sym[256];
-	char dso[256];
-};
-int unwind_sample(struct decoder *d, const struct perfregs_rec_sample *s,
-		  enum layout layout, const unsigned char *stack,
-		  uint64_t stack_len, struct frame *frames, unsigned int max);
-void unwind_free(struct decoder *d);
-
-/* regs_x86.c */
-const char *const *reg_names(enum layout layout, int *count);
-
-/* output.c */
-void decode_record(struct decoder *d, int cpu,
-		   const struct perfregs_rec_header *rec, size_t avail);
-void out_summary(struct decoder *d, FILE *fp, enum out_format fmt,
-		 uint64_t produced);
-const char *lost_cause_name(int cause);
-char *put_hex(char *p, uint64_t v, int width);
-
-/* recording.c: the self-describing file of -o / -i */
-struct recorder;
-struct recorder *rec_create(const char *path, const struct perfregs_config *cfg,
-			    const char *event_name);
-int rec_sample(struct recorder *r, int cpu, const struct perfregs_rec_header *h);
-int rec_records(struct recorder *r, int cpu, const void *a, size_t alen,
-		const void *b, size_t blen);
-void rec_image(void *arg, const struct image *im);
-void rec_maps(void *arg, const struct task_maps *tm);
-void rec_ksym(void *arg, const struct ksym *k);
-void rec_sb(void *arg, const struct sb_event *ev);
-void rec_blob(void *arg, const struct blob *b, const void *data);
-int rec_close(struct recorder *r, uint64_t produced, const uint64_t *lost);
-int rec_decode(const char *path, struct decoder *d, uint64_t *produced,
-	       char *err, size_t errlen);
-int rec_decode_buf(const unsigned char *buf, size_t size, struct decoder *d,
-		   uint64_t *produced, char *err, size_t errlen);
-int rec_config(const char *path, struct perfregs_config *cfg, char *err,
-	       size_t errlen);
-
-/* perfdata.c */
-int perfdata_convert(const char *in, const char *out, struct decoder *d,
-		     char *err, size_t errlen);
 
 #endif

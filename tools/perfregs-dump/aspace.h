@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * aspace.c: address spaces from side-band events, and the maps (and so
+ * the symbol of a user address) of a sample.
+ */
+#ifndef PERFREGS_DUMP_ASPACE_H
+#define PERFREGS_DUMP_ASPACE_H
+
+#include "types.h"
+
+void space_event(struct decoder *d, const struct sb_event *ev);
+void space_begin(struct decoder *d, uint32_t pid);
+void space_seed(struct decoder *d, uint32_t pid);
+void mapping_identify(struct decoder *d, struct sb_event *ev);
+const struct task_maps *space_at(struct decoder *d, uint32_t pid, uint64_t time);
+struct task_maps *maps_for_sample(struct decoder *d,
+				  const struct perfregs_rec_sample *s);
+int user_symbol(struct decoder *d, const struct perfregs_rec_sample *s,
+		uint64_t ip, char *buf, size_t len);
+bool space_tracked(struct decoder *d, uint32_t pid);
+void spaces_free(struct decoder *d);
+
+#endif

@@ -1,0 +1,30 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The decoder as a whole, its top layer: the only file that knows what
+ * every module keeps in a struct decoder.
+ */
+#include <pthread.h>
+#include "types.h"
+#include "images.h"
+#include "vdso.h"
+#include "symbols.h"
+#include "aspace.h"
+#include "unwind.h"
+#include "decoder.h"
+
+/*
+ * Everything the modules made for d, each freed by its own module.  Files
+ * are closed in the order they always were: the vDSO memfds, then the
+ * unwinders' Dwfls, then the Dwfls per file and the deleted files held
+ * open (symbols_free()).
+ */
+void decoder_free(struct decoder *d)
+{
+	images_free(d);
+	spaces_free(d);
+	blobs_free(d);
+	unwind_free(d);
+	symbols_free(d);
+	if (d->live)	/* the learner has stopped: nobody holds it */
+		pthread_mutex_destroy(&d->learn_lock);
+}

@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * perfregs-dump: the decoder as a whole (decoder.c), and the layers its
+ * modules are in.  A module is foo.c with its foo.h; a file includes the
+ * headers of its own layer and of lower ones only, never of a higher one,
+ * and no includes go round in a circle (tests/layers.sh checks both, from
+ * the lines below).  Lowest first:
+ *
+ * layer 0: types util - the shared types (struct decoder...); put_hex()
+ * layer 1: images vdso regs_x86 - ELF files, images; vDSO images; registers
+ * layer 2: symbols - /proc maps; a mapping's file, base, symbols; kallsyms
+ * layer 3: aspace - address spaces from side-band events; a sample's maps
+ * layer 4: unwind sideband - --call-graph dwarf; the live side-band events
+ * layer 5: output - text and JSON Lines of decoded records
+ * layer 6: recording - the file of -o and -i
+ * layer 7: perfdata - a recording into perf.data
+ * layer 8: decoder - decoder_free(), by each module's own free function
+ * layer 9: main fuzz_recording - the command; the libFuzzer target
+ */
+#ifndef PERFREGS_DUMP_DECODER_H
+#define PERFREGS_DUMP_DECODER_H
+
+#include "types.h"
+
+void decoder_free(struct decoder *d);
+
+#endif

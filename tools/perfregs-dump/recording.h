@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* recording.c: the self-describing file of -o / -i. */
+#ifndef PERFREGS_DUMP_RECORDING_H
+#define PERFREGS_DUMP_RECORDING_H
+
+#include "types.h"
+
+struct recorder;
+struct recorder *rec_create(const char *path, const struct perfregs_config *cfg,
+			    const char *event_name);
+int rec_sample(struct recorder *r, int cpu, const struct perfregs_rec_header *h);
+int rec_records(struct recorder *r, int cpu, const void *a, size_t alen,
+		const void *b, size_t blen);
+void rec_image(void *arg, const struct image *im);
+void rec_maps(void *arg, const struct task_maps *tm);
+void rec_ksym(void *arg, const struct ksym *k);
+void rec_sb(void *arg, const struct sb_event *ev);
+void rec_blob(void *arg, const struct blob *b, const void *data);
+int rec_close(struct recorder *r, uint64_t produced, const uint64_t *lost);
+int rec_decode(const char *path, struct decoder *d, uint64_t *produced,
+	       char *err, size_t errlen);
+int rec_decode_buf(const unsigned char *buf, size_t size, struct decoder *d,
+		   uint64_t *produced, char *err, size_t errlen);
+int rec_config(const char *path, struct perfregs_config *cfg, char *err,
+	       size_t errlen);
+
+#endif

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * symbols.c: task maps from /proc, the file and base of a mapping, the
+ * symbols of user and kernel addresses.
+ */
+#ifndef PERFREGS_DUMP_SYMBOLS_H
+#define PERFREGS_DUMP_SYMBOLS_H
+
+#include "types.h"
+
+struct task_maps *maps_find(struct decoder *d, uint32_t pid, uint64_t ino);
+struct task_maps *maps_add(struct decoder *d, uint32_t pid, uint64_t ino,
+			   struct mapping *m, unsigned int n);
+void maps_learn(struct decoder *d, const struct perfregs_rec_sample *s);
+int maps_line(const char *line, uint64_t *start, uint64_t *end, char perms[8],
+	      uint64_t *pgoff, uint32_t *dev, uint64_t *inode, int *pos);
+int file_build_id(const char *path, uint8_t *id, uint8_t *len);
+const char *mapping_file(struct decoder *d, struct mapping *m);
+char **dwfl_debuginfo_path(struct decoder *d);
+char *deleted_file(struct decoder *d, uint32_t pid, uint64_t start, uint64_t end,
+		   const char *name);
+/*
+ * The address of the first PT_LOAD of m's file as the task mapped it,
+ * the base libdwfl's dwfl_report_elf() takes (add_p_vaddr false).
+ */
+uint64_t mapping_base(struct decoder *d, struct mapping *m);
+int mapping_symbol(struct decoder *d, struct mapping *m, uint64_t lookup,
+		   uint64_t show, char *buf, size_t len);
+int kernel_symbol(struct decoder *d, uint64_t ip, char *buf, size_t len);
+void ksym_add(struct decoder *d, uint64_t start, uint64_t end, const char *name);
+void ksym_learn(struct decoder *d, uint64_t ip);
+void ksyms_load(struct decoder *d);
+const struct ksym *ksym_find(struct decoder *d, uint64_t ip);
+void symbols_free(struct decoder *d);
+
+#endif
