@@ -540,16 +540,26 @@ static int on_record(void *arg, int cpu, const struct perfregs_rec_header *rec)
 	return 0;
 }
 
-/* len bytes at off of a span in two pieces, a then b, into dst */
-static void span_copy(void *dst, const void *a, size_t alen, const void *b,
-		      size_t off, size_t len)
+/*
+ * Only recording, one record of a raw span (on_raw_span()): count it,
+ * and learn about a sample whose task is not learnt yet, or that hit the
+ * kernel.  Only the fixed part of a sample is needed (and lies in rec).
+ */
+static int raw_record(void *arg, int cpu, const struct perfregs_rec_header *rec)
 {
-	size_t k = off < alen ? (alen - off < len ? alen - off : len) : 0;
+	struct live *lv = arg;
+	const struct perfregs_rec_sample *s = (const void *)rec;
+	int i;
 
-	if (k)
-		memcpy(dst, (const uint8_t *)a + off, k);
-	if (len > k)
-		memcpy((uint8_t *)dst + k, (const uint8_t *)b + (off + k - alen), len - k);
+	if (rec->type == PERFREGS_REC_SAMPLE && rec->size >= sizeof(*s)) {
+		lv->raw_samples++;
+		if (!learnt_already(lv->memo, cpu, s) || (s->flags & PERFREGS_SF_KERNEL))
+			learn_sample(lv, cpu, s);
+	} else if (rec->type == PERFREGS_REC_LOST && prf_lost_nr(rec)) {
+		for (i = 0; i < PERFREGS_LOST_MAX; i++)
+			lv->raw_lost[i] += prf_lost_of((const void *)rec, i);
+	}
+	return 0;
 }
 
 /*
@@ -559,7 +569,8 @@ static void span_copy(void *dst, const void *a, size_t alen, const void *b,
  * the run.  Before, one pass over their headers counts them and finds
  * the samples whose task is not learnt yet, or that hit the kernel: one
  * compare for the others.  Every instruction here is taken from the
- * sampled tasks.  What learning adds to the file goes before the bytes.
+ * sampled tasks: of a record that wraps the ring's end, only the fixed
+ * part is copied.  What learning adds to the file goes before the bytes.
  * A header that makes no sense ends the pass: the bytes still go to the
  * file, where verify_recording() reports them.
  */
@@ -567,42 +578,13 @@ static int on_raw_span(void *arg, int cpu, const void *a, size_t alen,
 		       const void *b, size_t blen)
 {
 	struct live *lv = arg;
-	size_t off = 0, total = alen + blen, n, i;
-	const struct perfregs_rec_header *h;
-	const struct perfregs_rec_sample *s;
 	union {
 		struct perfregs_rec_sample s;
+		struct perfregs_rec_lost l;
 		uint8_t b[sizeof(struct perfregs_rec_sample) + 8 * PERFREGS_REG_MAX];
 	} copy;
 
-	while (total - off >= sizeof(*h)) {
-		/* alen is a multiple of 8: a header never straddles a and b */
-		h = (const void *)(off < alen ? (const uint8_t *)a + off :
-				   (const uint8_t *)b + (off - alen));
-		if (h->size < sizeof(*h) || h->size % 8 || h->size > total - off)
-			break;
-		if (h->type == PERFREGS_REC_SAMPLE && h->size >= sizeof(*s)) {
-			lv->raw_samples++;
-			n = h->size < sizeof(copy) ? h->size : sizeof(copy);
-			if (off + n <= alen || off >= alen) {
-				s = (const void *)h;
-			} else {	/* the fixed part wraps the ring's end */
-				span_copy(copy.b, a, alen, b, off, n);
-				s = &copy.s;
-			}
-			if (!learnt_already(lv->memo, cpu, s) ||
-			    (s->flags & PERFREGS_SF_KERNEL))
-				learn_sample(lv, cpu, s);
-		} else if (h->type == PERFREGS_REC_LOST && prf_lost_nr(h)) {
-			struct perfregs_rec_lost l = { 0 };
-
-			span_copy(&l, a, alen, b, off,
-				  h->size < sizeof(l) ? h->size : sizeof(l));
-			for (i = 0; i < PERFREGS_LOST_MAX; i++)
-				lv->raw_lost[i] += prf_lost_of(&l, i);
-		}
-		off += h->size;
-	}
+	prf_walk(a, alen, b, blen, &copy, sizeof(copy), raw_record, lv, cpu, NULL);
 	if (rec_records(lv->rec, cpu, a, alen, b, blen))
 		lv->rec_error = 1;
 	return 0;
