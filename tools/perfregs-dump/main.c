@@ -790,7 +790,109 @@ static int decode_file(const char *path, struct decoder *d)
 	return EXIT_OK;
 }
 
-int main(int argc, char **argv)
+/*
+ * perf's shape: record (sample to a file), report (decode a file, or a
+ * live run), convert (to perf.data).  Without a subcommand, the options
+ * alone say what to do, as before.
+ */
+enum command { CMD_NONE, CMD_RECORD, CMD_REPORT, CMD_CONVERT };
+
+/* What the steps of main() return to go on; anything else is the exit status. */
+#define GO_ON	(-1)
+
+/* The command line, as parse_options() leaves it. */
+struct options {
+	enum command cmd;
+	struct perfregs_config cfg;
+	const char *output, *input, *cpu_list;
+	const char *sampling_opt;	/* the first option that only sets up sampling */
+	double duration;
+	bool all_cpus, no_inherit;
+	bool tee;			/* -f: decode also what is recorded */
+	int pid, tid;
+	char **command;			/* COMMAND [ARGS], NULL-terminated; NULL if none */
+	uint64_t cpus[PERFREGS_MAX_CPU_BYTES / 8];	/* -C's, cfg.cpus_ptr once parsed */
+};
+
+/* The subcommand in argv[1], taken out of argv: getopt sees the options only. */
+static enum command parse_command(int *argc, char ***argv)
+{
+	enum command cmd = CMD_NONE;
+
+	if (*argc > 1 && !strcmp((*argv)[1], "record"))
+		cmd = CMD_RECORD;
+	else if (*argc > 1 && !strcmp((*argv)[1], "report"))
+		cmd = CMD_REPORT;
+	else if (*argc > 1 && !strcmp((*argv)[1], "convert"))
+		cmd = CMD_CONVERT;
+	if (cmd != CMD_NONE) {
+		(*argv)[1] = (*argv)[0];
+		(*argv)++;
+		(*argc)--;
+	}
+	return cmd;
+}
+
+/*
+ * -e EVENT: a name of events[], with perf's :u or :k, or mem:ADDR[:rwx].
+ * Returns GO_ON, or EXIT_USAGE once it has said what is wrong.
+ */
+static int parse_event(const char *arg, struct options *o, struct decoder *d,
+		       bool period_set)
+{
+	struct perfregs_config *cfg = &o->cfg;
+	const char *mod;
+	size_t i;
+
+	if (!strncmp(arg, "mem:", 4)) {
+		if (parse_mem_event(arg + 4, cfg)) {
+			fprintf(stderr, "perfregs-dump: bad breakpoint '%s': "
+				"use mem:ADDR[:rwx], e.g. mem:0x601040:w\n", arg);
+			return EXIT_USAGE;
+		}
+		d->o.event_name = "mem";
+		return GO_ON;
+	}
+	mod = strchr(arg, ':');
+	for (i = 0; i < sizeof(events) / sizeof(events[0]); i++)
+		if (!strncmp(arg, events[i].name, mod ? (size_t)(mod - arg) :
+			     strlen(arg) + 1) &&
+		    (!mod || !events[i].name[mod - arg]))
+			break;
+	if (i == sizeof(events) / sizeof(events[0])) {
+		fprintf(stderr, "perfregs-dump: unknown event '%s'; "
+			"see --help for the list\n", arg);
+		return EXIT_USAGE;
+	}
+	/* perf's modifiers: :u user mode only, :k kernel mode only */
+	cfg->flags &= ~(PERFREGS_CF_EXCLUDE_USER | PERFREGS_CF_EXCLUDE_KERNEL);
+	if (mod && events[i].id == PERFREGS_EV_NMI) {
+		fprintf(stderr, "perfregs-dump: the nmi event takes no "
+			"modifier: it samples every NMI\n");
+		return EXIT_USAGE;
+	}
+	if (mod && (!strcmp(mod, ":u") || !strcmp(mod, ":k"))) {
+		cfg->flags |= mod[1] == 'u' ? PERFREGS_CF_EXCLUDE_KERNEL :
+					      PERFREGS_CF_EXCLUDE_USER;
+	} else if (mod && strcmp(mod, ":uk") && strcmp(mod, ":ku")) {
+		fprintf(stderr, "perfregs-dump: unknown modifier in '%s': "
+			"use :u (user mode only) or :k (kernel mode only)\n", arg);
+		return EXIT_USAGE;
+	}
+	cfg->event = events[i].id;
+	d->o.event_name = events[i].name;
+	if (!period_set)
+		cfg->period = events[i].default_period;
+	return GO_ON;
+}
+
+/*
+ * The subcommand and the options into o, and the decoding options into
+ * d->o.  Nothing is checked here that depends on the mode, only each
+ * option's own value.  Returns GO_ON, or the exit status: EXIT_USAGE
+ * once it has said what is wrong, EXIT_OK after --help or --version.
+ */
+static int parse_options(int argc, char **argv, struct options *o, struct decoder *d)
 {
 	enum { OPT_IREGS = 256, OPT_UREGS, OPT_STACK, OPT_OVERWRITE, OPT_SUMMARY,
 	       OPT_NMI_UNKNOWN, OPT_NO_SYMBOLS, OPT_CALLGRAPH, OPT_SYMFS,
@@ -836,48 +938,21 @@ int main(int argc, char **argv)
 		{ OPT_STACK, "--user-stack" }, { OPT_OVERWRITE, "--overwrite" },
 		{ OPT_NO_INHERIT, "--no-inherit" }, { OPT_NMI_UNKNOWN, "--nmi-unknown" },
 	};
-	const char *sampling_opt = NULL;
-	static struct live lv;
-	struct decoder *d = &lv.d;
-	struct perfregs_config cfg;
-	struct prf_reader r;
-	const char *output = NULL, *input = NULL, *cpu_list = NULL, *mod;
-	double duration = 0, last_progress = 0;
-	bool all_cpus = false, period_set = false, verified = false;
-	bool no_inherit = false;
-	int pid = -1, tid = -1, c, ret, status = 0, exit_code = EXIT_OK;
-	int go_pipe[2] = { -1, -1 };
-	int pidfd = -1, waitfd, wait_ms;
-	uint64_t cpus[PERFREGS_MAX_CPU_BYTES / 8], v;
-	pid_t child = -1;
-	struct timespec t0;
+	struct perfregs_config *cfg = &o->cfg;
+	bool period_set = false;
+	uint64_t v;
 	size_t i;
+	int c, ret;
 
-	/*
-	 * perf's shape: record (sample to a file), report (decode a file, or
-	 * a live run), convert (to perf.data).  Without a subcommand, the
-	 * options alone say what to do, as before.
-	 */
-	enum { CMD_NONE, CMD_RECORD, CMD_REPORT, CMD_CONVERT } cmd = CMD_NONE;
-
-	if (argc > 1 && !strcmp(argv[1], "record"))
-		cmd = CMD_RECORD;
-	else if (argc > 1 && !strcmp(argv[1], "report"))
-		cmd = CMD_REPORT;
-	else if (argc > 1 && !strcmp(argv[1], "convert"))
-		cmd = CMD_CONVERT;
-	if (cmd != CMD_NONE) {
-		argv[1] = argv[0];
-		argv++;
-		argc--;
-	}
-	bool convert = cmd == CMD_CONVERT;
-
+	memset(o, 0, sizeof(*o));
+	o->pid = -1;
+	o->tid = -1;
+	o->cmd = parse_command(&argc, &argv);
 	d->o.format = FMT_TEXT;
 	d->o.event_name = "cpu-clock";
 	d->o.symbols = true;
 	d->out = stdout;
-	prf_config_default(&cfg);
+	prf_config_default(cfg);
 	/*
 	 * 1 MiB per CPU: the reader wakes at a quarter (256 KiB), as often
 	 * as perf record's does at half of its 512 KiB, and 768 KiB stay
@@ -886,54 +961,17 @@ int main(int argc, char **argv)
 	 * and image out of its samples): 2.3 times as often as perf's per
 	 * sample.  Waking at half of 512 KiB lost samples at high rates.
 	 */
-	cfg.data_pages = 256;
+	cfg->data_pages = 256;
 	while ((c = getopt_long(argc, argv, "+e:c:F:aC:p:t:m:d:o:i:f:qvhV", longopts,
 				NULL)) != -1) {
 		for (i = 0; i < sizeof(sampling_only) / sizeof(sampling_only[0]); i++)
-			if (c == sampling_only[i].c && !sampling_opt)
-				sampling_opt = sampling_only[i].name;
+			if (c == sampling_only[i].c && !o->sampling_opt)
+				o->sampling_opt = sampling_only[i].name;
 		switch (c) {
 		case 'e':
-			if (!strncmp(optarg, "mem:", 4)) {
-				if (parse_mem_event(optarg + 4, &cfg)) {
-					fprintf(stderr, "perfregs-dump: bad breakpoint '%s': "
-						"use mem:ADDR[:rwx], e.g. mem:0x601040:w\n", optarg);
-					return EXIT_USAGE;
-				}
-				d->o.event_name = "mem";
-				break;
-			}
-			mod = strchr(optarg, ':');
-			for (i = 0; i < sizeof(events) / sizeof(events[0]); i++)
-				if (!strncmp(optarg, events[i].name, mod ? (size_t)(mod - optarg) :
-					     strlen(optarg) + 1) &&
-				    (!mod || !events[i].name[mod - optarg]))
-					break;
-			if (i == sizeof(events) / sizeof(events[0])) {
-				fprintf(stderr, "perfregs-dump: unknown event '%s'; "
-					"see --help for the list\n", optarg);
-				return EXIT_USAGE;
-			}
-			/* perf's modifiers: :u user mode only, :k kernel mode only */
-			cfg.flags &= ~(PERFREGS_CF_EXCLUDE_USER | PERFREGS_CF_EXCLUDE_KERNEL);
-			if (mod && events[i].id == PERFREGS_EV_NMI) {
-				fprintf(stderr, "perfregs-dump: the nmi event takes no "
-					"modifier: it samples every NMI\n");
-				return EXIT_USAGE;
-			}
-			if (mod && (!strcmp(mod, ":u") || !strcmp(mod, ":k"))) {
-				cfg.flags |= mod[1] == 'u' ? PERFREGS_CF_EXCLUDE_KERNEL :
-							     PERFREGS_CF_EXCLUDE_USER;
-			} else if (mod && strcmp(mod, ":uk") && strcmp(mod, ":ku")) {
-				fprintf(stderr, "perfregs-dump: unknown modifier in '%s': "
-					"use :u (user mode only) or :k (kernel mode only)\n",
-					optarg);
-				return EXIT_USAGE;
-			}
-			cfg.event = events[i].id;
-			d->o.event_name = events[i].name;
-			if (!period_set)
-				cfg.period = events[i].default_period;
+			ret = parse_event(optarg, o, d, period_set);
+			if (ret != GO_ON)
+				return ret;
 			break;
 		case 'c':
 		case 'F':
@@ -942,19 +980,19 @@ int main(int argc, char **argv)
 					"number, not '%s'\n", c, optarg);
 				return EXIT_USAGE;
 			}
-			cfg.period = v;
+			cfg->period = v;
 			if (c == 'F')
-				cfg.flags |= PERFREGS_CF_FREQ;
+				cfg->flags |= PERFREGS_CF_FREQ;
 			else
-				cfg.flags &= ~PERFREGS_CF_FREQ;
+				cfg->flags &= ~PERFREGS_CF_FREQ;
 			period_set = true;
 			break;
 		case 'a':
-			all_cpus = true;
+			o->all_cpus = true;
 			break;
 		case 'C':
-			cpu_list = optarg;
-			all_cpus = true;
+			o->cpu_list = optarg;
+			o->all_cpus = true;
 			break;
 		case 'p':
 		case 't':
@@ -964,9 +1002,9 @@ int main(int argc, char **argv)
 				return EXIT_USAGE;
 			}
 			if (c == 'p')
-				pid = (int)v;
+				o->pid = (int)v;
 			else
-				tid = (int)v;
+				o->tid = (int)v;
 			break;
 		case OPT_IREGS:
 		case OPT_UREGS:
@@ -977,10 +1015,10 @@ int main(int argc, char **argv)
 				return EXIT_USAGE;
 			}
 			if (c == OPT_IREGS) {
-				cfg.iregs_mask = v;
+				cfg->iregs_mask = v;
 			} else {
-				cfg.uregs_mask_64 = v;
-				cfg.uregs_mask_32 = v & PERFREGS_MASK_32;
+				cfg->uregs_mask_64 = v;
+				cfg->uregs_mask_32 = v & PERFREGS_MASK_32;
 			}
 			break;
 		case OPT_STACK:
@@ -990,7 +1028,7 @@ int main(int argc, char **argv)
 					optarg);
 				return EXIT_USAGE;
 			}
-			cfg.stack_bytes = (uint32_t)v;
+			cfg->stack_bytes = (uint32_t)v;
 			break;
 		case OPT_CALLGRAPH: {
 			const char *size = NULL;
@@ -1010,14 +1048,14 @@ int main(int argc, char **argv)
 					PERFREGS_MAX_STACK_BYTES);
 				return EXIT_USAGE;
 			}
-			cfg.stack_bytes = (uint32_t)v;
+			cfg->stack_bytes = (uint32_t)v;
 			d->o.callgraph = true;
-			if (size && !sampling_opt)	/* what to copy: sampling */
-				sampling_opt = "--call-graph dwarf,SIZE";
+			if (size && !o->sampling_opt)	/* what to copy: sampling */
+				o->sampling_opt = "--call-graph dwarf,SIZE";
 			break;
 		}
 		case OPT_NMI_UNKNOWN:
-			cfg.flags |= PERFREGS_CF_NMI_UNKNOWN;
+			cfg->flags |= PERFREGS_CF_NMI_UNKNOWN;
 			break;
 		case 'm':
 			if (parse_u64(optarg, &v) || !v || (v & (v - 1)) ||
@@ -1027,19 +1065,19 @@ int main(int argc, char **argv)
 					PERFREGS_MAX_DATA_PAGES, optarg);
 				return EXIT_USAGE;
 			}
-			cfg.data_pages = (uint32_t)v;
+			cfg->data_pages = (uint32_t)v;
 			break;
 		case OPT_OVERWRITE:
-			cfg.flags |= PERFREGS_CF_OVERWRITE;
+			cfg->flags |= PERFREGS_CF_OVERWRITE;
 			break;
 		case OPT_NO_INHERIT:
-			no_inherit = true;
+			o->no_inherit = true;
 			break;
 		case 'd': {
 			char *end;
 
-			duration = strtod(optarg, &end);
-			if (*end || duration <= 0) {
+			o->duration = strtod(optarg, &end);
+			if (*end || o->duration <= 0) {
 				fprintf(stderr, "perfregs-dump: --duration wants "
 					"seconds > 0, not '%s'\n", optarg);
 				return EXIT_USAGE;
@@ -1047,13 +1085,13 @@ int main(int argc, char **argv)
 			break;
 		}
 		case 'o':
-			output = optarg;
+			o->output = optarg;
 			break;
 		case 'i':
-			input = optarg;
+			o->input = optarg;
 			break;
 		case 'f':
-			lv.tee = true;
+			o->tee = true;
 			if (!strcmp(optarg, "text")) {
 				d->o.format = FMT_TEXT;
 			} else if (!strcmp(optarg, "json")) {
@@ -1091,104 +1129,150 @@ int main(int argc, char **argv)
 			return EXIT_USAGE;
 		}
 	}
+	if (optind < argc)
+		o->command = argv + optind;
+	return GO_ON;
+}
 
-	if (cmd == CMD_RECORD) {
-		if (input) {
+enum mode { MODE_CONVERT, MODE_DECODE, MODE_LIVE };
+
+/*
+ * What to do, as perf does it: record samples to a file (perfregs.prf
+ * unless -o), report decodes one (perfregs.prf unless -i) or, given
+ * something to sample, a live run; convert writes perf.data.  Without a
+ * subcommand, -i decodes a file and anything else samples.  Returns GO_ON
+ * with *mode set, or EXIT_USAGE once it has said what is wrong.
+ */
+static int pick_mode(struct options *o, enum mode *mode)
+{
+	if (o->cmd == CMD_RECORD) {
+		if (o->input) {
 			fprintf(stderr, "perfregs-dump: record samples: it takes no -i "
 				"(perfregs-dump report -i FILE decodes)\n");
 			return EXIT_USAGE;
 		}
-		if (!output)
-			output = DEFAULT_RECORDING;
-	} else if (cmd == CMD_REPORT) {
-		if (output) {
+		if (!o->output)
+			o->output = DEFAULT_RECORDING;
+	} else if (o->cmd == CMD_REPORT) {
+		if (o->output) {
 			fprintf(stderr, "perfregs-dump: report decodes: it takes no -o "
 				"(perfregs-dump record -o FILE records)\n");
 			return EXIT_USAGE;
 		}
-		if (!input && optind == argc && !all_cpus && pid < 0 && tid < 0)
-			input = DEFAULT_RECORDING;	/* as perf report reads perf.data */
+		if (!o->input && !o->command && !o->all_cpus && o->pid < 0 && o->tid < 0)
+			o->input = DEFAULT_RECORDING;	/* as perf report reads perf.data */
 	}
-	if (input && sampling_opt) {
+	if (o->input && o->sampling_opt) {
 		fprintf(stderr, "perfregs-dump: -i takes no %s: it sets up sampling, and a "
 			"recording decodes with the settings it was made with%s\n",
-			sampling_opt, strncmp(sampling_opt, "--call-graph", 12) ? "" :
+			o->sampling_opt, strncmp(o->sampling_opt, "--call-graph", 12) ? "" :
 			" (--call-graph dwarf alone unwinds its stacks)");
 		return EXIT_USAGE;
 	}
-	if (convert) {
-		char err[512];
+	if (o->cmd == CMD_CONVERT)
+		*mode = MODE_CONVERT;
+	else
+		*mode = o->input ? MODE_DECODE : MODE_LIVE;
+	return GO_ON;
+}
 
-		if (!input || !output || optind < argc) {
-			fprintf(stderr, "perfregs-dump: usage: perfregs-dump convert -i "
-				"RECORDING -o perf.data\n");
-			return EXIT_USAGE;
-		}
-		ret = perfdata_convert(input, output, d, err, sizeof(err));
-		decoder_free(d);
-		if (ret) {
-			fprintf(stderr, "perfregs-dump: %s\n", err);
-			return ret == -EIO ? EXIT_IO : EXIT_DATA;
-		}
-		if (!d->o.quiet)
-			fprintf(stderr, "perfregs-dump: wrote %s (%" PRIu64 " samples); read it "
-				"with perf script -i %s\n", output, d->samples, output);
-		return EXIT_OK;
+/* convert -i RECORDING -o perf.data */
+static int run_convert(const struct options *o, struct decoder *d)
+{
+	char err[512];
+	int ret;
+
+	if (!o->input || !o->output || o->command) {
+		fprintf(stderr, "perfregs-dump: usage: perfregs-dump convert -i "
+			"RECORDING -o perf.data\n");
+		return EXIT_USAGE;
 	}
-	if (input) {
-		if (optind < argc || output || all_cpus || pid > 0 || tid > 0) {
-			fprintf(stderr, "perfregs-dump: -i decodes a recording: it takes "
-				"no COMMAND, -o, -a, -p or -t\n");
-			return EXIT_USAGE;
-		}
-		ret = decode_file(input, d);
-		decoder_free(d);
-		return ret;
+	ret = perfdata_convert(o->input, o->output, d, err, sizeof(err));
+	decoder_free(d);
+	if (ret) {
+		fprintf(stderr, "perfregs-dump: %s\n", err);
+		return ret == -EIO ? EXIT_IO : EXIT_DATA;
 	}
-	if (optind == argc && !all_cpus && pid < 0 && tid < 0) {
+	if (!d->o.quiet)
+		fprintf(stderr, "perfregs-dump: wrote %s (%" PRIu64 " samples); read it "
+			"with perf script -i %s\n", o->output, d->samples, o->output);
+	return EXIT_OK;
+}
+
+/* -i FILE, or report from a file: decode a recording */
+static int run_decode(const struct options *o, struct decoder *d)
+{
+	int ret;
+
+	if (o->command || o->output || o->all_cpus || o->pid > 0 || o->tid > 0) {
+		fprintf(stderr, "perfregs-dump: -i decodes a recording: it takes "
+			"no COMMAND, -o, -a, -p or -t\n");
+		return EXIT_USAGE;
+	}
+	ret = decode_file(o->input, d);
+	decoder_free(d);
+	return ret;
+}
+
+/* Sample, live: decode as it comes, record (-o, record), or both (-f). */
+static int run_live(struct options *o, struct live *lv)
+{
+	struct decoder *d = &lv->d;
+	struct prf_reader r;
+	double last_progress = 0;
+	bool verified = false;
+	int ret, status = 0, exit_code = EXIT_OK;
+	int go_pipe[2] = { -1, -1 };
+	int pidfd = -1, waitfd, wait_ms;
+	pid_t child = -1;
+	struct timespec t0;
+	size_t i;
+
+	if (!o->command && !o->all_cpus && o->pid < 0 && o->tid < 0) {
 		fprintf(stderr, "perfregs-dump: nothing to sample: give a COMMAND, "
 			"-p PID, -t TID, or -a (with -d SECONDS)\n");
 		return EXIT_USAGE;
 	}
-	if ((all_cpus && (pid > 0 || tid > 0)) || (pid > 0 && tid > 0)) {
+	if ((o->all_cpus && (o->pid > 0 || o->tid > 0)) || (o->pid > 0 && o->tid > 0)) {
 		fprintf(stderr, "perfregs-dump: -a/-C, -p and -t exclude each other\n");
 		return EXIT_USAGE;
 	}
-	if ((cfg.flags & PERFREGS_CF_NMI_UNKNOWN) && cfg.event != PERFREGS_EV_NMI) {
+	if ((o->cfg.flags & PERFREGS_CF_NMI_UNKNOWN) && o->cfg.event != PERFREGS_EV_NMI) {
 		fprintf(stderr, "perfregs-dump: --nmi-unknown goes with -e nmi\n");
 		return EXIT_USAGE;
 	}
-	if (cpu_list) {
-		if (parse_cpus(cpu_list, cpus, sizeof(cpus) / 8)) {
+	if (o->cpu_list) {
+		if (parse_cpus(o->cpu_list, o->cpus, sizeof(o->cpus) / 8)) {
 			fprintf(stderr, "perfregs-dump: bad CPU list '%s': use e.g. "
-				"0,2-3\n", cpu_list);
+				"0,2-3\n", o->cpu_list);
 			return EXIT_USAGE;
 		}
-		cfg.cpus_ptr = (uintptr_t)cpus;
-		cfg.cpus_bytes = sizeof(cpus);
+		o->cfg.cpus_ptr = (uintptr_t)o->cpus;
+		o->cfg.cpus_bytes = sizeof(o->cpus);
 	}
-	if (tid > 0) {
+	if (o->tid > 0) {
 		/* the module targets processes: take the thread's, filter here */
 		char path[64], line[256];
 		FILE *fp;
 
-		snprintf(path, sizeof(path), "/proc/%d/status", tid);
+		snprintf(path, sizeof(path), "/proc/%d/status", o->tid);
 		fp = fopen(path, "r");
 		while (fp && fgets(line, sizeof(line), fp))
-			if (sscanf(line, "Tgid: %d", &pid) == 1)
+			if (sscanf(line, "Tgid: %d", &o->pid) == 1)
 				break;
 		if (fp)
 			fclose(fp);
-		if (pid <= 0) {
-			fprintf(stderr, "perfregs-dump: no thread %d\n", tid);
+		if (o->pid <= 0) {
+			fprintf(stderr, "perfregs-dump: no thread %d\n", o->tid);
 			return EXIT_SETUP;
 		}
-		lv.filter_tid = tid;
+		lv->filter_tid = o->tid;
 	}
-	if (output) {
-		lv.rec = rec_create(output, &cfg, d->o.event_name);
-		if (!lv.rec) {
-			fprintf(stderr, "perfregs-dump: cannot write %s: %s\n", output,
+	lv->tee = o->tee;
+	if (o->output) {
+		lv->rec = rec_create(o->output, &o->cfg, d->o.event_name);
+		if (!lv->rec) {
+			fprintf(stderr, "perfregs-dump: cannot write %s: %s\n", o->output,
 				strerror(errno));
 			return EXIT_IO;
 		}
@@ -1197,12 +1281,12 @@ int main(int argc, char **argv)
 		d->learnt_ksym = rec_ksym;
 		d->learnt_sb = rec_sb;
 		d->learnt_blob = rec_blob;
-		d->learnt_arg = lv.rec;
+		d->learnt_arg = lv->rec;
 		/*
 		 * Whole runs of records, unless -t keeps only some, or they
 		 * are decoded too (-f): then one by one (see on_record()).
 		 */
-		lv.spans = lv.filter_tid <= 0 && !lv.tee;
+		lv->spans = lv->filter_tid <= 0 && !lv->tee;
 	}
 	d->live = true;
 	pthread_mutex_init(&d->learn_lock, NULL);
@@ -1217,11 +1301,11 @@ int main(int argc, char **argv)
 			PERFREGS_DEVICE, strerror(-ret), open_hint(-ret));
 		return EXIT_SETUP;
 	}
-	lv.r = &r;
+	lv->r = &r;
 
 	/* COMMAND waits on a pipe until sampling is on. */
-	if (optind < argc) {
-		image_prelearn(d, argv[optind]);
+	if (o->command) {
+		image_prelearn(d, o->command[0]);
 		if (pipe(go_pipe)) {
 			perror("perfregs-dump: pipe");
 			return EXIT_SETUP;
@@ -1239,26 +1323,26 @@ int main(int argc, char **argv)
 			signal(SIGPIPE, SIG_DFL);	/* exec keeps SIG_IGN */
 			if (read(go_pipe[0], &b, 1) != 1)
 				_exit(127);
-			execvp(argv[optind], argv + optind);
+			execvp(o->command[0], o->command);
 			fprintf(stderr, "perfregs-dump: cannot run %s: %s\n",
-				argv[optind], strerror(errno));
+				o->command[0], strerror(errno));
 			_exit(127);
 		}
 		close(go_pipe[0]);
-		if (!all_cpus && pid < 0)
-			pid = child;
+		if (!o->all_cpus && o->pid < 0)
+			o->pid = child;
 	}
-	cfg.pid = all_cpus ? -1 : pid;
+	o->cfg.pid = o->all_cpus ? -1 : o->pid;
 	/* perf record's default: what the process forks is sampled too */
-	if (cfg.pid >= 0 && !no_inherit && cfg.event != PERFREGS_EV_NMI)
-		cfg.flags |= PERFREGS_CF_INHERIT;
+	if (o->cfg.pid >= 0 && !o->no_inherit && o->cfg.event != PERFREGS_EV_NMI)
+		o->cfg.flags |= PERFREGS_CF_INHERIT;
 
-	ret = prf_config(&r, &cfg);
+	ret = prf_config(&r, &o->cfg);
 	if (ret) {
 		if (r.witness_errno)
 			fprintf(stderr, "perfregs-dump: perf_event_open(2) refused "
 				"this event for this target: %s; %s\n",
-				strerror(-ret), witness_hint(-ret, &cfg));
+				strerror(-ret), witness_hint(-ret, &o->cfg));
 		else
 			fprintf(stderr, "perfregs-dump: the module refused the "
 				"configuration: %s; %s\n", strerror(-ret),
@@ -1274,7 +1358,7 @@ int main(int argc, char **argv)
 	if (d->o.symbols)
 		ksyms_load(d);
 	if (d->o.symbols)
-		sideband_start(&lv, cfg.pid, !!(cfg.flags & PERFREGS_CF_INHERIT), child);
+		sideband_start(lv, o->cfg.pid, !!(o->cfg.flags & PERFREGS_CF_INHERIT), child);
 	ret = prf_start(&r);
 	if (ret) {
 		fprintf(stderr, "perfregs-dump: cannot start sampling: %s; %s\n",
@@ -1284,8 +1368,8 @@ int main(int argc, char **argv)
 		exit_code = EXIT_SETUP;
 		goto out_kill;
 	}
-	if (!(cfg.flags & PERFREGS_CF_OVERWRITE))
-		learner_start(&lv);	/* overwrite mode reads only at the end */
+	if (!(o->cfg.flags & PERFREGS_CF_OVERWRITE))
+		learner_start(lv);	/* overwrite mode reads only at the end */
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (child > 0) {
@@ -1306,21 +1390,21 @@ int main(int argc, char **argv)
 	 */
 	if (child > 0)
 		pidfd = (int)syscall(SYS_pidfd_open, child, 0);
-	wait_ms = lv.rec && !lv.tee && (child <= 0 || pidfd >= 0) ? 1000 : 100;
-	waitfd = wait_also_fd(pidfd, lv.sb);
+	wait_ms = lv->rec && !lv->tee && (child <= 0 || pidfd >= 0) ? 1000 : 100;
+	waitfd = wait_also_fd(pidfd, lv->sb);
 	for (;;) {
 		double t;
 		int ev, ms = wait_ms;
 
-		if (duration > 0) {
-			t = duration - elapsed_since(&t0);
+		if (o->duration > 0) {
+			t = o->duration - elapsed_since(&t0);
 			if (t * 1000 < ms)
 				ms = t > 0 ? (int)(t * 1000) + 1 : 0;
 		}
 		ev = prf_wait_also(&r, waitfd, ms);
-		if (!(cfg.flags & PERFREGS_CF_OVERWRITE) && drain(&r, &lv) == -EBADMSG)
+		if (!(o->cfg.flags & PERFREGS_CF_OVERWRITE) && drain(&r, lv) == -EBADMSG)
 			exit_code = EXIT_DATA;
-		sb_drain(lv.sb, d);	/* keep its rings from filling */
+		sb_drain(lv->sb, d);	/* keep its rings from filling */
 		if (interrupted)
 			break;
 		if (child > 0 && waitpid(child, &status, WNOHANG) == child) {
@@ -1328,13 +1412,13 @@ int main(int argc, char **argv)
 			break;
 		}
 		t = elapsed_since(&t0);
-		if (duration > 0 && t >= duration)
+		if (o->duration > 0 && t >= o->duration)
 			break;
-		if (child < 0 && pid > 0 && ev > 0 && (ev & POLLHUP))
+		if (child < 0 && o->pid > 0 && ev > 0 && (ev & POLLHUP))
 			break;	/* the target process is gone */
 		if (!d->o.quiet && t - last_progress >= 2 && t >= 3) {
-			uint64_t lost = 0, samples = lv.spans ?
-						      lv.raw_samples : d->samples;
+			uint64_t lost = 0, samples = lv->spans ?
+						      lv->raw_samples : d->samples;
 
 			for (i = 0; i < PERFREGS_LOST_MAX; i++)
 				if (i != PERFREGS_LOST_ENTRY)
@@ -1346,39 +1430,39 @@ int main(int argc, char **argv)
 		}
 	}
 	prf_stop(&r);
-	learner_stop(&lv);
+	learner_stop(lv);
 	if (waitfd >= 0 && waitfd != pidfd)
 		close(waitfd);
 	if (pidfd >= 0)
 		close(pidfd);
-	if (drain(&r, &lv) == -EBADMSG)
+	if (drain(&r, lv) == -EBADMSG)
 		exit_code = EXIT_DATA;
 
-	if (lv.rec) {
+	if (lv->rec) {
 		uint64_t lost[PERFREGS_LOST_MAX];
 
 		for (i = 0; i < PERFREGS_LOST_MAX; i++)
 			lost[i] = prf_lost_total(&r, i);
-		if (rec_close(lv.rec, prf_produced(&r), lost) || lv.rec_error) {
+		if (rec_close(lv->rec, prf_produced(&r), lost) || lv->rec_error) {
 			fprintf(stderr, "perfregs-dump: writing %s failed: %s\n",
-				output, strerror(errno ? errno : EIO));
+				o->output, strerror(errno ? errno : EIO));
 			exit_code = EXIT_IO;
-		} else if (lv.spans) {
-			ret = verify_recording(output, d, &lv, prf_produced(&r));
+		} else if (lv->spans) {
+			ret = verify_recording(o->output, d, lv, prf_produced(&r));
 			if (exit_code == EXIT_OK)
 				exit_code = ret;
 			verified = true;
 		}
-		if (lv.spans && !verified) {
+		if (lv->spans && !verified) {
 			/* not decoded as they came: what the rings handed over */
-			d->samples = lv.raw_samples;
+			d->samples = lv->raw_samples;
 			for (i = 0; i < PERFREGS_LOST_MAX; i++)
-				d->lost[i] = lv.raw_lost[i];
+				d->lost[i] = lv->raw_lost[i];
 		}
 	}
-	if ((!lv.rec || lv.tee) && (d->o.summary || d->o.format == FMT_JSON))
+	if ((!lv->rec || lv->tee) && (d->o.summary || d->o.format == FMT_JSON))
 		out_summary(d, d->out, d->o.format, prf_produced(&r));
-	if (!d->o.quiet && !(d->o.summary && !lv.rec) && !verified)
+	if (!d->o.quiet && !(d->o.summary && !lv->rec) && !verified)
 		out_summary(d, stderr, FMT_TEXT, prf_produced(&r));
 	if (d->sb_lost && !d->o.quiet)
 		sb_lost_note(d);
@@ -1396,7 +1480,7 @@ int main(int argc, char **argv)
 	}
 
 out_kill:
-	learner_stop(&lv);
+	learner_stop(lv);
 	if (child > 0) {
 		if (exit_code != EXIT_OK && exit_code != EXIT_DATA)
 			kill(child, SIGKILL);
@@ -1405,9 +1489,32 @@ out_kill:
 		waitpid(child, &status, 0);
 	}
 	prf_close(&r);
-	sb_close(lv.sb);
+	sb_close(lv->sb);
 	decoder_free(d);
 	if (exit_code == EXIT_OK && WIFEXITED(status) && WEXITSTATUS(status) == 127)
 		exit_code = EXIT_COMMAND;
 	return exit_code;
+}
+
+int main(int argc, char **argv)
+{
+	static struct live lv;		/* big, and shared with the learner */
+	struct options o;
+	enum mode mode;
+	int ret;
+
+	ret = parse_options(argc, argv, &o, &lv.d);
+	if (ret == GO_ON)
+		ret = pick_mode(&o, &mode);
+	if (ret != GO_ON)
+		return ret;
+	switch (mode) {
+	case MODE_CONVERT:
+		return run_convert(&o, &lv.d);
+	case MODE_DECODE:
+		return run_decode(&o, &lv.d);
+	case MODE_LIVE:
+		break;
+	}
+	return run_live(&o, &lv);
 }
