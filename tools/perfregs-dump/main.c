@@ -1214,19 +1214,23 @@ static int run_decode(const struct options *o, struct decoder *d)
 	return ret;
 }
 
-/* Sample, live: decode as it comes, record (-o, record), or both (-f). */
-static int run_live(struct options *o, struct live *lv)
+/* A live run's own state, beside struct live (which the learner shares). */
+struct live_run {
+	struct prf_reader r;
+	pid_t child;		/* COMMAND's process, until it is reaped */
+	int status;		/* its wait status */
+	int go_fd;		/* COMMAND runs once a byte comes down this pipe */
+	int exit_code;
+};
+
+/*
+ * What a live run needs before the device is opened: a target, options
+ * that go together, the CPU list, the process of -t's thread, and -o's
+ * file.  Returns GO_ON or the exit status.
+ */
+static int live_prepare(struct options *o, struct live *lv)
 {
 	struct decoder *d = &lv->d;
-	struct prf_reader r;
-	double last_progress = 0;
-	bool verified = false;
-	int ret, status = 0, exit_code = EXIT_OK;
-	int go_pipe[2] = { -1, -1 };
-	int pidfd = -1, waitfd, wait_ms;
-	pid_t child = -1;
-	struct timespec t0;
-	size_t i;
 
 	if (!o->command && !o->all_cpus && o->pid < 0 && o->tid < 0) {
 		fprintf(stderr, "perfregs-dump: nothing to sample: give a COMMAND, "
@@ -1288,67 +1292,88 @@ static int run_live(struct options *o, struct live *lv)
 		 */
 		lv->spans = lv->filter_tid <= 0 && !lv->tee;
 	}
-	d->live = true;
-	pthread_mutex_init(&d->learn_lock, NULL);
-	/* from here on Ctrl-C ends the run cleanly, with its summary */
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
-	signal(SIGPIPE, SIG_IGN);
+	return GO_ON;
+}
 
-	ret = prf_open(&r, NULL);
-	if (ret) {
-		fprintf(stderr, "perfregs-dump: cannot open %s: %s; %s\n",
-			PERFREGS_DEVICE, strerror(-ret), open_hint(-ret));
+/*
+ * COMMAND, forked: it waits on a pipe until sampling is on (see
+ * command_go()).  Without -a or -p, it is the target.  Returns GO_ON or
+ * the exit status.
+ */
+static int command_fork(struct options *o, struct live *lv, struct live_run *run)
+{
+	int go_pipe[2];
+
+	image_prelearn(&lv->d, o->command[0]);
+	if (pipe(go_pipe)) {
+		perror("perfregs-dump: pipe");
 		return EXIT_SETUP;
 	}
-	lv->r = &r;
-
-	/* COMMAND waits on a pipe until sampling is on. */
-	if (o->command) {
-		image_prelearn(d, o->command[0]);
-		if (pipe(go_pipe)) {
-			perror("perfregs-dump: pipe");
-			return EXIT_SETUP;
-		}
-		child = fork();
-		if (child < 0) {
-			perror("perfregs-dump: fork");
-			return EXIT_COMMAND;
-		}
-		if (child == 0) {
-			char b;
-
-			close(go_pipe[1]);
-			close(r.fd);
-			signal(SIGPIPE, SIG_DFL);	/* exec keeps SIG_IGN */
-			if (read(go_pipe[0], &b, 1) != 1)
-				_exit(127);
-			execvp(o->command[0], o->command);
-			fprintf(stderr, "perfregs-dump: cannot run %s: %s\n",
-				o->command[0], strerror(errno));
-			_exit(127);
-		}
-		close(go_pipe[0]);
-		if (!o->all_cpus && o->pid < 0)
-			o->pid = child;
+	run->child = fork();
+	if (run->child < 0) {
+		perror("perfregs-dump: fork");
+		return EXIT_COMMAND;
 	}
-	o->cfg.pid = o->all_cpus ? -1 : o->pid;
-	/* perf record's default: what the process forks is sampled too */
-	if (o->cfg.pid >= 0 && !o->no_inherit && o->cfg.event != PERFREGS_EV_NMI)
-		o->cfg.flags |= PERFREGS_CF_INHERIT;
+	if (run->child == 0) {
+		char b;
 
-	ret = prf_config(&r, &o->cfg);
+		close(go_pipe[1]);
+		close(run->r.fd);
+		signal(SIGPIPE, SIG_DFL);	/* exec keeps SIG_IGN */
+		if (read(go_pipe[0], &b, 1) != 1)
+			_exit(127);
+		execvp(o->command[0], o->command);
+		fprintf(stderr, "perfregs-dump: cannot run %s: %s\n",
+			o->command[0], strerror(errno));
+		_exit(127);
+	}
+	close(go_pipe[0]);
+	run->go_fd = go_pipe[1];
+	if (!o->all_cpus && o->pid < 0)
+		o->pid = run->child;
+	return GO_ON;
+}
+
+/* Let COMMAND run: sampling is on. */
+static void command_go(struct live_run *run)
+{
+	if (run->child <= 0)
+		return;
+	if (write(run->go_fd, "g", 1) != 1) {
+		perror("perfregs-dump: starting COMMAND");
+		run->exit_code = EXIT_COMMAND;
+	}
+	close(run->go_fd);
+	run->go_fd = -1;
+}
+
+/*
+ * Configure the session for the target, load what decoding and the
+ * recording need before the rings fill, and start sampling.  Returns
+ * EXIT_OK or EXIT_SETUP.
+ */
+static int live_start(struct options *o, struct live *lv, struct live_run *run)
+{
+	struct perfregs_config *cfg = &o->cfg;
+	struct decoder *d = &lv->d;
+	int ret;
+
+	cfg->pid = o->all_cpus ? -1 : o->pid;
+	/* perf record's default: what the process forks is sampled too */
+	if (cfg->pid >= 0 && !o->no_inherit && cfg->event != PERFREGS_EV_NMI)
+		cfg->flags |= PERFREGS_CF_INHERIT;
+
+	ret = prf_config(&run->r, cfg);
 	if (ret) {
-		if (r.witness_errno)
+		if (run->r.witness_errno)
 			fprintf(stderr, "perfregs-dump: perf_event_open(2) refused "
 				"this event for this target: %s; %s\n",
-				strerror(-ret), witness_hint(-ret, &o->cfg));
+				strerror(-ret), witness_hint(-ret, cfg));
 		else
 			fprintf(stderr, "perfregs-dump: the module refused the "
 				"configuration: %s; %s\n", strerror(-ret),
 				config_hint(-ret));
-		exit_code = EXIT_SETUP;
-		goto out_kill;
+		return EXIT_SETUP;
 	}
 	/*
 	 * Slow (kallsyms has >100k lines): before the rings start filling
@@ -1358,39 +1383,42 @@ static int run_live(struct options *o, struct live *lv)
 	if (d->o.symbols)
 		ksyms_load(d);
 	if (d->o.symbols)
-		sideband_start(lv, o->cfg.pid, !!(o->cfg.flags & PERFREGS_CF_INHERIT), child);
-	ret = prf_start(&r);
+		sideband_start(lv, cfg->pid, !!(cfg->flags & PERFREGS_CF_INHERIT), run->child);
+	ret = prf_start(&run->r);
 	if (ret) {
 		fprintf(stderr, "perfregs-dump: cannot start sampling: %s; %s\n",
 			strerror(-ret), ret == -EACCES ?
 			"the target may no longer be watched (did it run a setuid "
 			"program, or change its user?)" : config_hint(-ret));
-		exit_code = EXIT_SETUP;
-		goto out_kill;
+		return EXIT_SETUP;
 	}
-	if (!(o->cfg.flags & PERFREGS_CF_OVERWRITE))
+	if (!(cfg->flags & PERFREGS_CF_OVERWRITE))
 		learner_start(lv);	/* overwrite mode reads only at the end */
+	return EXIT_OK;
+}
+
+/*
+ * Drain the rings until COMMAND exits, the target is gone, -d's time is
+ * up or a signal comes, with a progress line every 2 s on stderr.  A
+ * live decode drains every 100 ms, so that its output follows the
+ * samples.  A recording only drains when a ring reaches its watermark,
+ * as perf record does, and wakes once a second for the progress line:
+ * each wake-up costs the sampled task a context switch.  The exit of
+ * COMMAND ends the wait at once (pidfd).
+ */
+static void live_loop(const struct options *o, struct live *lv, struct live_run *run)
+{
+	const struct perfregs_config *cfg = &o->cfg;
+	struct decoder *d = &lv->d;
+	int pidfd = -1, waitfd, wait_ms, i;
+	double last_progress = 0;
+	struct timespec t0;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	if (child > 0) {
-		if (write(go_pipe[1], "g", 1) != 1) {
-			perror("perfregs-dump: starting COMMAND");
-			exit_code = EXIT_COMMAND;
-		}
-		close(go_pipe[1]);
-		go_pipe[1] = -1;
-	}
-
-	/*
-	 * A live decode drains every 100 ms, so that its output follows
-	 * the samples.  A recording only drains when a ring reaches its
-	 * watermark, as perf record does, and wakes once a second for the
-	 * progress line: each wake-up costs the sampled task a context
-	 * switch.  The exit of COMMAND ends the wait at once (pidfd).
-	 */
-	if (child > 0)
-		pidfd = (int)syscall(SYS_pidfd_open, child, 0);
-	wait_ms = lv->rec && !lv->tee && (child <= 0 || pidfd >= 0) ? 1000 : 100;
+	command_go(run);
+	if (run->child > 0)
+		pidfd = (int)syscall(SYS_pidfd_open, run->child, 0);
+	wait_ms = lv->rec && !lv->tee && (run->child <= 0 || pidfd >= 0) ? 1000 : 100;
 	waitfd = wait_also_fd(pidfd, lv->sb);
 	for (;;) {
 		double t;
@@ -1401,20 +1429,20 @@ static int run_live(struct options *o, struct live *lv)
 			if (t * 1000 < ms)
 				ms = t > 0 ? (int)(t * 1000) + 1 : 0;
 		}
-		ev = prf_wait_also(&r, waitfd, ms);
-		if (!(o->cfg.flags & PERFREGS_CF_OVERWRITE) && drain(&r, lv) == -EBADMSG)
-			exit_code = EXIT_DATA;
+		ev = prf_wait_also(&run->r, waitfd, ms);
+		if (!(cfg->flags & PERFREGS_CF_OVERWRITE) && drain(&run->r, lv) == -EBADMSG)
+			run->exit_code = EXIT_DATA;
 		sb_drain(lv->sb, d);	/* keep its rings from filling */
 		if (interrupted)
 			break;
-		if (child > 0 && waitpid(child, &status, WNOHANG) == child) {
-			child = -1;
+		if (run->child > 0 && waitpid(run->child, &run->status, WNOHANG) == run->child) {
+			run->child = -1;
 			break;
 		}
 		t = elapsed_since(&t0);
 		if (o->duration > 0 && t >= o->duration)
 			break;
-		if (child < 0 && o->pid > 0 && ev > 0 && (ev & POLLHUP))
+		if (run->child < 0 && o->pid > 0 && ev > 0 && (ev & POLLHUP))
 			break;	/* the target process is gone */
 		if (!d->o.quiet && t - last_progress >= 2 && t >= 3) {
 			uint64_t lost = 0, samples = lv->spans ?
@@ -1422,35 +1450,49 @@ static int run_live(struct options *o, struct live *lv)
 
 			for (i = 0; i < PERFREGS_LOST_MAX; i++)
 				if (i != PERFREGS_LOST_ENTRY)
-					lost += prf_lost_total(&r, i);
+					lost += prf_lost_total(&run->r, i);
 			fprintf(stderr, "perfregs-dump: %.0f s, %" PRIu64 " samples "
 				"(%.0f/s), %" PRIu64 " lost\n", t, samples,
 				samples / t, lost);
 			last_progress = t;
 		}
 	}
-	prf_stop(&r);
+	prf_stop(&run->r);
 	learner_stop(lv);
 	if (waitfd >= 0 && waitfd != pidfd)
 		close(waitfd);
 	if (pidfd >= 0)
 		close(pidfd);
-	if (drain(&r, lv) == -EBADMSG)
-		exit_code = EXIT_DATA;
+}
+
+/*
+ * After the loop: the last drain, the recording closed (and read back
+ * when only recording), the summaries and what went wrong, into
+ * run->exit_code.
+ */
+static void live_finish(const struct options *o, struct live *lv, struct live_run *run)
+{
+	struct decoder *d = &lv->d;
+	struct prf_reader *r = &run->r;
+	bool verified = false;
+	int ret, i;
+
+	if (drain(r, lv) == -EBADMSG)
+		run->exit_code = EXIT_DATA;
 
 	if (lv->rec) {
 		uint64_t lost[PERFREGS_LOST_MAX];
 
 		for (i = 0; i < PERFREGS_LOST_MAX; i++)
-			lost[i] = prf_lost_total(&r, i);
-		if (rec_close(lv->rec, prf_produced(&r), lost) || lv->rec_error) {
+			lost[i] = prf_lost_total(r, i);
+		if (rec_close(lv->rec, prf_produced(r), lost) || lv->rec_error) {
 			fprintf(stderr, "perfregs-dump: writing %s failed: %s\n",
 				o->output, strerror(errno ? errno : EIO));
-			exit_code = EXIT_IO;
+			run->exit_code = EXIT_IO;
 		} else if (lv->spans) {
-			ret = verify_recording(o->output, d, lv, prf_produced(&r));
-			if (exit_code == EXIT_OK)
-				exit_code = ret;
+			ret = verify_recording(o->output, d, lv, prf_produced(r));
+			if (run->exit_code == EXIT_OK)
+				run->exit_code = ret;
 			verified = true;
 		}
 		if (lv->spans && !verified) {
@@ -1461,39 +1503,83 @@ static int run_live(struct options *o, struct live *lv)
 		}
 	}
 	if ((!lv->rec || lv->tee) && (d->o.summary || d->o.format == FMT_JSON))
-		out_summary(d, d->out, d->o.format, prf_produced(&r));
+		out_summary(d, d->out, d->o.format, prf_produced(r));
 	if (!d->o.quiet && !(d->o.summary && !lv->rec) && !verified)
-		out_summary(d, stderr, FMT_TEXT, prf_produced(&r));
+		out_summary(d, stderr, FMT_TEXT, prf_produced(r));
 	if (d->sb_lost && !d->o.quiet)
 		sb_lost_note(d);
 	if (interrupted && !d->o.quiet)
 		fprintf(stderr, "perfregs-dump: interrupted, stopped cleanly\n");
-	if (exit_code == EXIT_DATA || d->bad_records)
+	if (run->exit_code == EXIT_DATA || d->bad_records)
 		fprintf(stderr, "perfregs-dump: malformed records were skipped; "
 			"this is a bug in the module or a memory corruption\n");
-	if (d->bad_records && exit_code == EXIT_OK)
-		exit_code = EXIT_DATA;
-	if (fflush(stdout) && exit_code == EXIT_OK) {
+	if (d->bad_records && run->exit_code == EXIT_OK)
+		run->exit_code = EXIT_DATA;
+	if (fflush(stdout) && run->exit_code == EXIT_OK) {
 		fprintf(stderr, "perfregs-dump: writing the output: %s\n",
 			strerror(errno));
-		exit_code = EXIT_IO;
+		run->exit_code = EXIT_IO;
 	}
+}
 
-out_kill:
+/*
+ * The end of a live run, whatever it came to: COMMAND killed if the run
+ * failed, and reaped; all closed.  Returns the exit status.
+ */
+static int live_end(struct live *lv, struct live_run *run)
+{
 	learner_stop(lv);
-	if (child > 0) {
-		if (exit_code != EXIT_OK && exit_code != EXIT_DATA)
-			kill(child, SIGKILL);
-		if (go_pipe[1] >= 0)
-			close(go_pipe[1]);
-		waitpid(child, &status, 0);
+	if (run->child > 0) {
+		if (run->exit_code != EXIT_OK && run->exit_code != EXIT_DATA)
+			kill(run->child, SIGKILL);
+		if (run->go_fd >= 0)
+			close(run->go_fd);
+		waitpid(run->child, &run->status, 0);
 	}
-	prf_close(&r);
+	prf_close(&run->r);
 	sb_close(lv->sb);
-	decoder_free(d);
-	if (exit_code == EXIT_OK && WIFEXITED(status) && WEXITSTATUS(status) == 127)
-		exit_code = EXIT_COMMAND;
-	return exit_code;
+	decoder_free(&lv->d);
+	if (run->exit_code == EXIT_OK && WIFEXITED(run->status) &&
+	    WEXITSTATUS(run->status) == 127)
+		run->exit_code = EXIT_COMMAND;
+	return run->exit_code;
+}
+
+/* Sample, live: decode as it comes, record (-o, record), or both (-f). */
+static int run_live(struct options *o, struct live *lv)
+{
+	struct live_run run = { .child = -1, .go_fd = -1, .exit_code = EXIT_OK };
+	struct decoder *d = &lv->d;
+	int ret;
+
+	ret = live_prepare(o, lv);
+	if (ret != GO_ON)
+		return ret;
+	d->live = true;
+	pthread_mutex_init(&d->learn_lock, NULL);
+	/* from here on Ctrl-C ends the run cleanly, with its summary */
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	signal(SIGPIPE, SIG_IGN);
+
+	ret = prf_open(&run.r, NULL);
+	if (ret) {
+		fprintf(stderr, "perfregs-dump: cannot open %s: %s; %s\n",
+			PERFREGS_DEVICE, strerror(-ret), open_hint(-ret));
+		return EXIT_SETUP;
+	}
+	lv->r = &run.r;
+	if (o->command) {
+		ret = command_fork(o, lv, &run);
+		if (ret != GO_ON)
+			return ret;
+	}
+	run.exit_code = live_start(o, lv, &run);
+	if (run.exit_code == EXIT_OK) {
+		live_loop(o, lv, &run);
+		live_finish(o, lv, &run);
+	}
+	return live_end(lv, &run);
 }
 
 int main(int argc, char **argv)
