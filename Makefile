@@ -78,7 +78,7 @@ MOD_SRCS	:= $(wildcard module/*.c module/*.h) module/Kbuild include/uapi/linux/p
 HOST_TESTS	:= $(BUILD)/mkrec $(BUILD)/mkmaps $(BUILD)/mkhostile $(BUILD)/fuzz_recording \
 		   $(BUILD)/elfpeek $(BUILD)/mksb $(BUILD)/mkseed $(BUILD)/mkorder \
 		   $(BUILD)/mkstorm $(BUILD)/mkversions $(BUILD)/dl_target \
-		   $(BUILD)/plug_a.so $(BUILD)/plug_b.so
+		   $(BUILD)/plug_a.so $(BUILD)/plug_b.so $(BUILD)/walk
 CHECKPATCH	:= $(BUILD)/linux/scripts/checkpatch.pl
 
 .PHONY: all module tool selftests host-tests check demo deps clean checkpatch bench \
@@ -122,6 +122,10 @@ $(BUILD)/mkstorm: tests/mkstorm.c $(TOOL_LIB_SRCS) $(TOOL_HDRS)
 	$(CC) $(CFLAGS) $(WARN) $(UAPI) -o $@ tests/mkstorm.c $(TOOL_LIB_SRCS) $(TOOL_LIBS)
 $(BUILD)/mkversions: tests/mkversions.c $(TOOL_LIB_SRCS) $(TOOL_HDRS)
 	$(CC) $(CFLAGS) $(WARN) $(UAPI) -o $@ tests/mkversions.c $(TOOL_LIB_SRCS) $(TOOL_LIBS)
+# the record walker and the drains of tools/lib, on rings of its own
+$(BUILD)/walk: tests/walk.c tools/lib/libperfregs.c tools/lib/libperfregs.h include/uapi/linux/perfregs.h
+	@mkdir -p $(BUILD)
+	$(CC) $(CFLAGS) $(WARN) $(UAPI) -o $@ tests/walk.c tools/lib/libperfregs.c
 $(BUILD)/dl_target: tests/dl_target.c
 	$(CC) -O2 -g -Wall -o $@ $< -ldl
 $(BUILD)/plug_%.so: tests/plug.c

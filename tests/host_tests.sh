@@ -1,5 +1,8 @@
 #!/bin/bash
 # Host-side tests (no guest needed), as KTAP lines:
+#  - the record walker of tools/lib hands over every record whole and
+#    byte for byte, wherever a ring's end cuts it, and stops at a
+#    malformed one as its header says (walk);
 #  - a synthetic recording with known contents decodes with the right
 #    layout per task (x86-64, i386, x32, mixed mode) and exact values,
 #    on a machine that has none of its images ("another machine");
@@ -24,6 +27,13 @@ T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 echo "TAP version 13"
 echo "# host tests"
+
+if out=$("$B/walk" 2>&1); then
+	echo "ok - the record walker and the drains: records whole at every split, malformed ones stop it"
+else
+	echo "not ok - the record walker and the drains: records whole at every split, malformed ones stop it"
+fi
+printf '%s\n' "$out" | tail -20 | sed 's/^#* */# /'
 
 if "$B/mkrec" "$T/syn.prf" 25 && "$B/perfregs-dump" -q -f json -i "$T/syn.prf" > "$T/syn.jsonl" &&
    "$B/perfregs-dump" -q -f text -i "$T/syn.prf" > "$T/syn.txt"; then

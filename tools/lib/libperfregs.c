@@ -287,73 +287,143 @@ void prf_close(struct prf_reader *r)
 	r->fd = -1;
 }
 
-/* Copy len bytes from offset off of a ring's data, around the wrap. */
-static void ring_copy(const struct prf_cpu_ring *ring, uint64_t off, void *dst,
-		      uint64_t len)
+void prf_span_copy(void *dst, const void *a, size_t alen, const void *b,
+		   size_t off, size_t len)
 {
-	uint64_t first = ring->size - off;
+	size_t k = off < alen ? (alen - off < len ? alen - off : len) : 0;
 
-	if (first >= len) {
-		memcpy(dst, ring->data + off, len);
-	} else {
-		memcpy(dst, ring->data + off, first);
-		memcpy((char *)dst + first, ring->data, len - first);
+	if (k)
+		memcpy(dst, (const uint8_t *)a + off, k);
+	if (len > k)
+		memcpy((uint8_t *)dst + k, (const uint8_t *)b + (off + k - alen), len - k);
+}
+
+long prf_walk(const void *a, size_t alen, const void *b, size_t blen,
+	      void *scratch, size_t scratch_size, prf_record_fn fn, void *arg,
+	      int cpu, size_t *consumed)
+{
+	size_t off = 0, total = alen + blen, left, len;
+	const struct perfregs_rec_header *rec;
+	struct perfregs_rec_header hdr;
+	long n = 0, ret = 0;
+
+	while (off < total) {
+		left = total - off;
+		if (left < sizeof(hdr)) {
+			ret = -EBADMSG;
+			break;
+		}
+		/*
+		 * Records are 8-aligned and so is the end of a ring: a header
+		 * never straddles a and b, unless a's length is not a multiple
+		 * of 8 (a ring read from a tail that is not a record's).
+		 */
+		if (off + sizeof(hdr) <= alen) {
+			rec = (const void *)((const uint8_t *)a + off);
+		} else if (off >= alen) {
+			rec = (const void *)((const uint8_t *)b + (off - alen));
+		} else {
+			prf_span_copy(&hdr, a, alen, b, off, sizeof(hdr));
+			rec = &hdr;
+		}
+		if (rec->size < sizeof(hdr) || rec->size % 8 || rec->size > left) {
+			ret = -EBADMSG;
+			break;
+		}
+		len = rec->size;
+		if (off < alen && off + len > alen) {
+			/* it wraps: fn sees it whole, or its first scratch_size bytes */
+			if (scratch_size < sizeof(hdr)) {
+				ret = -ENOBUFS;
+				break;
+			}
+			prf_span_copy(scratch, a, alen, b, off,
+				      len < scratch_size ? len : scratch_size);
+			rec = scratch;
+		}
+		off += len;
+		n++;
+		if (fn && fn(arg, cpu, rec))
+			break;
 	}
+	if (consumed)
+		*consumed = off;
+	return ret ? ret : n;
+}
+
+/* What prf_drain_ring() hands each record through prf_walk(). */
+struct drain_walk {
+	struct prf_reader *r;
+	prf_record_fn fn;
+	void *arg;
+	int stop;
+};
+
+static int drain_record(void *arg, int cpu, const struct perfregs_rec_header *rec)
+{
+	struct drain_walk *w = arg;
+	struct prf_reader *r = w->r;
+
+	if (rec->type == PERFREGS_REC_SAMPLE) {
+		r->samples++;
+	} else if (rec->type == PERFREGS_REC_LOST) {
+		const struct perfregs_rec_lost *l = (const void *)rec;
+		int i;
+
+		for (i = 0; i < PERFREGS_LOST_MAX; i++)
+			r->lost[i] += prf_lost_of(l, i);
+	}
+	r->records++;
+	if (w->fn && w->fn(w->arg, cpu, rec)) {
+		w->stop = 1;
+		return 1;
+	}
+	return 0;
 }
 
 static long prf_drain_ring(struct prf_reader *r, struct prf_cpu_ring *ring,
 			   prf_record_fn fn, void *arg, int *stop)
 {
-	uint64_t head, tail, mask = ring->size - 1;
+	struct drain_walk w = { .r = r, .fn = fn, .arg = arg };
+	uint64_t head, tail, pos, len, first;
 	bool skip = false;
+	size_t used;
 	long n = 0;
-	int ret = 0;
 
 	/* C: the load of data_head is an acquire, pairs with the kernel's B. */
 	head = prf_load_acquire(&ring->ctl->data_head);
 	tail = ring->ctl->data_tail;
 	if (head != tail && r->before_records)
 		r->before_records(r->before_arg);
-	while (tail < head) {
-		const struct perfregs_rec_header *rec, *hdr;
-		uint64_t pos = tail & mask;
-		uint64_t first;
-
-		if (head - tail < sizeof(*hdr)) {
-			ret = -EBADMSG;
-			break;
-		}
-		first = ring->size - pos;
-		/* records are 8-aligned: a header never wraps */
-		hdr = (const void *)(ring->data + pos);
-		if (hdr->size < sizeof(*hdr) || hdr->size % 8 || hdr->size > head - tail) {
-			ret = -EBADMSG;
+	if (tail < head) {
+		len = head - tail;
+		pos = tail & (ring->size - 1);
+		first = ring->size - pos < len ? ring->size - pos : len;
+		/*
+		 * More than a ring's worth cannot be records the kernel
+		 * published (and would take prf_walk() past the data
+		 * pages): skip it, as prf_drain_raw() does.
+		 */
+		if (len > ring->size) {
+			n = -EBADMSG;
 			skip = true;
-			break;
-		}
-		if (hdr->size <= first) {
-			rec = hdr;
 		} else {
-			ring_copy(ring, pos, ring->scratch, hdr->size);
-			rec = (const void *)ring->scratch;
-		}
-		if (rec->type == PERFREGS_REC_SAMPLE) {
-			r->samples++;
-		} else if (rec->type == PERFREGS_REC_LOST) {
-			const struct perfregs_rec_lost *l = (const void *)rec;
-			int i;
-
-			for (i = 0; i < PERFREGS_LOST_MAX; i++)
-				r->lost[i] += prf_lost_of(l, i);
-		}
-		r->records++;
-		n++;
-		tail += rec->size;
-		if (fn && fn(arg, ring->cpu, rec)) {
-			*stop = 1;
-			break;
+			/* the scratch holds a whole ring: every record whole */
+			n = prf_walk(ring->data + pos, first, ring->data, len - first,
+				     ring->scratch, ring->size, drain_record, &w,
+				     ring->cpu, &used);
+			tail += used;
+			/*
+			 * A malformed header: what follows cannot be parsed.
+			 * Bytes fewer than a header stay, as they always did
+			 * (reported again at the next drain).
+			 */
+			if (n < 0 && head - tail >= sizeof(struct perfregs_rec_header))
+				skip = true;
 		}
 	}
+	if (w.stop)
+		*stop = 1;
 	if (skip)
 		tail = head;	/* skip what we cannot parse */
 	/*
@@ -361,7 +431,7 @@ static long prf_drain_ring(struct prf_reader *r, struct prf_cpu_ring *ring,
 	 * store; pairs with the kernel's A (and with J, K of prf_peek()).
 	 */
 	prf_store_release(&ring->ctl->data_tail, tail);
-	return ret ? ret : n;
+	return n;
 }
 
 long prf_drain(struct prf_reader *r, prf_record_fn fn, void *arg)
@@ -445,12 +515,14 @@ long prf_peek(struct prf_reader *r, prf_record_fn fn, void *arg)
 			uint64_t off = pos & mask, len;
 			struct perfregs_rec_header *h = &copy.s.header;
 
-			ring_copy(ring, off, copy.b, sizeof(*h));
+			/* the ring from off on: its data, then its data again */
+			prf_span_copy(copy.b, ring->data, ring->size, ring->data, off,
+				      sizeof(*h));
 			if (h->size < sizeof(*h) || h->size % 8 || h->size > head - pos)
 				break;	/* prf_drain() will report it */
 			/* only the fixed part */
 			len = h->size < sizeof(copy) ? h->size : sizeof(copy);
-			ring_copy(ring, off, copy.b, len);
+			prf_span_copy(copy.b, ring->data, ring->size, ring->data, off, len);
 			/*
 			 * A drain in another thread may have consumed the record
 			 * while we copied it, and the kernel reused its bytes:

@@ -44,6 +44,48 @@ struct prf_reader {
 typedef int (*prf_record_fn)(void *arg, int cpu,
 			     const struct perfregs_rec_header *rec);
 
+/*
+ * Copy len bytes from offset off of a span in two pieces, a (alen bytes)
+ * then b, into dst; off + len must not pass the span's end.  A ring's
+ * bytes from offset off on, around its end, are the span a = b = data,
+ * alen = the ring's size.
+ */
+void prf_span_copy(void *dst, const void *a, size_t alen, const void *b,
+		   size_t off, size_t len);
+
+/*
+ * Walk the records of a span in two pieces, a (alen bytes) then b (blen
+ * bytes; b may be NULL when blen is 0), as the rings and the recordings
+ * hold them: each starts with a struct perfregs_rec_header whose size
+ * counts the header and is a multiple of 8.  Every record is checked
+ * before fn sees it: a size below the header's, not a multiple of 8 or
+ * past the span's end is malformed, and so is a tail of fewer bytes
+ * than a header.
+ *
+ * fn gets each record contiguous: a pointer into a or b where it lies
+ * wholly in one of them, else into scratch, where the record that wraps
+ * from a into b is copied.  The pointer is good until fn returns (until
+ * the next record, for scratch, and for a and b as long as their bytes
+ * are).  A wrapping record longer than scratch_size is copied up to
+ * scratch_size bytes only, its header's size unchanged: a caller that
+ * reads only the fixed part of a record needs no more; one that reads
+ * whole records passes a scratch as long as the longest (alen + blen
+ * will do).  scratch may be NULL only when no record can wrap (blen 0);
+ * else scratch_size must hold a header at least.  fn may be NULL: the
+ * records are then only checked and counted.
+ *
+ * A nonzero return of fn stops the walk after that record.  Returns the
+ * records handed to fn (the one that stopped it included), or -EBADMSG
+ * at the first malformed header or short tail: the records before it
+ * were handed over.  -ENOBUFS when a record wraps and scratch cannot
+ * hold its header.  *consumed (if not NULL) is set to the bytes of the
+ * records handed over: where the walk stopped, the malformed header
+ * when there is one.  errno is not set.
+ */
+long prf_walk(const void *a, size_t alen, const void *b, size_t blen,
+	      void *scratch, size_t scratch_size, prf_record_fn fn, void *arg,
+	      int cpu, size_t *consumed);
+
 /* All return 0 or a negative errno; errno is set too. */
 int prf_open(struct prf_reader *r, const char *path);
 /*

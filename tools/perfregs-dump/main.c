@@ -548,16 +548,26 @@ static int on_record(void *arg, int cpu, const struct perfregs_rec_header *rec)
 	return 0;
 }
 
-/* len bytes at off of a span in two pieces, a then b, into dst */
-static void span_copy(void *dst, const void *a, size_t alen, const void *b,
-		      size_t off, size_t len)
+/*
+ * Only recording, one record of a raw span (on_raw_span()): count it,
+ * and learn about a sample whose task is not learnt yet, or that hit the
+ * kernel.  Only the fixed part of a sample is needed (and lies in rec).
+ */
+static int raw_record(void *arg, int cpu, const struct perfregs_rec_header *rec)
 {
-	size_t k = off < alen ? (alen - off < len ? alen - off : len) : 0;
+	struct live *lv = arg;
+	const struct perfregs_rec_sample *s = (const void *)rec;
+	int i;
 
-	if (k)
-		memcpy(dst, (const uint8_t *)a + off, k);
-	if (len > k)
-		memcpy((uint8_t *)dst + k, (const uint8_t *)b + (off + k - alen), len - k);
+	if (rec->type == PERFREGS_REC_SAMPLE && rec->size >= sizeof(*s)) {
+		lv->raw_samples++;
+		if (!learnt_already(lv->memo, cpu, s) || (s->flags & PERFREGS_SF_KERNEL))
+			learn_sample(lv, cpu, s);
+	} else if (rec->type == PERFREGS_REC_LOST && prf_lost_nr(rec)) {
+		for (i = 0; i < PERFREGS_LOST_MAX; i++)
+			lv->raw_lost[i] += prf_lost_of((const void *)rec, i);
+	}
+	return 0;
 }
 
 /*
@@ -567,7 +577,8 @@ static void span_copy(void *dst, const void *a, size_t alen, const void *b,
  * the run.  Before, one pass over their headers counts them and finds
  * the samples whose task is not learnt yet, or that hit the kernel: one
  * compare for the others.  Every instruction here is taken from the
- * sampled tasks.  What learning adds to the file goes before the bytes.
+ * sampled tasks: of a record that wraps the ring's end, only the fixed
+ * part is copied.  What learning adds to the file goes before the bytes.
  * A header that makes no sense ends the pass: the bytes still go to the
  * file, where verify_recording() reports them.
  */
@@ -575,42 +586,13 @@ static int on_raw_span(void *arg, int cpu, const void *a, size_t alen,
 		       const void *b, size_t blen)
 {
 	struct live *lv = arg;
-	size_t off = 0, total = alen + blen, n, i;
-	const struct perfregs_rec_header *h;
-	const struct perfregs_rec_sample *s;
 	union {
 		struct perfregs_rec_sample s;
+		struct perfregs_rec_lost l;
 		uint8_t b[sizeof(struct perfregs_rec_sample) + 8 * PERFREGS_REG_MAX];
 	} copy;
 
-	while (total - off >= sizeof(*h)) {
-		/* alen is a multiple of 8: a header never straddles a and b */
-		h = (const void *)(off < alen ? (const uint8_t *)a + off :
-				   (const uint8_t *)b + (off - alen));
-		if (h->size < sizeof(*h) || h->size % 8 || h->size > total - off)
-			break;
-		if (h->type == PERFREGS_REC_SAMPLE && h->size >= sizeof(*s)) {
-			lv->raw_samples++;
-			n = h->size < sizeof(copy) ? h->size : sizeof(copy);
-			if (off + n <= alen || off >= alen) {
-				s = (const void *)h;
-			} else {	/* the fixed part wraps the ring's end */
-				span_copy(copy.b, a, alen, b, off, n);
-				s = &copy.s;
-			}
-			if (!learnt_already(lv->memo, cpu, s) ||
-			    (s->flags & PERFREGS_SF_KERNEL))
-				learn_sample(lv, cpu, s);
-		} else if (h->type == PERFREGS_REC_LOST && prf_lost_nr(h)) {
-			struct perfregs_rec_lost l = { 0 };
-
-			span_copy(&l, a, alen, b, off,
-				  h->size < sizeof(l) ? h->size : sizeof(l));
-			for (i = 0; i < PERFREGS_LOST_MAX; i++)
-				lv->raw_lost[i] += prf_lost_of(&l, i);
-		}
-		off += h->size;
-	}
+	prf_walk(a, alen, b, blen, &copy, sizeof(copy), raw_record, lv, cpu, NULL);
 	if (rec_records(lv->rec, cpu, a, alen, b, blen))
 		lv->rec_error = 1;
 	return 0;
@@ -816,7 +798,109 @@ static int decode_file(const char *path, struct decoder *d)
 	return EXIT_OK;
 }
 
-int main(int argc, char **argv)
+/*
+ * perf's shape: record (sample to a file), report (decode a file, or a
+ * live run), convert (to perf.data).  Without a subcommand, the options
+ * alone say what to do, as before.
+ */
+enum command { CMD_NONE, CMD_RECORD, CMD_REPORT, CMD_CONVERT };
+
+/* What the steps of main() return to go on; anything else is the exit status. */
+#define GO_ON	(-1)
+
+/* The command line, as parse_options() leaves it. */
+struct options {
+	enum command cmd;
+	struct perfregs_config cfg;
+	const char *output, *input, *cpu_list;
+	const char *sampling_opt;	/* the first option that only sets up sampling */
+	double duration;
+	bool all_cpus, no_inherit;
+	bool tee;			/* -f: decode also what is recorded */
+	int pid, tid;
+	char **command;			/* COMMAND [ARGS], NULL-terminated; NULL if none */
+	uint64_t cpus[PERFREGS_MAX_CPU_BYTES / 8];	/* -C's, cfg.cpus_ptr once parsed */
+};
+
+/* The subcommand in argv[1], taken out of argv: getopt sees the options only. */
+static enum command parse_command(int *argc, char ***argv)
+{
+	enum command cmd = CMD_NONE;
+
+	if (*argc > 1 && !strcmp((*argv)[1], "record"))
+		cmd = CMD_RECORD;
+	else if (*argc > 1 && !strcmp((*argv)[1], "report"))
+		cmd = CMD_REPORT;
+	else if (*argc > 1 && !strcmp((*argv)[1], "convert"))
+		cmd = CMD_CONVERT;
+	if (cmd != CMD_NONE) {
+		(*argv)[1] = (*argv)[0];
+		(*argv)++;
+		(*argc)--;
+	}
+	return cmd;
+}
+
+/*
+ * -e EVENT: a name of events[], with perf's :u or :k, or mem:ADDR[:rwx].
+ * Returns GO_ON, or EXIT_USAGE once it has said what is wrong.
+ */
+static int parse_event(const char *arg, struct options *o, struct decoder *d,
+		       bool period_set)
+{
+	struct perfregs_config *cfg = &o->cfg;
+	const char *mod;
+	size_t i;
+
+	if (!strncmp(arg, "mem:", 4)) {
+		if (parse_mem_event(arg + 4, cfg)) {
+			fprintf(stderr, "perfregs-dump: bad breakpoint '%s': "
+				"use mem:ADDR[:rwx], e.g. mem:0x601040:w\n", arg);
+			return EXIT_USAGE;
+		}
+		d->o.event_name = "mem";
+		return GO_ON;
+	}
+	mod = strchr(arg, ':');
+	for (i = 0; i < sizeof(events) / sizeof(events[0]); i++)
+		if (!strncmp(arg, events[i].name, mod ? (size_t)(mod - arg) :
+			     strlen(arg) + 1) &&
+		    (!mod || !events[i].name[mod - arg]))
+			break;
+	if (i == sizeof(events) / sizeof(events[0])) {
+		fprintf(stderr, "perfregs-dump: unknown event '%s'; "
+			"see --help for the list\n", arg);
+		return EXIT_USAGE;
+	}
+	/* perf's modifiers: :u user mode only, :k kernel mode only */
+	cfg->flags &= ~(PERFREGS_CF_EXCLUDE_USER | PERFREGS_CF_EXCLUDE_KERNEL);
+	if (mod && events[i].id == PERFREGS_EV_NMI) {
+		fprintf(stderr, "perfregs-dump: the nmi event takes no "
+			"modifier: it samples every NMI\n");
+		return EXIT_USAGE;
+	}
+	if (mod && (!strcmp(mod, ":u") || !strcmp(mod, ":k"))) {
+		cfg->flags |= mod[1] == 'u' ? PERFREGS_CF_EXCLUDE_KERNEL :
+					      PERFREGS_CF_EXCLUDE_USER;
+	} else if (mod && strcmp(mod, ":uk") && strcmp(mod, ":ku")) {
+		fprintf(stderr, "perfregs-dump: unknown modifier in '%s': "
+			"use :u (user mode only) or :k (kernel mode only)\n", arg);
+		return EXIT_USAGE;
+	}
+	cfg->event = events[i].id;
+	d->o.event_name = events[i].name;
+	if (!period_set)
+		cfg->period = events[i].default_period;
+	return GO_ON;
+}
+
+/*
+ * The subcommand and the options into o, and the decoding options into
+ * d->o.  Nothing is checked here that depends on the mode, only each
+ * option's own value.  Returns GO_ON, or the exit status: EXIT_USAGE
+ * once it has said what is wrong, EXIT_OK after --help or --version.
+ */
+static int parse_options(int argc, char **argv, struct options *o, struct decoder *d)
 {
 	enum { OPT_IREGS = 256, OPT_UREGS, OPT_STACK, OPT_OVERWRITE, OPT_SUMMARY,
 	       OPT_NMI_UNKNOWN, OPT_NO_SYMBOLS, OPT_CALLGRAPH, OPT_SYMFS,
@@ -862,48 +946,21 @@ int main(int argc, char **argv)
 		{ OPT_STACK, "--user-stack" }, { OPT_OVERWRITE, "--overwrite" },
 		{ OPT_NO_INHERIT, "--no-inherit" }, { OPT_NMI_UNKNOWN, "--nmi-unknown" },
 	};
-	const char *sampling_opt = NULL;
-	static struct live lv;
-	struct decoder *d = &lv.d;
-	struct perfregs_config cfg;
-	struct prf_reader r;
-	const char *output = NULL, *input = NULL, *cpu_list = NULL, *mod;
-	double duration = 0, last_progress = 0;
-	bool all_cpus = false, period_set = false, verified = false;
-	bool no_inherit = false;
-	int pid = -1, tid = -1, c, ret, status = 0, exit_code = EXIT_OK;
-	int go_pipe[2] = { -1, -1 };
-	int pidfd = -1, waitfd, wait_ms;
-	uint64_t cpus[PERFREGS_MAX_CPU_BYTES / 8], v;
-	pid_t child = -1;
-	struct timespec t0;
+	struct perfregs_config *cfg = &o->cfg;
+	bool period_set = false;
+	uint64_t v;
 	size_t i;
+	int c, ret;
 
-	/*
-	 * perf's shape: record (sample to a file), report (decode a file, or
-	 * a live run), convert (to perf.data).  Without a subcommand, the
-	 * options alone say what to do, as before.
-	 */
-	enum { CMD_NONE, CMD_RECORD, CMD_REPORT, CMD_CONVERT } cmd = CMD_NONE;
-
-	if (argc > 1 && !strcmp(argv[1], "record"))
-		cmd = CMD_RECORD;
-	else if (argc > 1 && !strcmp(argv[1], "report"))
-		cmd = CMD_REPORT;
-	else if (argc > 1 && !strcmp(argv[1], "convert"))
-		cmd = CMD_CONVERT;
-	if (cmd != CMD_NONE) {
-		argv[1] = argv[0];
-		argv++;
-		argc--;
-	}
-	bool convert = cmd == CMD_CONVERT;
-
+	memset(o, 0, sizeof(*o));
+	o->pid = -1;
+	o->tid = -1;
+	o->cmd = parse_command(&argc, &argv);
 	d->o.format = FMT_TEXT;
 	d->o.event_name = "cpu-clock";
 	d->o.symbols = true;
 	d->out = stdout;
-	prf_config_default(&cfg);
+	prf_config_default(cfg);
 	/*
 	 * 1 MiB per CPU: the reader wakes at a quarter (256 KiB), as often
 	 * as perf record's does at half of its 512 KiB, and 768 KiB stay
@@ -912,54 +969,17 @@ int main(int argc, char **argv)
 	 * and image out of its samples): 2.3 times as often as perf's per
 	 * sample.  Waking at half of 512 KiB lost samples at high rates.
 	 */
-	cfg.data_pages = 256;
+	cfg->data_pages = 256;
 	while ((c = getopt_long(argc, argv, "+e:c:F:aC:p:t:m:d:o:i:f:qvhV", longopts,
 				NULL)) != -1) {
 		for (i = 0; i < sizeof(sampling_only) / sizeof(sampling_only[0]); i++)
-			if (c == sampling_only[i].c && !sampling_opt)
-				sampling_opt = sampling_only[i].name;
+			if (c == sampling_only[i].c && !o->sampling_opt)
+				o->sampling_opt = sampling_only[i].name;
 		switch (c) {
 		case 'e':
-			if (!strncmp(optarg, "mem:", 4)) {
-				if (parse_mem_event(optarg + 4, &cfg)) {
-					fprintf(stderr, "perfregs-dump: bad breakpoint '%s': "
-						"use mem:ADDR[:rwx], e.g. mem:0x601040:w\n", optarg);
-					return EXIT_USAGE;
-				}
-				d->o.event_name = "mem";
-				break;
-			}
-			mod = strchr(optarg, ':');
-			for (i = 0; i < sizeof(events) / sizeof(events[0]); i++)
-				if (!strncmp(optarg, events[i].name, mod ? (size_t)(mod - optarg) :
-					     strlen(optarg) + 1) &&
-				    (!mod || !events[i].name[mod - optarg]))
-					break;
-			if (i == sizeof(events) / sizeof(events[0])) {
-				fprintf(stderr, "perfregs-dump: unknown event '%s'; "
-					"see --help for the list\n", optarg);
-				return EXIT_USAGE;
-			}
-			/* perf's modifiers: :u user mode only, :k kernel mode only */
-			cfg.flags &= ~(PERFREGS_CF_EXCLUDE_USER | PERFREGS_CF_EXCLUDE_KERNEL);
-			if (mod && events[i].id == PERFREGS_EV_NMI) {
-				fprintf(stderr, "perfregs-dump: the nmi event takes no "
-					"modifier: it samples every NMI\n");
-				return EXIT_USAGE;
-			}
-			if (mod && (!strcmp(mod, ":u") || !strcmp(mod, ":k"))) {
-				cfg.flags |= mod[1] == 'u' ? PERFREGS_CF_EXCLUDE_KERNEL :
-							     PERFREGS_CF_EXCLUDE_USER;
-			} else if (mod && strcmp(mod, ":uk") && strcmp(mod, ":ku")) {
-				fprintf(stderr, "perfregs-dump: unknown modifier in '%s': "
-					"use :u (user mode only) or :k (kernel mode only)\n",
-					optarg);
-				return EXIT_USAGE;
-			}
-			cfg.event = events[i].id;
-			d->o.event_name = events[i].name;
-			if (!period_set)
-				cfg.period = events[i].default_period;
+			ret = parse_event(optarg, o, d, period_set);
+			if (ret != GO_ON)
+				return ret;
 			break;
 		case 'c':
 		case 'F':
@@ -968,19 +988,19 @@ int main(int argc, char **argv)
 					"number, not '%s'\n", c, optarg);
 				return EXIT_USAGE;
 			}
-			cfg.period = v;
+			cfg->period = v;
 			if (c == 'F')
-				cfg.flags |= PERFREGS_CF_FREQ;
+				cfg->flags |= PERFREGS_CF_FREQ;
 			else
-				cfg.flags &= ~PERFREGS_CF_FREQ;
+				cfg->flags &= ~PERFREGS_CF_FREQ;
 			period_set = true;
 			break;
 		case 'a':
-			all_cpus = true;
+			o->all_cpus = true;
 			break;
 		case 'C':
-			cpu_list = optarg;
-			all_cpus = true;
+			o->cpu_list = optarg;
+			o->all_cpus = true;
 			break;
 		case 'p':
 		case 't':
@@ -990,9 +1010,9 @@ int main(int argc, char **argv)
 				return EXIT_USAGE;
 			}
 			if (c == 'p')
-				pid = (int)v;
+				o->pid = (int)v;
 			else
-				tid = (int)v;
+				o->tid = (int)v;
 			break;
 		case OPT_IREGS:
 		case OPT_UREGS:
@@ -1003,10 +1023,10 @@ int main(int argc, char **argv)
 				return EXIT_USAGE;
 			}
 			if (c == OPT_IREGS) {
-				cfg.iregs_mask = v;
+				cfg->iregs_mask = v;
 			} else {
-				cfg.uregs_mask_64 = v;
-				cfg.uregs_mask_32 = v & PERFREGS_MASK_32;
+				cfg->uregs_mask_64 = v;
+				cfg->uregs_mask_32 = v & PERFREGS_MASK_32;
 			}
 			break;
 		case OPT_STACK:
@@ -1016,7 +1036,7 @@ int main(int argc, char **argv)
 					optarg);
 				return EXIT_USAGE;
 			}
-			cfg.stack_bytes = (uint32_t)v;
+			cfg->stack_bytes = (uint32_t)v;
 			break;
 		case OPT_CALLGRAPH: {
 			const char *size = NULL;
@@ -1036,14 +1056,14 @@ int main(int argc, char **argv)
 					PERFREGS_MAX_STACK_BYTES);
 				return EXIT_USAGE;
 			}
-			cfg.stack_bytes = (uint32_t)v;
+			cfg->stack_bytes = (uint32_t)v;
 			d->o.callgraph = true;
-			if (size && !sampling_opt)	/* what to copy: sampling */
-				sampling_opt = "--call-graph dwarf,SIZE";
+			if (size && !o->sampling_opt)	/* what to copy: sampling */
+				o->sampling_opt = "--call-graph dwarf,SIZE";
 			break;
 		}
 		case OPT_NMI_UNKNOWN:
-			cfg.flags |= PERFREGS_CF_NMI_UNKNOWN;
+			cfg->flags |= PERFREGS_CF_NMI_UNKNOWN;
 			break;
 		case 'm':
 			if (parse_u64(optarg, &v) || !v || (v & (v - 1)) ||
@@ -1053,19 +1073,19 @@ int main(int argc, char **argv)
 					PERFREGS_MAX_DATA_PAGES, optarg);
 				return EXIT_USAGE;
 			}
-			cfg.data_pages = (uint32_t)v;
+			cfg->data_pages = (uint32_t)v;
 			break;
 		case OPT_OVERWRITE:
-			cfg.flags |= PERFREGS_CF_OVERWRITE;
+			cfg->flags |= PERFREGS_CF_OVERWRITE;
 			break;
 		case OPT_NO_INHERIT:
-			no_inherit = true;
+			o->no_inherit = true;
 			break;
 		case 'd': {
 			char *end;
 
-			duration = strtod(optarg, &end);
-			if (*end || duration <= 0) {
+			o->duration = strtod(optarg, &end);
+			if (*end || o->duration <= 0) {
 				fprintf(stderr, "perfregs-dump: --duration wants "
 					"seconds > 0, not '%s'\n", optarg);
 				return EXIT_USAGE;
@@ -1073,13 +1093,13 @@ int main(int argc, char **argv)
 			break;
 		}
 		case 'o':
-			output = optarg;
+			o->output = optarg;
 			break;
 		case 'i':
-			input = optarg;
+			o->input = optarg;
 			break;
 		case 'f':
-			lv.tee = true;
+			o->tee = true;
 			if (!strcmp(optarg, "text")) {
 				d->o.format = FMT_TEXT;
 			} else if (!strcmp(optarg, "json")) {
@@ -1117,104 +1137,154 @@ int main(int argc, char **argv)
 			return EXIT_USAGE;
 		}
 	}
+	if (optind < argc)
+		o->command = argv + optind;
+	return GO_ON;
+}
 
-	if (cmd == CMD_RECORD) {
-		if (input) {
+enum mode { MODE_CONVERT, MODE_DECODE, MODE_LIVE };
+
+/*
+ * What to do, as perf does it: record samples to a file (perfregs.prf
+ * unless -o), report decodes one (perfregs.prf unless -i) or, given
+ * something to sample, a live run; convert writes perf.data.  Without a
+ * subcommand, -i decodes a file and anything else samples.  Returns GO_ON
+ * with *mode set, or EXIT_USAGE once it has said what is wrong.
+ */
+static int pick_mode(struct options *o, enum mode *mode)
+{
+	if (o->cmd == CMD_RECORD) {
+		if (o->input) {
 			fprintf(stderr, "perfregs-dump: record samples: it takes no -i "
 				"(perfregs-dump report -i FILE decodes)\n");
 			return EXIT_USAGE;
 		}
-		if (!output)
-			output = DEFAULT_RECORDING;
-	} else if (cmd == CMD_REPORT) {
-		if (output) {
+		if (!o->output)
+			o->output = DEFAULT_RECORDING;
+	} else if (o->cmd == CMD_REPORT) {
+		if (o->output) {
 			fprintf(stderr, "perfregs-dump: report decodes: it takes no -o "
 				"(perfregs-dump record -o FILE records)\n");
 			return EXIT_USAGE;
 		}
-		if (!input && optind == argc && !all_cpus && pid < 0 && tid < 0)
-			input = DEFAULT_RECORDING;	/* as perf report reads perf.data */
+		if (!o->input && !o->command && !o->all_cpus && o->pid < 0 && o->tid < 0)
+			o->input = DEFAULT_RECORDING;	/* as perf report reads perf.data */
 	}
-	if (input && sampling_opt) {
+	if (o->input && o->sampling_opt) {
 		fprintf(stderr, "perfregs-dump: -i takes no %s: it sets up sampling, and a "
 			"recording decodes with the settings it was made with%s\n",
-			sampling_opt, strncmp(sampling_opt, "--call-graph", 12) ? "" :
+			o->sampling_opt, strncmp(o->sampling_opt, "--call-graph", 12) ? "" :
 			" (--call-graph dwarf alone unwinds its stacks)");
 		return EXIT_USAGE;
 	}
-	if (convert) {
-		char err[512];
+	if (o->cmd == CMD_CONVERT)
+		*mode = MODE_CONVERT;
+	else
+		*mode = o->input ? MODE_DECODE : MODE_LIVE;
+	return GO_ON;
+}
 
-		if (!input || !output || optind < argc) {
-			fprintf(stderr, "perfregs-dump: usage: perfregs-dump convert -i "
-				"RECORDING -o perf.data\n");
-			return EXIT_USAGE;
-		}
-		ret = perfdata_convert(input, output, d, err, sizeof(err));
-		decoder_free(d);
-		if (ret) {
-			fprintf(stderr, "perfregs-dump: %s\n", err);
-			return ret == -EIO ? EXIT_IO : EXIT_DATA;
-		}
-		if (!d->o.quiet)
-			fprintf(stderr, "perfregs-dump: wrote %s (%" PRIu64 " samples); read it "
-				"with perf script -i %s\n", output, d->samples, output);
-		return EXIT_OK;
+/* convert -i RECORDING -o perf.data */
+static int run_convert(const struct options *o, struct decoder *d)
+{
+	char err[512];
+	int ret;
+
+	if (!o->input || !o->output || o->command) {
+		fprintf(stderr, "perfregs-dump: usage: perfregs-dump convert -i "
+			"RECORDING -o perf.data\n");
+		return EXIT_USAGE;
 	}
-	if (input) {
-		if (optind < argc || output || all_cpus || pid > 0 || tid > 0) {
-			fprintf(stderr, "perfregs-dump: -i decodes a recording: it takes "
-				"no COMMAND, -o, -a, -p or -t\n");
-			return EXIT_USAGE;
-		}
-		ret = decode_file(input, d);
-		decoder_free(d);
-		return ret;
+	ret = perfdata_convert(o->input, o->output, d, err, sizeof(err));
+	decoder_free(d);
+	if (ret) {
+		fprintf(stderr, "perfregs-dump: %s\n", err);
+		return ret == -EIO ? EXIT_IO : EXIT_DATA;
 	}
-	if (optind == argc && !all_cpus && pid < 0 && tid < 0) {
+	if (!d->o.quiet)
+		fprintf(stderr, "perfregs-dump: wrote %s (%" PRIu64 " samples); read it "
+			"with perf script -i %s\n", o->output, d->samples, o->output);
+	return EXIT_OK;
+}
+
+/* -i FILE, or report from a file: decode a recording */
+static int run_decode(const struct options *o, struct decoder *d)
+{
+	int ret;
+
+	if (o->command || o->output || o->all_cpus || o->pid > 0 || o->tid > 0) {
+		fprintf(stderr, "perfregs-dump: -i decodes a recording: it takes "
+			"no COMMAND, -o, -a, -p or -t\n");
+		return EXIT_USAGE;
+	}
+	ret = decode_file(o->input, d);
+	decoder_free(d);
+	return ret;
+}
+
+/* A live run's own state, beside struct live (which the learner shares). */
+struct live_run {
+	struct prf_reader r;
+	pid_t child;		/* COMMAND's process, until it is reaped */
+	int status;		/* its wait status */
+	int go_fd;		/* COMMAND runs once a byte comes down this pipe */
+	int exit_code;
+};
+
+/*
+ * What a live run needs before the device is opened: a target, options
+ * that go together, the CPU list, the process of -t's thread, and -o's
+ * file.  Returns GO_ON or the exit status.
+ */
+static int live_prepare(struct options *o, struct live *lv)
+{
+	struct decoder *d = &lv->d;
+
+	if (!o->command && !o->all_cpus && o->pid < 0 && o->tid < 0) {
 		fprintf(stderr, "perfregs-dump: nothing to sample: give a COMMAND, "
 			"-p PID, -t TID, or -a (with -d SECONDS)\n");
 		return EXIT_USAGE;
 	}
-	if ((all_cpus && (pid > 0 || tid > 0)) || (pid > 0 && tid > 0)) {
+	if ((o->all_cpus && (o->pid > 0 || o->tid > 0)) || (o->pid > 0 && o->tid > 0)) {
 		fprintf(stderr, "perfregs-dump: -a/-C, -p and -t exclude each other\n");
 		return EXIT_USAGE;
 	}
-	if ((cfg.flags & PERFREGS_CF_NMI_UNKNOWN) && cfg.event != PERFREGS_EV_NMI) {
+	if ((o->cfg.flags & PERFREGS_CF_NMI_UNKNOWN) && o->cfg.event != PERFREGS_EV_NMI) {
 		fprintf(stderr, "perfregs-dump: --nmi-unknown goes with -e nmi\n");
 		return EXIT_USAGE;
 	}
-	if (cpu_list) {
-		if (parse_cpus(cpu_list, cpus, sizeof(cpus) / 8)) {
+	if (o->cpu_list) {
+		if (parse_cpus(o->cpu_list, o->cpus, sizeof(o->cpus) / 8)) {
 			fprintf(stderr, "perfregs-dump: bad CPU list '%s': use e.g. "
-				"0,2-3\n", cpu_list);
+				"0,2-3\n", o->cpu_list);
 			return EXIT_USAGE;
 		}
-		cfg.cpus_ptr = (uintptr_t)cpus;
-		cfg.cpus_bytes = sizeof(cpus);
+		o->cfg.cpus_ptr = (uintptr_t)o->cpus;
+		o->cfg.cpus_bytes = sizeof(o->cpus);
 	}
-	if (tid > 0) {
+	if (o->tid > 0) {
 		/* the module targets processes: take the thread's, filter here */
 		char path[64], line[256];
 		FILE *fp;
 
-		snprintf(path, sizeof(path), "/proc/%d/status", tid);
+		snprintf(path, sizeof(path), "/proc/%d/status", o->tid);
 		fp = fopen(path, "r");
 		while (fp && fgets(line, sizeof(line), fp))
-			if (sscanf(line, "Tgid: %d", &pid) == 1)
+			if (sscanf(line, "Tgid: %d", &o->pid) == 1)
 				break;
 		if (fp)
 			fclose(fp);
-		if (pid <= 0) {
-			fprintf(stderr, "perfregs-dump: no thread %d\n", tid);
+		if (o->pid <= 0) {
+			fprintf(stderr, "perfregs-dump: no thread %d\n", o->tid);
 			return EXIT_SETUP;
 		}
-		lv.filter_tid = tid;
+		lv->filter_tid = o->tid;
 	}
-	if (output) {
-		lv.rec = rec_create(output, &cfg, d->o.event_name);
-		if (!lv.rec) {
-			fprintf(stderr, "perfregs-dump: cannot write %s: %s\n", output,
+	lv->tee = o->tee;
+	if (o->output) {
+		lv->rec = rec_create(o->output, &o->cfg, d->o.event_name);
+		if (!lv->rec) {
+			fprintf(stderr, "perfregs-dump: cannot write %s: %s\n", o->output,
 				strerror(errno));
 			return EXIT_IO;
 		}
@@ -1223,74 +1293,95 @@ int main(int argc, char **argv)
 		d->learnt_ksym = rec_ksym;
 		d->learnt_sb = rec_sb;
 		d->learnt_blob = rec_blob;
-		d->learnt_arg = lv.rec;
+		d->learnt_arg = lv->rec;
 		/*
 		 * Whole runs of records, unless -t keeps only some, or they
 		 * are decoded too (-f): then one by one (see on_record()).
 		 */
-		lv.spans = lv.filter_tid <= 0 && !lv.tee;
+		lv->spans = lv->filter_tid <= 0 && !lv->tee;
 	}
-	d->live = true;
-	pthread_mutex_init(&d->learn_lock, NULL);
-	/* from here on Ctrl-C ends the run cleanly, with its summary */
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
-	signal(SIGPIPE, SIG_IGN);
+	return GO_ON;
+}
 
-	ret = prf_open(&r, NULL);
-	if (ret) {
-		fprintf(stderr, "perfregs-dump: cannot open %s: %s; %s\n",
-			PERFREGS_DEVICE, strerror(-ret), open_hint(-ret));
+/*
+ * COMMAND, forked: it waits on a pipe until sampling is on (see
+ * command_go()).  Without -a or -p, it is the target.  Returns GO_ON or
+ * the exit status.
+ */
+static int command_fork(struct options *o, struct live *lv, struct live_run *run)
+{
+	int go_pipe[2];
+
+	image_prelearn(&lv->d, o->command[0]);
+	if (pipe(go_pipe)) {
+		perror("perfregs-dump: pipe");
 		return EXIT_SETUP;
 	}
-	lv.r = &r;
-
-	/* COMMAND waits on a pipe until sampling is on. */
-	if (optind < argc) {
-		image_prelearn(d, argv[optind]);
-		if (pipe(go_pipe)) {
-			perror("perfregs-dump: pipe");
-			return EXIT_SETUP;
-		}
-		child = fork();
-		if (child < 0) {
-			perror("perfregs-dump: fork");
-			return EXIT_COMMAND;
-		}
-		if (child == 0) {
-			char b;
-
-			close(go_pipe[1]);
-			close(r.fd);
-			signal(SIGPIPE, SIG_DFL);	/* exec keeps SIG_IGN */
-			if (read(go_pipe[0], &b, 1) != 1)
-				_exit(127);
-			execvp(argv[optind], argv + optind);
-			fprintf(stderr, "perfregs-dump: cannot run %s: %s\n",
-				argv[optind], strerror(errno));
-			_exit(127);
-		}
-		close(go_pipe[0]);
-		if (!all_cpus && pid < 0)
-			pid = child;
+	run->child = fork();
+	if (run->child < 0) {
+		perror("perfregs-dump: fork");
+		return EXIT_COMMAND;
 	}
-	cfg.pid = all_cpus ? -1 : pid;
-	/* perf record's default: what the process forks is sampled too */
-	if (cfg.pid >= 0 && !no_inherit && cfg.event != PERFREGS_EV_NMI)
-		cfg.flags |= PERFREGS_CF_INHERIT;
+	if (run->child == 0) {
+		char b;
 
-	ret = prf_config(&r, &cfg);
+		close(go_pipe[1]);
+		close(run->r.fd);
+		signal(SIGPIPE, SIG_DFL);	/* exec keeps SIG_IGN */
+		if (read(go_pipe[0], &b, 1) != 1)
+			_exit(127);
+		execvp(o->command[0], o->command);
+		fprintf(stderr, "perfregs-dump: cannot run %s: %s\n",
+			o->command[0], strerror(errno));
+		_exit(127);
+	}
+	close(go_pipe[0]);
+	run->go_fd = go_pipe[1];
+	if (!o->all_cpus && o->pid < 0)
+		o->pid = run->child;
+	return GO_ON;
+}
+
+/* Let COMMAND run: sampling is on. */
+static void command_go(struct live_run *run)
+{
+	if (run->child <= 0)
+		return;
+	if (write(run->go_fd, "g", 1) != 1) {
+		perror("perfregs-dump: starting COMMAND");
+		run->exit_code = EXIT_COMMAND;
+	}
+	close(run->go_fd);
+	run->go_fd = -1;
+}
+
+/*
+ * Configure the session for the target, load what decoding and the
+ * recording need before the rings fill, and start sampling.  Returns
+ * EXIT_OK or EXIT_SETUP.
+ */
+static int live_start(struct options *o, struct live *lv, struct live_run *run)
+{
+	struct perfregs_config *cfg = &o->cfg;
+	struct decoder *d = &lv->d;
+	int ret;
+
+	cfg->pid = o->all_cpus ? -1 : o->pid;
+	/* perf record's default: what the process forks is sampled too */
+	if (cfg->pid >= 0 && !o->no_inherit && cfg->event != PERFREGS_EV_NMI)
+		cfg->flags |= PERFREGS_CF_INHERIT;
+
+	ret = prf_config(&run->r, cfg);
 	if (ret) {
-		if (r.witness_errno)
+		if (run->r.witness_errno)
 			fprintf(stderr, "perfregs-dump: perf_event_open(2) refused "
 				"this event for this target: %s; %s\n",
-				strerror(-ret), witness_hint(-ret, &cfg));
+				strerror(-ret), witness_hint(-ret, cfg));
 		else
 			fprintf(stderr, "perfregs-dump: the module refused the "
 				"configuration: %s; %s\n", strerror(-ret),
 				config_hint(-ret));
-		exit_code = EXIT_SETUP;
-		goto out_kill;
+		return EXIT_SETUP;
 	}
 	/*
 	 * Slow (kallsyms has >100k lines): before the rings start filling
@@ -1300,140 +1391,224 @@ int main(int argc, char **argv)
 	if (d->o.symbols)
 		ksyms_load(d);
 	if (d->o.symbols)
-		sideband_start(&lv, cfg.pid, !!(cfg.flags & PERFREGS_CF_INHERIT), child);
-	ret = prf_start(&r);
+		sideband_start(lv, cfg->pid, !!(cfg->flags & PERFREGS_CF_INHERIT), run->child);
+	ret = prf_start(&run->r);
 	if (ret) {
 		fprintf(stderr, "perfregs-dump: cannot start sampling: %s; %s\n",
 			strerror(-ret), ret == -EACCES ?
 			"the target may no longer be watched (did it run a setuid "
 			"program, or change its user?)" : config_hint(-ret));
-		exit_code = EXIT_SETUP;
-		goto out_kill;
+		return EXIT_SETUP;
 	}
-	if (!(cfg.flags & PERFREGS_CF_OVERWRITE))
-		learner_start(&lv);	/* overwrite mode reads only at the end */
+	if (!(cfg->flags & PERFREGS_CF_OVERWRITE))
+		learner_start(lv);	/* overwrite mode reads only at the end */
+	return EXIT_OK;
+}
+
+/*
+ * Drain the rings until COMMAND exits, the target is gone, -d's time is
+ * up or a signal comes, with a progress line every 2 s on stderr.  A
+ * live decode drains every 100 ms, so that its output follows the
+ * samples.  A recording only drains when a ring reaches its watermark,
+ * as perf record does, and wakes once a second for the progress line:
+ * each wake-up costs the sampled task a context switch.  The exit of
+ * COMMAND ends the wait at once (pidfd).
+ */
+static void live_loop(const struct options *o, struct live *lv, struct live_run *run)
+{
+	const struct perfregs_config *cfg = &o->cfg;
+	struct decoder *d = &lv->d;
+	int pidfd = -1, waitfd, wait_ms, i;
+	double last_progress = 0;
+	struct timespec t0;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	if (child > 0) {
-		if (write(go_pipe[1], "g", 1) != 1) {
-			perror("perfregs-dump: starting COMMAND");
-			exit_code = EXIT_COMMAND;
-		}
-		close(go_pipe[1]);
-		go_pipe[1] = -1;
-	}
-
-	/*
-	 * A live decode drains every 100 ms, so that its output follows
-	 * the samples.  A recording only drains when a ring reaches its
-	 * watermark, as perf record does, and wakes once a second for the
-	 * progress line: each wake-up costs the sampled task a context
-	 * switch.  The exit of COMMAND ends the wait at once (pidfd).
-	 */
-	if (child > 0)
-		pidfd = (int)syscall(SYS_pidfd_open, child, 0);
-	wait_ms = lv.rec && !lv.tee && (child <= 0 || pidfd >= 0) ? 1000 : 100;
-	waitfd = wait_also_fd(pidfd, lv.sb);
+	command_go(run);
+	if (run->child > 0)
+		pidfd = (int)syscall(SYS_pidfd_open, run->child, 0);
+	wait_ms = lv->rec && !lv->tee && (run->child <= 0 || pidfd >= 0) ? 1000 : 100;
+	waitfd = wait_also_fd(pidfd, lv->sb);
 	for (;;) {
 		double t;
 		int ev, ms = wait_ms;
 
-		if (duration > 0) {
-			t = duration - elapsed_since(&t0);
+		if (o->duration > 0) {
+			t = o->duration - elapsed_since(&t0);
 			if (t * 1000 < ms)
 				ms = t > 0 ? (int)(t * 1000) + 1 : 0;
 		}
-		ev = prf_wait_also(&r, waitfd, ms);
-		if (!(cfg.flags & PERFREGS_CF_OVERWRITE) && drain(&r, &lv) == -EBADMSG)
-			exit_code = EXIT_DATA;
-		sb_drain(lv.sb, d);	/* keep its rings from filling */
+		ev = prf_wait_also(&run->r, waitfd, ms);
+		if (!(cfg->flags & PERFREGS_CF_OVERWRITE) && drain(&run->r, lv) == -EBADMSG)
+			run->exit_code = EXIT_DATA;
+		sb_drain(lv->sb, d);	/* keep its rings from filling */
 		if (interrupted)
 			break;
-		if (child > 0 && waitpid(child, &status, WNOHANG) == child) {
-			child = -1;
+		if (run->child > 0 && waitpid(run->child, &run->status, WNOHANG) == run->child) {
+			run->child = -1;
 			break;
 		}
 		t = elapsed_since(&t0);
-		if (duration > 0 && t >= duration)
+		if (o->duration > 0 && t >= o->duration)
 			break;
-		if (child < 0 && pid > 0 && ev > 0 && (ev & POLLHUP))
+		if (run->child < 0 && o->pid > 0 && ev > 0 && (ev & POLLHUP))
 			break;	/* the target process is gone */
 		if (!d->o.quiet && t - last_progress >= 2 && t >= 3) {
-			uint64_t lost = 0, samples = lv.spans ?
-						      lv.raw_samples : d->samples;
+			uint64_t lost = 0, samples = lv->spans ?
+						      lv->raw_samples : d->samples;
 
 			for (i = 0; i < PERFREGS_LOST_MAX; i++)
 				if (i != PERFREGS_LOST_ENTRY)
-					lost += prf_lost_total(&r, i);
+					lost += prf_lost_total(&run->r, i);
 			fprintf(stderr, "perfregs-dump: %.0f s, %" PRIu64 " samples "
 				"(%.0f/s), %" PRIu64 " lost\n", t, samples,
 				samples / t, lost);
 			last_progress = t;
 		}
 	}
-	prf_stop(&r);
-	learner_stop(&lv);
+	prf_stop(&run->r);
+	learner_stop(lv);
 	if (waitfd >= 0 && waitfd != pidfd)
 		close(waitfd);
 	if (pidfd >= 0)
 		close(pidfd);
-	if (drain(&r, &lv) == -EBADMSG)
-		exit_code = EXIT_DATA;
+}
 
-	if (lv.rec) {
+/*
+ * After the loop: the last drain, the recording closed (and read back
+ * when only recording), the summaries and what went wrong, into
+ * run->exit_code.
+ */
+static void live_finish(const struct options *o, struct live *lv, struct live_run *run)
+{
+	struct decoder *d = &lv->d;
+	struct prf_reader *r = &run->r;
+	bool verified = false;
+	int ret, i;
+
+	if (drain(r, lv) == -EBADMSG)
+		run->exit_code = EXIT_DATA;
+
+	if (lv->rec) {
 		uint64_t lost[PERFREGS_LOST_MAX];
 
 		for (i = 0; i < PERFREGS_LOST_MAX; i++)
-			lost[i] = prf_lost_total(&r, i);
-		if (rec_close(lv.rec, prf_produced(&r), lost) || lv.rec_error) {
+			lost[i] = prf_lost_total(r, i);
+		if (rec_close(lv->rec, prf_produced(r), lost) || lv->rec_error) {
 			fprintf(stderr, "perfregs-dump: writing %s failed: %s\n",
-				output, strerror(errno ? errno : EIO));
-			exit_code = EXIT_IO;
-		} else if (lv.spans) {
-			ret = verify_recording(output, d, &lv, prf_produced(&r));
-			if (exit_code == EXIT_OK)
-				exit_code = ret;
+				o->output, strerror(errno ? errno : EIO));
+			run->exit_code = EXIT_IO;
+		} else if (lv->spans) {
+			ret = verify_recording(o->output, d, lv, prf_produced(r));
+			if (run->exit_code == EXIT_OK)
+				run->exit_code = ret;
 			verified = true;
 		}
-		if (lv.spans && !verified) {
+		if (lv->spans && !verified) {
 			/* not decoded as they came: what the rings handed over */
-			d->samples = lv.raw_samples;
+			d->samples = lv->raw_samples;
 			for (i = 0; i < PERFREGS_LOST_MAX; i++)
-				d->lost[i] = lv.raw_lost[i];
+				d->lost[i] = lv->raw_lost[i];
 		}
 	}
-	if ((!lv.rec || lv.tee) && (d->o.summary || d->o.format == FMT_JSON))
-		out_summary(d, d->out, d->o.format, prf_produced(&r));
-	if (!d->o.quiet && !(d->o.summary && !lv.rec) && !verified)
-		out_summary(d, stderr, FMT_TEXT, prf_produced(&r));
+	if ((!lv->rec || lv->tee) && (d->o.summary || d->o.format == FMT_JSON))
+		out_summary(d, d->out, d->o.format, prf_produced(r));
+	if (!d->o.quiet && !(d->o.summary && !lv->rec) && !verified)
+		out_summary(d, stderr, FMT_TEXT, prf_produced(r));
 	if (d->sb_lost && !d->o.quiet)
 		sb_lost_note(d);
 	if (interrupted && !d->o.quiet)
 		fprintf(stderr, "perfregs-dump: interrupted, stopped cleanly\n");
-	if (exit_code == EXIT_DATA || d->bad_records)
+	if (run->exit_code == EXIT_DATA || d->bad_records)
 		fprintf(stderr, "perfregs-dump: malformed records were skipped; "
 			"this is a bug in the module or a memory corruption\n");
-	if (d->bad_records && exit_code == EXIT_OK)
-		exit_code = EXIT_DATA;
-	if (fflush(stdout) && exit_code == EXIT_OK) {
+	if (d->bad_records && run->exit_code == EXIT_OK)
+		run->exit_code = EXIT_DATA;
+	if (fflush(stdout) && run->exit_code == EXIT_OK) {
 		fprintf(stderr, "perfregs-dump: writing the output: %s\n",
 			strerror(errno));
-		exit_code = EXIT_IO;
+		run->exit_code = EXIT_IO;
 	}
+}
 
-out_kill:
-	learner_stop(&lv);
-	if (child > 0) {
-		if (exit_code != EXIT_OK && exit_code != EXIT_DATA)
-			kill(child, SIGKILL);
-		if (go_pipe[1] >= 0)
-			close(go_pipe[1]);
-		waitpid(child, &status, 0);
+/*
+ * The end of a live run, whatever it came to: COMMAND killed if the run
+ * failed, and reaped; all closed.  Returns the exit status.
+ */
+static int live_end(struct live *lv, struct live_run *run)
+{
+	learner_stop(lv);
+	if (run->child > 0) {
+		if (run->exit_code != EXIT_OK && run->exit_code != EXIT_DATA)
+			kill(run->child, SIGKILL);
+		if (run->go_fd >= 0)
+			close(run->go_fd);
+		waitpid(run->child, &run->status, 0);
 	}
-	prf_close(&r);
-	sb_close(lv.sb);
-	decoder_free(d);
-	if (exit_code == EXIT_OK && WIFEXITED(status) && WEXITSTATUS(status) == 127)
-		exit_code = EXIT_COMMAND;
-	return exit_code;
+	prf_close(&run->r);
+	sb_close(lv->sb);
+	decoder_free(&lv->d);
+	if (run->exit_code == EXIT_OK && WIFEXITED(run->status) &&
+	    WEXITSTATUS(run->status) == 127)
+		run->exit_code = EXIT_COMMAND;
+	return run->exit_code;
+}
+
+/* Sample, live: decode as it comes, record (-o, record), or both (-f). */
+static int run_live(struct options *o, struct live *lv)
+{
+	struct live_run run = { .child = -1, .go_fd = -1, .exit_code = EXIT_OK };
+	struct decoder *d = &lv->d;
+	int ret;
+
+	ret = live_prepare(o, lv);
+	if (ret != GO_ON)
+		return ret;
+	d->live = true;
+	pthread_mutex_init(&d->learn_lock, NULL);
+	/* from here on Ctrl-C ends the run cleanly, with its summary */
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	signal(SIGPIPE, SIG_IGN);
+
+	ret = prf_open(&run.r, NULL);
+	if (ret) {
+		fprintf(stderr, "perfregs-dump: cannot open %s: %s; %s\n",
+			PERFREGS_DEVICE, strerror(-ret), open_hint(-ret));
+		return EXIT_SETUP;
+	}
+	lv->r = &run.r;
+	if (o->command) {
+		ret = command_fork(o, lv, &run);
+		if (ret != GO_ON)
+			return ret;
+	}
+	run.exit_code = live_start(o, lv, &run);
+	if (run.exit_code == EXIT_OK) {
+		live_loop(o, lv, &run);
+		live_finish(o, lv, &run);
+	}
+	return live_end(lv, &run);
+}
+
+int main(int argc, char **argv)
+{
+	static struct live lv;		/* big, and shared with the learner */
+	struct options o;
+	enum mode mode;
+	int ret;
+
+	ret = parse_options(argc, argv, &o, &lv.d);
+	if (ret == GO_ON)
+		ret = pick_mode(&o, &mode);
+	if (ret != GO_ON)
+		return ret;
+	switch (mode) {
+	case MODE_CONVERT:
+		return run_convert(&o, &lv.d);
+	case MODE_DECODE:
+		return run_decode(&o, &lv.d);
+	case MODE_LIVE:
+		break;
+	}
+	return run_live(&o, &lv);
 }

@@ -517,6 +517,27 @@ int rec_config(const char *path, struct perfregs_config *cfg, char *err,
 	return 0;
 }
 
+/* The kernel records of an item, as rec_decode_buf() walks them. */
+struct krec_walk {
+	struct decoder *d;
+	uint64_t at;		/* where the record starts in the item's body */
+	bool malformed;		/* decode_record() found it so: the walk stops */
+};
+
+static int krec_record(void *arg, int cpu, const struct perfregs_rec_header *rec)
+{
+	struct krec_walk *kw = arg;
+	uint64_t before = kw->d->bad_records;
+
+	decode_record(kw->d, cpu, rec, rec->size);
+	if (kw->d->bad_records != before) {
+		kw->malformed = true;
+		return 1;
+	}
+	kw->at += rec->size;
+	return 0;
+}
+
 int rec_decode_buf(const unsigned char *buf, size_t size, struct decoder *d,
 		   uint64_t *produced, char *err, size_t errlen)
 {
@@ -657,32 +678,29 @@ int rec_decode_buf(const unsigned char *buf, size_t size, struct decoder *d,
 			break;
 		}
 		case ITEM_KREC: {
+			struct krec_walk kw = { .d = d, .at = 8 };
 			const struct perfregs_rec_header *kh;
-			uint64_t before = d->bad_records, left, at;
 			uint32_t cpu;
+			size_t used = 0;
 
 			if (blen < 8 + sizeof(*kh)) {
 				ret = bad(err, errlen, off, "short kernel record item");
 				goto out;
 			}
 			memcpy(&cpu, body, sizeof(cpu));
+			kh = (const void *)(body + 8);
 			/* format 1: exactly one record; 2: one or more */
-			for (at = 8; at < blen; at += kh->size) {
-				left = blen - at;
-				kh = (const void *)(body + at);
-				if (left < sizeof(*kh) || kh->size < sizeof(*kh) ||
-				    kh->size % 8 || kh->size > left ||
-				    (h.version < 2 && kh->size != left)) {
-					ret = bad(err, errlen, off + sizeof(it) + at,
-						  "kernel record size disagrees with its item");
-					goto out;
-				}
-				decode_record(d, cpu, kh, kh->size);
-				if (d->bad_records != before) {
-					ret = bad(err, errlen, off + sizeof(it) + at,
-						  "malformed kernel record");
-					goto out;
-				}
+			if ((h.version < 2 && kh->size != blen - 8) ||
+			    prf_walk(body + 8, blen - 8, NULL, 0, NULL, 0, krec_record, &kw,
+				     (int)cpu, &used) < 0) {
+				ret = bad(err, errlen, off + sizeof(it) + 8 + used,
+					  "kernel record size disagrees with its item");
+				goto out;
+			}
+			if (kw.malformed) {
+				ret = bad(err, errlen, off + sizeof(it) + kw.at,
+					  "malformed kernel record");
+				goto out;
 			}
 			break;
 		}

@@ -410,27 +410,17 @@ static int drain_ring(struct sideband *sb, struct sb_ring *r, struct decoder *d)
 	tail = r->page->data_tail;
 	while (tail < head) {
 		struct perf_event_header h;
-		uint64_t pos = tail & mask, first;
+		uint64_t pos = tail & mask;
 
 		if (head - tail < sizeof(h))
 			break;
-		first = r->size - pos;
-		if (first >= sizeof(h)) {
-			memcpy(&h, r->data + pos, sizeof(h));
-		} else {
-			memcpy(&h, r->data + pos, first);
-			memcpy((uint8_t *)&h + first, r->data, sizeof(h) - first);
-		}
+		/* the ring from pos on, around its end: its data, then its data again */
+		prf_span_copy(&h, r->data, r->size, r->data, pos, sizeof(h));
 		if (h.size < sizeof(h) || h.size % 8 || h.size > head - tail) {
 			tail = head;	/* cannot happen with a sane kernel: skip all */
 			break;
 		}
-		if (first >= h.size) {
-			memcpy(sb->rec, r->data + pos, h.size);
-		} else {
-			memcpy(sb->rec, r->data + pos, first);
-			memcpy(sb->rec + first, r->data, h.size - first);
-		}
+		prf_span_copy(sb->rec, r->data, r->size, r->data, pos, h.size);
 		sb_record(sb, d, (const struct perf_event_header *)sb->rec);
 		tail += h.size;
 		n++;
