@@ -65,7 +65,9 @@ realprog_xz_vs_perf: the same run under Debian's perf record
 
 *_recording: for each perfregs run, the recording it made while it
   printed decodes with -i --call-graph dwarf -f json to the same samples
-  with the same chains (ip, sym and dso of every frame).
+  with the same chains (ip, sym and dso of every frame), and with
+  -f folded to the stacks and counts selftests/folded_ref.py makes of
+  that JSON.
 Output is KTAP; $PERFREGS_REALPROG_KEEP=DIR keeps every output in DIR.
 Bounded: each run is cut after its timeout (times
 $PERFREGS_TIMEOUT_SCALE), and counts as failed then.
@@ -80,6 +82,9 @@ import subprocess
 import sys
 import tempfile
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import folded_ref  # noqa: E402  (selftests/folded_ref.py)
 
 BUILD = os.environ.get("PERFREGS_BUILD", "build")
 TOOL = os.path.join(BUILD, "perfregs-dump")
@@ -240,9 +245,20 @@ def check_recording(name, r):
     live, again = chains_of(r["samples"]), chains_of(samples(out)[0])
     diff = sum(1 for a, b in zip(live, again) if a != b) + abs(len(live) - len(again))
     first = next((f"live {a} / recorded {b}" for a, b in zip(live, again) if a != b), "")
-    report(st == 0 and live and diff == 0, name,
+    # -f folded of the same recording: the stacks its JSON stands for
+    fst, fout, _ = run([TOOL, "-q", "-f", "folded", "--call-graph", "dwarf", "-i", r["rec"]], 120)
+    keep(os.path.basename(r["rec"]) + ".folded", fout)
+    want = folded_ref.folded(out.splitlines())
+    try:
+        got = folded_ref.parse(fout)
+        fdiff = sorted(set(got.items()) ^ set(want.items()))
+    except ValueError as e:
+        got, fdiff = {}, [str(e)]
+    report(st == 0 and live and diff == 0 and fst == 0 and got and not fdiff, name,
            f"exit {st}: {len(again)} samples decoded from the recording, {len(live)} live, "
-           f"{diff} with other chains" + (f"; first: {first[:400]}" if first else ""))
+           f"{diff} with other chains" + (f"; first: {first[:400]}" if first else "") +
+           f"; -f folded exit {fst}: {len(got)} stacks, {sum(got.values())} samples, "
+           f"{len(fdiff)} differ from the JSON's" + (f" ({fdiff[:2]})" if fdiff else ""))
 
 
 def example(bad, r, names):

@@ -195,6 +195,49 @@ else
 	echo "not ok - --symfs: a recorded path is opened under DIR only (no non-PIE program built)"
 fi
 
+# -f folded: mkrec's four tasks, 25 user samples each and one kernel
+# sample, give exactly the stacks they stand for: the i386 task's and
+# the mixed-mode task's frames marked _[i386] (x32 runs 64-bit code: no
+# mark), the kernel sample's leaf _[k]; a comm with ';' and a newline
+# (mkhostile) keeps its line; a chain unwound through fp_target.S (its
+# return address is the copy's e_entry, named as a caller at ip - 1:
+# _init) is outermost first; and the folded lines of each recording,
+# with and without unwinding, are what selftests/folded_ref.py makes of
+# the same samples' JSON.
+if "$B/mkrec" "$T/fold.prf" 25 && "$B/mkhostile" "$T/fold_comm.prf" -c $'a;b\nc' &&
+   cc -no-pie -o "$T/fold_prog" tests/fp_target.S 2>/dev/null &&
+   cp "$T/fold_prog" "$T/fold_data" &&
+   "$B/mkhostile" "$T/fold_chain.prf" -a 0x$(nm "$T/fold_prog" | sed -n 's/ T fp_body$//p') \
+	-m "$T/fold_prog" -s -f 0x10000010 -d "$T/fold_data"; then
+	bad=""
+	got=$("$B/perfregs-dump" -q -f folded -i "$T/fold.prf" 2>&1)
+	want=$(printf '%s\n' 'task100;[unknown] 25' 'task100;known_kernel_function_[k] 1' \
+		'task200;[unknown]_[i386] 25' 'task300;[unknown] 25' 'task400;[unknown]_[i386] 25')
+	[ "$got" = "$want" ] || bad="$bad mkrec: '$got';"
+	got=$("$B/perfregs-dump" -q -f folded -i "$T/fold_comm.prf" 2>&1)
+	[ "$got" = "a_b_c;[unknown] 1" ] || bad="$bad comm: '$got';"
+	for f in fold fold_comm fold_chain; do
+		for cg in "" "--call-graph dwarf"; do
+			# shellcheck disable=SC2086
+			if ! diff <("$B/perfregs-dump" -q -f folded $cg -i "$T/$f.prf") \
+			     <("$B/perfregs-dump" -q -f json $cg -i "$T/$f.prf" |
+			       /usr/bin/python3 selftests/folded_ref.py ${cg:---no-callgraph}) \
+			     > "$T/fold.diff"; then
+				bad="$bad $f $cg: $(head -c 200 "$T/fold.diff");"
+			fi
+		done
+	done
+	chain=$("$B/perfregs-dump" -q -f folded --call-graph dwarf -i "$T/fold_chain.prf")
+	[ "$chain" = "hostile;_init;fp_body 1" ] || bad="$bad chain: '$chain';"
+	if [ -z "$bad" ]; then
+		echo "ok - -f folded: the stacks of known samples, ABI and kernel marks, odd names kept on their line"
+	else
+		echo "not ok - -f folded: the stacks of known samples, ABI and kernel marks, odd names kept on their line:$bad"
+	fi
+else
+	echo "not ok - -f folded: its recordings could not be made"
+fi
+
 # The unwinder reads words outside the stack snapshot from the file a
 # mapping names (tests/fp_target.S: at fp_body the return address is at
 # [%rbp + 8]).  A sampled user can map a file of their own and swap it

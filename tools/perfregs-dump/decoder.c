@@ -10,6 +10,7 @@
 #include "symbols.h"
 #include "aspace.h"
 #include "unwind.h"
+#include "folded.h"
 #include "decoder.h"
 
 /*
@@ -25,6 +26,7 @@ void decoder_free(struct decoder *d)
 	blobs_free(d);
 	unwind_free(d);
 	symbols_free(d);
+	folded_free(d);
 	if (d->live)	/* the learner has stopped: nobody holds it */
 		pthread_mutex_destroy(&d->learn_lock);
 }

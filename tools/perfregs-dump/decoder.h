@@ -10,7 +10,8 @@
  * layer 1: images vdso regs_x86 - ELF files, images; vDSO images; registers
  * layer 2: symbols - /proc maps; a mapping's file, base, symbols; kallsyms
  * layer 3: aspace - address spaces from side-band events; a sample's maps
- * layer 4: unwind sideband - --call-graph dwarf; the live side-band events
+ * layer 4: unwind sideband folded - --call-graph dwarf; the live side-band
+ *          events; -f folded's table of stacks
  * layer 5: output - text and JSON Lines of decoded records
  * layer 6: recording - the file of -o and -i
  * layer 7: perfdata - a recording into perf.data

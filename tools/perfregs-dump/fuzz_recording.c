@@ -8,6 +8,7 @@
 #include <string.h>
 #include "types.h"
 #include "recording.h"
+#include "folded.h"
 #include "decoder.h"
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size);
@@ -23,9 +24,11 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 		null = fopen("/dev/null", "w");
 	memset(&d, 0, sizeof(d));
 	d.out = null;
-	d.o.format = size & 1 ? FMT_JSON : FMT_TEXT;
+	d.o.format = size % 3 == 2 ? FMT_FOLDED : size % 3 ? FMT_JSON : FMT_TEXT;
 	d.o.event_name = "fuzz";
 	rec_decode_buf(data, size, &d, &produced, err, sizeof(err));
+	if (d.o.format == FMT_FOLDED)
+		folded_print(&d, null);
 	decoder_free(&d);
 	return 0;
 }

@@ -32,6 +32,7 @@
 #include "aspace.h"
 #include "sideband.h"
 #include "output.h"
+#include "folded.h"
 #include "recording.h"
 #include "perfdata.h"
 #include "decoder.h"
@@ -69,8 +70,8 @@ static void usage(FILE *fp)
 	fprintf(fp,
 "usage: perfregs-dump [OPTIONS] [-- COMMAND [ARGS]]\n"
 "       perfregs-dump record [OPTIONS] [-o FILE] [-- COMMAND [ARGS]]\n"
-"       perfregs-dump report [-i FILE] [-f text|json] [--call-graph dwarf]\n"
-"       perfregs-dump -i FILE [-f text|json]\n"
+"       perfregs-dump report [-i FILE] [-f text|json|folded] [--call-graph dwarf]\n"
+"       perfregs-dump -i FILE [-f text|json|folded]\n"
 "       perfregs-dump convert -i FILE -o perf.data\n"
 "Sample interrupt and user registers through /dev/perfregs and decode them.\n"
 "\n"
@@ -101,7 +102,8 @@ static void usage(FILE *fp)
 "  -o, --output FILE     record to FILE instead of decoding (with -f:\n"
 "                        record and decode)\n"
 "  -i, --input FILE      decode the recording FILE\n"
-"  -f, --format FMT      text (default) or json (JSON Lines)\n"
+"  -f, --format FMT      text (default), json (JSON Lines) or folded\n"
+"                        (stacks and counts, for flame graphs)\n"
 "      --no-symbols      do not look up symbols\n"
 "      --symfs DIR       look for the sampled files under DIR (recordings\n"
 "                        from elsewhere; also by build-id in\n"
@@ -776,6 +778,8 @@ static int decode_file(const char *path, struct decoder *d)
 	int ret;
 
 	ret = rec_decode(path, d, &produced, err, sizeof(err));
+	if (d->o.format == FMT_FOLDED)
+		folded_print(d, d->out);
 	if (d->sb_lost && !d->o.quiet)
 		sb_lost_note(d);
 	if (d->o.summary || d->o.format == FMT_JSON)
@@ -1104,9 +1108,11 @@ static int parse_options(int argc, char **argv, struct options *o, struct decode
 				d->o.format = FMT_TEXT;
 			} else if (!strcmp(optarg, "json")) {
 				d->o.format = FMT_JSON;
+			} else if (!strcmp(optarg, "folded")) {
+				d->o.format = FMT_FOLDED;
 			} else {
-				fprintf(stderr, "perfregs-dump: --format is text or "
-					"json, not '%s'\n", optarg);
+				fprintf(stderr, "perfregs-dump: --format is text, json "
+					"or folded, not '%s'\n", optarg);
 				return EXIT_USAGE;
 			}
 			break;
@@ -1510,6 +1516,8 @@ static void live_finish(const struct options *o, struct live *lv, struct live_ru
 				d->lost[i] = lv->raw_lost[i];
 		}
 	}
+	if ((!lv->rec || lv->tee) && d->o.format == FMT_FOLDED)
+		folded_print(d, d->out);
 	if ((!lv->rec || lv->tee) && (d->o.summary || d->o.format == FMT_JSON))
 		out_summary(d, d->out, d->o.format, prf_produced(r));
 	if (!d->o.quiet && !(d->o.summary && !lv->rec) && !verified)

@@ -11,6 +11,7 @@
 #include "symbols.h"
 #include "aspace.h"
 #include "unwind.h"
+#include "folded.h"
 #include "output.h"
 
 static const char *const lost_names[PERFREGS_LOST_MAX] = {
@@ -316,6 +317,36 @@ static void out_callchain(struct decoder *d, const struct perfregs_rec_sample *s
 			frames[i].dso[0] ? frames[i].dso : "[unknown]");
 }
 
+/*
+ * -f folded: the sample's frames into the table of stacks, leaf first:
+ * the kernel's IP (a kernel-mode sample), then the user frames, unwound
+ * (--call-graph dwarf) or only the user IP.
+ */
+static void out_folded(struct decoder *d, const struct perfregs_rec_sample *s,
+		       enum layout layout, bool in_user, const char *sym,
+		       uint64_t stack_size, uint64_t stack_copied, const char *comm)
+{
+	static struct frame frames[128];
+	struct folded_frame f[129];
+	bool i386 = s->abi == PERFREGS_ABI_32;	/* the CPU ran 32-bit code */
+	unsigned int n = 0;
+	int i, nf;
+
+	if (!in_user)
+		f[n++] = (struct folded_frame){ .sym = sym, .kernel = true };
+	if (d->o.callgraph && (s->flags & PERFREGS_SF_STACK)) {
+		nf = unwind_sample(d, s, layout, (const unsigned char *)s + s->header.size -
+				   8 - stack_size, stack_copied, frames, 128);
+		for (i = 0; i < nf; i++)
+			f[n++] = (struct folded_frame){ .sym = frames[i].sym,
+							.dso = frames[i].dso, .i386 = i386 };
+	} else if (in_user) {
+		f[n++] = (struct folded_frame){ .sym = sym, .i386 = i386 };
+	}
+	if (folded_add(d, comm, f, n))
+		d->folded_dropped++;
+}
+
 static void out_sample(struct decoder *d, const struct perfregs_rec_sample *s,
 		       uint64_t stack_size, uint64_t stack_copied)
 {
@@ -346,6 +377,10 @@ static void out_sample(struct decoder *d, const struct perfregs_rec_sample *s,
 	}
 	if (ret)
 		sym[0] = 0;
+	if (d->o.format == FMT_FOLDED) {
+		out_folded(d, s, dd.layout, in_user, sym, stack_size, stack_copied, comm);
+		return;
+	}
 	/* the line and both register sets, built by hand like out_regs() */
 	p = line;
 	if (d->o.format == FMT_JSON) {
@@ -360,6 +395,7 @@ static void out_sample(struct decoder *d, const struct perfregs_rec_sample *s,
 		p = put_str(put_lit(p, "\",\"mixed\":"), dd.mixed ? "true" : "false");
 		p = put_str(put_lit(p, ",\"kernel_abi\":\""), kabi_name(s->abi));
 		p = put_str(put_lit(p, "\",\"uregs_source\":\""), uregs_src_name(s->flags));
+		p = put_str(put_lit(p, "\",\"mode\":\""), in_user ? "user" : "kernel");
 		*p++ = '"';
 		if (s->flags & PERFREGS_SF_SKID)
 			p = put_lit(p, ",\"skid\":true");
@@ -482,7 +518,7 @@ void decode_record(struct decoder *d, int cpu,
 			d->lost[i] += prf_lost_of(l, i);
 		if (d->record_hook)
 			d->record_hook(d->learnt_arg, cpu, rec);
-		if (!d->o.summary)
+		if (!d->o.summary && d->o.format != FMT_FOLDED)	/* in the summary */
 			out_lost(d, l, cpu);
 	}
 	/* other types: from a newer module, skipped */

@@ -130,7 +130,7 @@ struct ksym {
 	bool recorded;		/* already written to the recording */
 };
 
-enum out_format { FMT_TEXT, FMT_JSON };
+enum out_format { FMT_TEXT, FMT_JSON, FMT_FOLDED };
 
 struct opts {
 	enum out_format format;
@@ -177,6 +177,8 @@ struct decoder {
 	struct task_maps *maps[256];
 	struct space *spaces[256];	/* by pid, from side-band events */
 	struct space_link *orphans;	/* children of processes not yet known */
+	struct folded *folded;		/* -f folded: the stacks so far */
+	uint64_t folded_dropped;	/* samples it has no room for */
 	unsigned int norphans;
 	struct blob *blobs;		/* vDSO images */
 	unsigned int nblobs;

@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * -f folded: what stackcollapse-perf.pl makes of perf script, made here
+ * from the decoder's own frames, one line per distinct stack,
+ *
+ *	comm;outermost;...;leaf count
+ *
+ * for FlameGraph's flamegraph.pl, inferno, speedscope.  As
+ * stackcollapse-perf.pl does: a frame is named by its function (the
+ * offset cut off), a frame without a symbol by its file in brackets
+ * ([libc.so.6]) or [unknown]; with its --all, kernel frames end in _[k].
+ * Frames of code the CPU ran in 32-bit mode (kernel ABI 32: an i386
+ * task, or the 32-bit code of a mixed-mode one) end in _[i386].  A name
+ * cannot hold what would break a line: ';' and control bytes become
+ * '_'.  Lines are sorted by stack, so a recording always gives the same
+ * output.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "types.h"
+#include "folded.h"
+
+struct folded_entry {
+	char *stack;
+	uint64_t count;
+};
+
+struct folded {
+	struct folded_entry *e;	/* open addressing, cap a power of two */
+	size_t n, cap;
+};
+
+#define STACK_MAX	16384	/* one sample's line, at most 128 frames */
+
+static uint64_t hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL;	/* FNV-1a */
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	return h;
+}
+
+static bool grow(struct folded *f)
+{
+	size_t cap = f->cap ? f->cap * 2 : 1024, i, j;
+	struct folded_entry *e = calloc(cap, sizeof(*e));
+
+	if (!e)
+		return false;
+	for (i = 0; i < f->cap; i++) {
+		if (!f->e[i].stack)
+			continue;
+		for (j = hash(f->e[i].stack) & (cap - 1); e[j].stack; j = (j + 1) & (cap - 1))
+			;
+		e[j] = f->e[i];
+	}
+	free(f->e);
+	f->e = e;
+	f->cap = cap;
+	return true;
+}
+
+/* name (at most len bytes of it) onto the line at *p, made safe */
+static char *put_name(char *p, char *end, const char *name, size_t len)
+{
+	for (; len && *name && p < end; name++, len--)
+		*p++ = *name == ';' || (unsigned char)*name < 0x20 || *name == 0x7f ? '_' : *name;
+	return p;
+}
+
+static char *put_frame(char *p, char *end, const struct folded_frame *fr)
+{
+	const char *s = fr->sym, *plus;
+	size_t len;
+
+	if (s && s[0]) {
+		/* "name+0x1f": the function; a name may hold '+' itself */
+		plus = strrchr(s, '+');
+		len = plus && plus[1] == '0' && plus[2] == 'x' ? (size_t)(plus - s) : strlen(s);
+		p = put_name(p, end, s, len);
+	} else if (fr->dso && fr->dso[0] && fr->dso[0] != '[') {
+		s = strrchr(fr->dso, '/');
+		s = s ? s + 1 : fr->dso;
+		if (p < end)
+			*p++ = '[';
+		p = put_name(p, end, s, strlen(s));
+		if (p < end)
+			*p++ = ']';
+	} else {
+		p = put_name(p, end, "[unknown]", 9);
+	}
+	if (fr->kernel)
+		p = put_name(p, end, "_[k]", 4);
+	else if (fr->i386)
+		p = put_name(p, end, "_[i386]", 7);
+	return p;
+}
+
+/* One sample: comm, then its frames outermost first.  -ENOMEM if lost. */
+int folded_add(struct decoder *d, const char *comm, const struct folded_frame *f,
+	       unsigned int n)
+{
+	static char line[STACK_MAX];
+	char *p = line, *end = line + sizeof(line) - 1;
+	struct folded *fo = d->folded;
+	size_t i;
+
+	if (!fo) {
+		fo = d->folded = calloc(1, sizeof(*fo));
+		if (!fo)
+			return -ENOMEM;
+	}
+	p = put_name(p, end, comm[0] ? comm : "[unknown]", 16);
+	while (n--) {
+		if (p < end)
+			*p++ = ';';
+		p = put_frame(p, end, &f[n]);
+	}
+	*p = 0;
+	if ((fo->n + 1) * 2 > fo->cap && !grow(fo))
+		return -ENOMEM;
+	for (i = hash(line) & (fo->cap - 1); fo->e[i].stack; i = (i + 1) & (fo->cap - 1)) {
+		if (!strcmp(fo->e[i].stack, line)) {
+			fo->e[i].count++;
+			return 0;
+		}
+	}
+	fo->e[i].stack = strdup(line);
+	if (!fo->e[i].stack)
+		return -ENOMEM;
+	fo->e[i].count = 1;
+	fo->n++;
+	return 0;
+}
+
+static int by_stack(const void *a, const void *b)
+{
+	const struct folded_entry *x = a, *y = b;
+
+	return strcmp(x->stack, y->stack);
+}
+
+/* Every stack, sorted, with its count; then the table is empty again. */
+int folded_print(struct decoder *d, FILE *fp)
+{
+	struct folded *fo = d->folded;
+	size_t i, k = 0;
+
+	if (d->folded_dropped)
+		fprintf(stderr, "perfregs-dump: out of memory: %" PRIu64 " samples are "
+			"missing from the folded stacks\n", d->folded_dropped);
+	if (!fo)
+		return 0;
+	for (i = 0; i < fo->cap; i++)
+		if (fo->e[i].stack)
+			fo->e[k++] = fo->e[i];
+	qsort(fo->e, k, sizeof(*fo->e), by_stack);
+	for (i = 0; i < k; i++) {
+		fprintf(fp, "%s %" PRIu64 "\n", fo->e[i].stack, fo->e[i].count);
+		free(fo->e[i].stack);
+	}
+	free(fo->e);
+	memset(fo, 0, sizeof(*fo));
+	return 0;
+}
+
+void folded_free(struct decoder *d)
+{
+	struct folded *fo = d->folded;
+	size_t i;
+
+	if (!fo)
+		return;
+	for (i = 0; i < fo->cap; i++)
+		free(fo->e[i].stack);
+	free(fo->e);
+	free(fo);
+	d->folded = NULL;
+}

@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* folded.c: -f folded, the stacks of all samples with their counts. */
+#ifndef PERFREGS_DUMP_FOLDED_H
+#define PERFREGS_DUMP_FOLDED_H
+
+#include <stdio.h>
+#include "types.h"
+
+/* The frames of one sample, leaf first, as the output names them. */
+struct folded_frame {
+	const char *sym;	/* "name+0xoff", "name" or "" */
+	const char *dso;	/* the file, or "" */
+	bool kernel;		/* a kernel frame: _[k] */
+	bool i386;		/* code run in 32-bit mode: _[i386] */
+};
+
+int folded_add(struct decoder *d, const char *comm, const struct folded_frame *f,
+	       unsigned int n);
+int folded_print(struct decoder *d, FILE *fp);
+void folded_free(struct decoder *d);
+
+#endif
