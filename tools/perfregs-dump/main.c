@@ -37,7 +37,7 @@
 #include "perfdata.h"
 #include "decoder.h"
 
-#define VERSION "1.0"
+#define VERSION PERFREGS_TOOL_VERSION
 
 static volatile sig_atomic_t interrupted;
 
@@ -1605,6 +1605,7 @@ int main(int argc, char **argv)
 	enum mode mode;
 	int ret;
 
+	rec_cmdline(argc, argv);	/* as typed, for convert's perf.data */
 	ret = parse_options(argc, argv, &o, &lv.d);
 	if (ret == GO_ON)
 		ret = pick_mode(&o, &mode);

@@ -8,7 +8,11 @@
  *   struct rec_file_header	magic "PRFREC\0\0", format version, ABI
  *				version, page size, the session config
  *   items, each { u32 type; u32 size (this header included) } + body:
- *     ITEM_INFO   key=value\0 text: kernel release, machine, tool, event
+ *     ITEM_INFO   key=value\0 text: kernel release, machine, tool, event;
+ *                 version, nrcpus=CONF,ONLINE, host, cpudesc, cpuid, mem_kb,
+ *                 kernel_build_id=HEX, kernel_text=0xADDR (_text, when
+ *                 kallsyms shows it), arg= for each word of the command
+ *                 line, in order (for convert's perf.data header)
  *     ITEM_IMAGE  an executable (dev, ino): ELF class/machine, path
  *     ITEM_MAPS   a task image's executable mappings, for symbols
  *     ITEM_KSYM   a kernel symbol some sample hit
@@ -26,7 +30,9 @@
  * items of a type it does not know.  The reader checks every size against
  * the file and stops at the first malformed item with its offset.
  */
+#include <ctype.h>
 #include <errno.h>
+#include <stdio.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
@@ -215,13 +221,195 @@ static void put_item(struct recorder *r, uint32_t type, const void *a, size_t al
 	pthread_mutex_unlock(&r->lock);
 }
 
+static int rec_argc;
+static const char **rec_argv;
+
+/*
+ * The command line a recording notes (arg=), set before rec_create()
+ * and before getopt() reorders argv: the strings stay, the array is
+ * copied.
+ */
+void rec_cmdline(int argc, char *const *argv)
+{
+	free(rec_argv);
+	rec_argc = 0;
+	rec_argv = malloc((argc + 1) * sizeof(*rec_argv));
+	if (!rec_argv)
+		return;
+	memcpy(rec_argv, argv, argc * sizeof(*rec_argv));
+	rec_argc = argc;
+}
+
+/* The running kernel's GNU build-id, from its notes; its length, or 0. */
+static size_t kernel_build_id(uint8_t id[20])
+{
+	unsigned char buf[4096];
+	size_t off = 0, len;
+	int fd = open("/sys/kernel/notes", O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf));
+	close(fd);
+	while (n > 0 && off + 12 <= (size_t)n) {
+		uint32_t nh[3];	/* namesz, descsz, type */
+		size_t name, desc;
+
+		memcpy(nh, buf + off, sizeof(nh));
+		name = (nh[0] + 3) & ~3U;
+		desc = (nh[1] + 3) & ~3U;
+		if (name > (size_t)n || desc > (size_t)n || off + 12 + name + desc > (size_t)n)
+			break;
+		if (nh[2] == 3 /* NT_GNU_BUILD_ID */ && nh[0] == 4 &&
+		    !memcmp(buf + off + 12, "GNU", 4) && nh[1] && nh[1] <= 20) {
+			len = nh[1];
+			memcpy(id, buf + off + 12 + name, len);
+			return len;
+		}
+		off += 12 + name + desc;
+	}
+	return 0;
+}
+
+/* The address of _text in /proc/kallsyms: 0 when hidden (not root). */
+static uint64_t kernel_text(void)
+{
+	FILE *fp = fopen("/proc/kallsyms", "r");
+	char line[256];
+	uint64_t addr = 0;
+	int lines = 0;
+
+	/* _text is among the first symbols of the kernel's text: stop soon */
+	while (fp && lines++ < 100000 && fgets(line, sizeof(line), fp)) {
+		char *end;
+		uint64_t a = strtoull(line, &end, 16);
+
+		if (!strcmp(end, " T _text\n")) {
+			addr = a;
+			break;
+		}
+	}
+	if (fp)
+		fclose(fp);
+	return addr;
+}
+
+/*
+ * What /proc/cpuinfo says of the first CPU, as perf's CPUDESC ("model
+ * name") and CPUID ("vendor,family,model,stepping"); "" when it cannot.
+ */
+static void cpu_info(char *desc, size_t dlen, char *id, size_t idlen)
+{
+	FILE *fp = fopen("/proc/cpuinfo", "r");
+	char line[256], vendor[64] = "";
+	int family = -1, model = -1, stepping = -1;
+
+	desc[0] = id[0] = 0;
+	while (fp && fgets(line, sizeof(line), fp) && strcmp(line, "\n")) {
+		char *v = strchr(line, ':');
+
+		if (!v)
+			continue;
+		v += v[1] == ' ' ? 2 : 1;
+		v[strcspn(v, "\n")] = 0;
+		if (!strncmp(line, "vendor_id", 9))
+			snprintf(vendor, sizeof(vendor), "%s", v);
+		else if (!strncmp(line, "cpu family", 10))
+			family = atoi(v);
+		else if (!strncmp(line, "model name", 10))
+			snprintf(desc, dlen, "%s", v);
+		else if (!strncmp(line, "model\t", 6))
+			model = atoi(v);
+		else if (!strncmp(line, "stepping", 8))
+			stepping = atoi(v);
+	}
+	if (fp)
+		fclose(fp);
+	if (vendor[0] && family >= 0 && model >= 0 && stepping >= 0)
+		snprintf(id, idlen, "%s,%d,%d,%d", vendor, family, model, stepping);
+}
+
+/* MemTotal of /proc/meminfo, kB; 0 when it cannot. */
+static unsigned long total_mem(void)
+{
+	FILE *fp = fopen("/proc/meminfo", "r");
+	unsigned long kb = 0;
+
+	if (fp) {
+		if (fscanf(fp, "MemTotal: %lu kB", &kb) != 1)
+			kb = 0;
+		fclose(fp);
+	}
+	return kb;
+}
+
+/* ITEM_INFO's text: key=value strings, each with its NUL; NULL if no memory */
+static char *info_text(const char *event_name, size_t *len)
+{
+	size_t cap = 1024, n = 0, i, k;
+	char *p = malloc(cap), *q;
+	struct utsname u;
+	char hex[41], host[256], desc[128], cpuid[96];
+	uint8_t id[20];
+	uint64_t text;
+	unsigned long mem;
+	int w;
+
+	if (!p)
+		return NULL;
+	uname(&u);
+	k = kernel_build_id(id);
+	for (i = 0; i < k; i++)
+		snprintf(hex + 2 * i, 3, "%02x", id[i]);
+	hex[2 * k] = 0;
+	text = kernel_text();
+	if (gethostname(host, sizeof(host)))
+		host[0] = 0;
+	host[sizeof(host) - 1] = 0;
+	cpu_info(desc, sizeof(desc), cpuid, sizeof(cpuid));
+	mem = total_mem();
+	w = snprintf(p, cap, "kernel=%s%cmachine=%s%cevent=%s%ctool=%s%cversion=%s%c"
+		     "nrcpus=%ld,%ld%chost=%s%ccpudesc=%s%ccpuid=%s%cmem_kb=%lu",
+		     u.release, 0, u.machine, 0, event_name, 0, "perfregs-dump", 0,
+		     PERFREGS_TOOL_VERSION, 0, sysconf(_SC_NPROCESSORS_CONF),
+		     sysconf(_SC_NPROCESSORS_ONLN), 0, host, 0, desc, 0, cpuid, 0, mem);
+	if (w < 0 || (size_t)w >= cap) {
+		free(p);
+		return NULL;
+	}
+	n = (size_t)w + 1;
+	if (k)
+		n += (size_t)snprintf(p + n, cap - n, "kernel_build_id=%s", hex) + 1;
+	if (text)
+		n += (size_t)snprintf(p + n, cap - n, "kernel_text=0x%" PRIx64, text) + 1;
+	for (w = 0; w < rec_argc; w++) {
+		size_t a = strlen(rec_argv[w]);
+
+		if (n + a + 5 > cap) {
+			cap = (n + a + 5) * 2;
+			q = realloc(p, cap);
+			if (!q) {
+				free(p);
+				return NULL;
+			}
+			p = q;
+		}
+		memcpy(p + n, "arg=", 4);
+		memcpy(p + n + 4, rec_argv[w], a + 1);
+		n += a + 5;
+	}
+	*len = n;
+	return p;
+}
+
 struct recorder *rec_create(const char *path, const struct perfregs_config *cfg,
 			    const char *event_name)
 {
 	struct rec_file_header h = { .magic = REC_MAGIC };
 	struct recorder *r = calloc(1, sizeof(*r));
-	char info[512];
-	struct utsname u;
+	size_t len;
+	char *info;
 	int n;
 
 	if (!r)
@@ -233,8 +421,15 @@ struct recorder *rec_create(const char *path, const struct perfregs_config *cfg,
 	for (n = 0; n < (int)sizeof(r->buf); n += 4096)
 		((volatile unsigned char *)r->buf)[n] = 0;
 	r->path = path;
+	info = info_text(event_name, &len);
+	if (!info) {
+		free(r);
+		errno = ENOMEM;
+		return NULL;
+	}
 	r->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
 	if (r->fd < 0) {
+		free(info);
 		free(r);
 		return NULL;
 	}
@@ -247,10 +442,8 @@ struct recorder *rec_create(const char *path, const struct perfregs_config *cfg,
 	h.cfg = *cfg;
 	h.cfg.cpus_ptr = 0;	/* a pointer means nothing in a file */
 	put(r, &h, sizeof(h));
-	uname(&u);
-	n = snprintf(info, sizeof(info), "kernel=%s%cmachine=%s%cevent=%s%ctool=%s",
-		     u.release, 0, u.machine, 0, event_name, 0, "perfregs-dump");
-	put_item(r, ITEM_INFO, info, n + 1, NULL, 0);
+	put_item(r, ITEM_INFO, info, len, NULL, 0);
+	free(info);
 	return r;
 }
 
@@ -418,30 +611,147 @@ static const char *str_in(const char *p, const char *end)
 	return p < end && memchr(p, 0, end - p) ? p : NULL;
 }
 
-/*
- * The samples' event name from the event= of an ITEM_INFO in [p, end):
- * a name of 1 to 63 printable ASCII characters, no space.  The file is
- * anyone's: anything else, or none, is "unknown", and is not printed.
- */
-static void info_event(struct decoder *d, const char *p, const char *end)
+/* value is 1 to max - 1 printable ASCII characters, no space: into dst */
+static bool info_word(char *dst, size_t max, const char *value, size_t n)
 {
-	const char *name = "unknown";
-	size_t n, i;
+	size_t i;
+
+	for (i = 0; i < n && value[i] > ' ' && value[i] < 0x7f; i++)
+		;
+	if (i != n || !n || n >= max)
+		return false;
+	memcpy(dst, value, n);
+	dst[n] = 0;
+	return true;
+}
+
+/* value is printable ASCII, spaces too, shorter than max: into dst */
+static void info_text_value(char *dst, size_t max, const char *value, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n && value[i] >= ' ' && value[i] < 0x7f; i++)
+		;
+	if (i == n && n < max) {
+		memcpy(dst, value, n);
+		dst[n] = 0;
+	}
+}
+
+static void info_arg(struct rec_info *in, const char *value, size_t n)
+{
+	char **args, *a;
+
+	if (in->nargs >= REC_ARGS_MAX)
+		return;
+	args = realloc(in->args, (in->nargs + 1) * sizeof(*args));
+	if (!args)
+		return;
+	in->args = args;
+	a = malloc(n + 1);
+	if (!a)
+		return;
+	memcpy(a, value, n);
+	a[n] = 0;
+	in->args[in->nargs++] = a;
+}
+
+/*
+ * The strings of an ITEM_INFO in [p, end): the samples' event name (a
+ * name of 1 to 63 printable ASCII characters, no space; anything else,
+ * or none, is "unknown", and is not printed), and what convert puts in
+ * perf.data's header.  The file is anyone's: a value that does not
+ * parse is left out, the first of a key counts, args are at most
+ * REC_ARGS_MAX (the item's size bounds their bytes).
+ */
+static void info_parse(struct decoder *d, const char *p, const char *end)
+{
+	struct rec_info *in = &d->info;
+	bool event = false;
+	size_t n;
 
 	for (; p < end; p += n + 1) {
+		const char *v;
+		size_t vn;
+
 		n = strnlen(p, end - p);
 		if (n == (size_t)(end - p))
 			break;		/* no NUL: no string */
-		if (n < 6 || memcmp(p, "event=", 6))
+		v = memchr(p, '=', n);
+		if (!v)
 			continue;
-		for (i = 6; i < n && p[i] > ' ' && p[i] < 0x7f; i++)
-			;
-		if (i == n && n > 6 && n - 6 < sizeof(d->event_name))
-			name = p + 6;
-		break;
+		v++;
+		vn = n - (size_t)(v - p);
+		if (!strncmp(p, "event=", 6) && !event) {
+			event = true;
+			if (!info_word(d->event_name, sizeof(d->event_name), v, vn))
+				d->event_name[0] = 0;
+		} else if (!strncmp(p, "kernel=", 7) && !in->release[0]) {
+			info_word(in->release, sizeof(in->release), v, vn);
+		} else if (!strncmp(p, "machine=", 8) && !in->machine[0]) {
+			info_word(in->machine, sizeof(in->machine), v, vn);
+		} else if (!strncmp(p, "nrcpus=", 7) && !in->nrcpus_conf) {
+			unsigned int c, o;
+			char tail;
+
+			if (vn < 24 && sscanf(v, "%u,%u%c", &c, &o, &tail) == 2 &&
+			    c && o && o <= c && c <= 1U << 16) {
+				in->nrcpus_conf = c;
+				in->nrcpus_online = o;
+			}
+		} else if (!strncmp(p, "kernel_build_id=", 16) && !in->kbuild_id_len) {
+			unsigned int i, x;
+
+			for (i = 0; vn % 2 == 0 && vn <= 40 && i < vn / 2; i++) {
+				if (!isxdigit((unsigned char)v[2 * i]) ||
+				    !isxdigit((unsigned char)v[2 * i + 1]) ||
+				    sscanf(v + 2 * i, "%2x", &x) != 1)
+					break;
+				in->kbuild_id[i] = (uint8_t)x;
+			}
+			if (vn && i == vn / 2)
+				in->kbuild_id_len = (uint8_t)i;
+		} else if (!strncmp(p, "kernel_text=", 12) && !in->kernel_text) {
+			char *e;
+			uint64_t t;
+
+			errno = 0;
+			t = strtoull(v, &e, 16);
+			if (!errno && e == v + vn && vn > 2 && v[0] == '0' && v[1] == 'x' &&
+			    t >= 0xffff800000000000ULL)
+				in->kernel_text = t;
+		} else if (!strncmp(p, "arg=", 4)) {
+			info_arg(in, v, vn);
+		} else if (!strncmp(p, "version=", 8) && !in->version[0]) {
+			info_word(in->version, sizeof(in->version), v, vn);
+		} else if (!strncmp(p, "host=", 5) && !in->host[0]) {
+			info_word(in->host, sizeof(in->host), v, vn);
+		} else if (!strncmp(p, "cpuid=", 6) && !in->cpuid[0]) {
+			info_word(in->cpuid, sizeof(in->cpuid), v, vn);
+		} else if (!strncmp(p, "cpudesc=", 8) && !in->cpudesc[0]) {
+			info_text_value(in->cpudesc, sizeof(in->cpudesc), v, vn);
+		} else if (!strncmp(p, "mem_kb=", 7) && !in->mem_kb) {
+			char *e;
+
+			errno = 0;
+			in->mem_kb = strtoull(v, &e, 10);
+			if (errno || e != v + vn || !isdigit((unsigned char)v[0]))
+				in->mem_kb = 0;
+		}
 	}
-	snprintf(d->event_name, sizeof(d->event_name), "%s", name);
+	if (!d->event_name[0])
+		snprintf(d->event_name, sizeof(d->event_name), "unknown");
 	d->o.event_name = d->event_name;
+}
+
+void rec_info_free(struct decoder *d)
+{
+	unsigned int i;
+
+	for (i = 0; i < d->info.nargs; i++)
+		free(d->info.args[i]);
+	free(d->info.args);
+	memset(&d->info, 0, sizeof(d->info));
 }
 
 static int bad(char *err, size_t len, uint64_t off, const char *what)
@@ -582,7 +892,7 @@ int rec_decode_buf(const unsigned char *buf, size_t size, struct decoder *d,
 		end = (const char *)body + blen;
 		switch (it.type) {
 		case ITEM_INFO:
-			info_event(d, (const char *)body, end);
+			info_parse(d, (const char *)body, end);
 			break;
 		case ITEM_IMAGE: {
 			struct item_image ii;

@@ -6,6 +6,8 @@
 #include "types.h"
 
 struct recorder;
+void rec_cmdline(int argc, char *const *argv);
+void rec_info_free(struct decoder *d);
 struct recorder *rec_create(const char *path, const struct perfregs_config *cfg,
 			    const char *event_name);
 int rec_sample(struct recorder *r, int cpu, const struct perfregs_rec_header *h);

@@ -168,6 +168,27 @@ struct retry {
 #define HELD_MAX	64	/* deleted files held open, all processes */
 #define HELD_PID_MAX	8	/* of them first mapped by one process */
 
+/* What a recording's ITEM_INFO says of where it was made (recording.c). */
+#define REC_ARGS_MAX	4096
+struct rec_info {
+	char release[65];		/* uname -r */
+	char machine[65];		/* uname -m */
+	unsigned int nrcpus_conf, nrcpus_online;
+	uint8_t kbuild_id[20];		/* the kernel's build-id */
+	uint8_t kbuild_id_len;
+	uint64_t kernel_text;		/* _text, 0 if not known */
+	char **args;			/* the recording's command line */
+	unsigned int nargs;
+	char version[32];		/* of the tool that made it */
+	char host[65];
+	char cpudesc[128];		/* "model name" */
+	char cpuid[96];			/* vendor,family,model,stepping */
+	uint64_t mem_kb;
+};
+
+#define PERFREGS_TOOL_VERSION	"1.0"
+
+
 /* What a decoder knows: images, task maps, kernel symbols. */
 struct decoder {
 	struct opts o;
@@ -213,6 +234,7 @@ struct decoder {
 	uint64_t lost[PERFREGS_LOST_MAX];
 	uint64_t bad_records;
 	char event_name[64];		/* a recording's event, o.event_name */
+	struct rec_info info;		/* and the rest of its ITEM_INFO */
 	/* set by the live side when a new image/maps/ksym was learnt */
 	void (*learnt_image)(void *arg, const struct image *im);
 	void (*learnt_maps)(void *arg, const struct task_maps *tm);
