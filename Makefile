@@ -76,7 +76,7 @@ endif
 MOD_SRCS	:= $(wildcard module/*.c module/*.h) module/Kbuild include/uapi/linux/perfregs.h
 
 HOST_TESTS	:= $(BUILD)/mkrec $(BUILD)/mkmaps $(BUILD)/mkhostile $(BUILD)/fuzz_recording \
-		   $(BUILD)/elfpeek $(BUILD)/mksb $(BUILD)/mkseed $(BUILD)/mkorder \
+		   $(BUILD)/elfpeek $(BUILD)/mksb $(BUILD)/mkseed $(BUILD)/mksnap $(BUILD)/mkorder \
 		   $(BUILD)/mkstorm $(BUILD)/mkversions $(BUILD)/dl_target \
 		   $(BUILD)/plug_a.so $(BUILD)/plug_b.so $(BUILD)/walk
 CHECKPATCH	:= $(BUILD)/linux/scripts/checkpatch.pl
@@ -116,6 +116,8 @@ $(BUILD)/mksb: tests/mksb.c $(TOOL_LIB_SRCS) $(TOOL_HDRS)
 	$(CC) $(CFLAGS) $(WARN) $(UAPI) -o $@ tests/mksb.c $(TOOL_LIB_SRCS) $(TOOL_LIBS)
 $(BUILD)/mkseed: tests/mkseed.c $(TOOL_LIB_SRCS) $(TOOL_HDRS)
 	$(CC) $(CFLAGS) $(WARN) $(UAPI) -o $@ tests/mkseed.c $(TOOL_LIB_SRCS) $(TOOL_LIBS)
+$(BUILD)/mksnap: tests/mksnap.c $(TOOL_LIB_SRCS) $(TOOL_HDRS)
+	$(CC) $(CFLAGS) $(WARN) $(UAPI) -o $@ tests/mksnap.c $(TOOL_LIB_SRCS) $(TOOL_LIBS)
 $(BUILD)/mkorder: tests/mkorder.c $(TOOL_LIB_SRCS) $(TOOL_HDRS)
 	$(CC) $(CFLAGS) $(WARN) $(UAPI) -o $@ tests/mkorder.c $(TOOL_LIB_SRCS) $(TOOL_LIBS)
 $(BUILD)/mkstorm: tests/mkstorm.c $(TOOL_LIB_SRCS) $(TOOL_HDRS)

@@ -411,7 +411,7 @@ def run_convert(work):
     ours = [r for r in jsonl(subprocess.run([TOOL, "-q", "-f", "json", "-i", rec],
                                             capture_output=True, text=True).stdout)
             if r["type"] == "sample"]
-    ps = subprocess.run([perf, "script", "-i", pd, "--ns", "-F", "time,ip,uregs,iregs"],
+    ps = subprocess.run([perf, "script", "-G", "-i", pd, "--ns", "-F", "time,ip,uregs,iregs"],
                         capture_output=True, text=True)
     theirs = {}
     for line in ps.stdout.splitlines():

@@ -10,6 +10,7 @@
 #    a FIFO it names is not opened, nor a path outside --symfs, and its
 #    samples are labelled with its event; -i refuses sampling options;
 #    the unwinder reads no word of a non-ELF or disowned mapped file;
+#  - convert's perf.data shows perf its chains of live processes (mksnap);
 #  - the learner's own ELF reader agrees with libelf on this machine's files;
 #  - a PIE linked by GNU ld and one by lld are named at their own address;
 #  - the recording reader survives a bounded libFuzzer run;
@@ -236,6 +237,21 @@ if "$B/mkrec" "$T/fold.prf" 25 && "$B/mkhostile" "$T/fold_comm.prf" -c $'a;b\nc'
 	fi
 else
 	echo "not ok - -f folded: its recordings could not be made"
+fi
+
+# convert, checked by perf: live PIEs stopped in read() by ptrace
+# (mksnap: registers, stack and /proc maps as a sample has them), gcc and
+# lld and -m32 (whose read() goes through the vDSO), converted; perf
+# script must show perfregs' own chains frame by frame, perf report -g
+# too, and perf's header must miss none of the features the recording has
+if ! command -v perf > /dev/null; then
+	echo "ok - convert checked by perf # SKIP perf is not installed (make deps)"
+elif [ -x "$B/mksnap" ] && cc -O1 -g -fPIE -pie -o "$T/cv_gcc" tests/bias_target.c 2>/dev/null &&
+     clang -O1 -g -fPIE -pie -fuse-ld=lld -o "$T/cv_lld" tests/bias_target.c 2>/dev/null &&
+     cc -m32 -O1 -g -fPIE -pie -o "$T/cv_m32" tests/bias_target.c 2>/dev/null; then
+	/usr/bin/python3 tests/convert_vs_perf.py "$B" "$T/cv_gcc" "$T/cv_lld" "$T/cv_m32"
+else
+	echo "not ok - convert checked by perf: its programs could not be built"
 fi
 
 # The unwinder reads words outside the stack snapshot from the file a

@@ -4,13 +4,30 @@
  * script and perf report read.
  *
  * One attr: the session's event and period, sample_type IP | TID | TIME |
- * CPU | PERIOD | REGS_USER | REGS_INTR (| STACK_USER when the recording
- * has stack snapshots).  perf's register masks are one per attr, so the
- * user mask is the session's 64-bit one; a register a sample lacks (the
- * upper registers of a 32-bit frame) is written as 0, as perf itself
- * does.  COMM and MMAP records come from the recording's samples and
- * mappings, in front of the samples that need them; LOST records carry
- * the losses.
+ * CPU | PERIOD | CALLCHAIN | REGS_USER | REGS_INTR.  perf's register
+ * masks are one per attr, so the user mask is the session's 64-bit one;
+ * a register a sample lacks (the upper registers of a 32-bit frame) is
+ * written as 0, as perf itself does.  COMM and MMAP records come from the
+ * recording's samples and mappings, in front of the samples that need
+ * them, the kernel's MMAP ([kernel.kallsyms]_text) first when the
+ * recording knows where _text was; LOST records carry the losses.
+ *
+ * The call chain is this tool's own: the kernel's IP, then the user
+ * frames unwound with each sample's own ABI (--call-graph dwarf's), or
+ * the user IP alone when the recording has no stacks.  The stacks are
+ * not copied: given STACK_USER, perf unwinds them again and adds its
+ * frames to these.  (Nor could perf unwind them from this file: its
+ * unwinder reads .eh_frame_hdr through the task's mappings, and only
+ * executable ones are here; measured: perf script gave the leaf alone.)
+ *
+ * After the data, the header's features, as perf record writes them:
+ * BUILD_ID (every mapped file's, and the kernel's), HOSTNAME, OSRELEASE,
+ * VERSION (of the perfregs-dump that recorded), ARCH, NRCPUS, CPUDESC,
+ * CPUID, TOTAL_MEM, CMDLINE (of that perfregs-dump), EVENT_DESC,
+ * SAMPLE_TIME (the first and the last sample's) and CLOCKID
+ * (CLOCK_MONOTONIC, the samples' clock); each only when the recording
+ * says it.  Recordings keep no CPU, NUMA, cache or memory topology, PMU
+ * list or wall-clock reference: those stay missing.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -18,7 +35,10 @@
 #include <string.h>
 #include <linux/perf_event.h>
 #include <sys/mman.h>
+#include <time.h>
 #include "types.h"
+#include "images.h"
+#include "unwind.h"
 #include "recording.h"
 #include "perfdata.h"
 
@@ -42,13 +62,35 @@ struct perf_file_attr {
 	struct perf_file_section ids;
 };
 
+/* perf's feature bits (tools/perf/util/header.h) */
+enum {
+	FEAT_BUILD_ID = 2, FEAT_HOSTNAME = 3, FEAT_OSRELEASE = 4, FEAT_VERSION = 5,
+	FEAT_ARCH = 6, FEAT_NRCPUS = 7, FEAT_CPUDESC = 8, FEAT_CPUID = 9,
+	FEAT_TOTAL_MEM = 10, FEAT_CMDLINE = 11, FEAT_EVENT_DESC = 12, FEAT_SAMPLE_TIME = 21,
+	FEAT_CLOCKID = 23,
+};
+
+#define NAME_ALIGN	64	/* perf pads its strings to this */
+#define BUILD_IDS_MAX	65536
+#define PERF_RECORD_MISC_BUILD_ID_SIZE_	(1 << 15)	/* not in every perf_event.h */
+
+struct bid {
+	char *path;
+	uint8_t id[20];
+	uint8_t len;
+};
+
 struct conv {
+	struct decoder *d;
+	struct bid *bids;	/* 2 * BUILD_IDS_MAX slots, once one is added */
+	size_t nbids;
 	FILE *fp;
 	int error;
 	uint64_t data_size;
 	uint64_t umask, imask;
-	uint32_t stack;
 	uint64_t period;
+	uint64_t first, last;	/* the samples' times */
+	bool kernel_mapped;
 	struct seen { uint32_t pid, tid; char comm[16]; } *seen;
 	size_t nseen, capseen;
 };
@@ -65,6 +107,69 @@ static void put_hdr(struct conv *c, uint32_t type, uint16_t misc, size_t size)
 	struct perf_event_header h = { type, misc, (uint16_t)size };
 
 	put(c, &h, sizeof(h));
+}
+
+static uint32_t bid_hash(const char *path, const uint8_t *id, uint8_t len)
+{
+	uint32_t h = 2166136261U;	/* FNV-1a over the path, then the id */
+
+	for (; *path; path++)
+		h = (h ^ (unsigned char)*path) * 16777619U;
+	while (len--)
+		h = (h ^ *id++) * 16777619U;
+	return h;
+}
+
+/*
+ * A mapped file's build-id for HEADER_BUILD_ID, once per (path, id): a
+ * hash set, as a recording may hold a million mappings of the same few
+ * files; at most BUILD_IDS_MAX of them.
+ */
+static void bid_add(struct conv *c, const char *path, const uint8_t *id, uint8_t len)
+{
+	uint32_t i, mask = 2 * BUILD_IDS_MAX - 1;
+	struct bid *b;
+
+	if (!len || len > 20 || !path[0] || c->nbids >= BUILD_IDS_MAX)
+		return;
+	if (!c->bids) {
+		c->bids = calloc(mask + 1, sizeof(*c->bids));
+		if (!c->bids)
+			return;
+	}
+	for (i = bid_hash(path, id, len) & mask; (b = &c->bids[i])->path; i = (i + 1) & mask)
+		if (b->len == len && !memcmp(b->id, id, len) && !strcmp(b->path, path))
+			return;
+	b->path = strdup(path);
+	if (!b->path)
+		return;
+	memcpy(b->id, id, len);
+	b->len = len;
+	c->nbids++;
+}
+
+/*
+ * The kernel's text as perf synthesizes it: pid -1, "[kernel.kallsyms]_text"
+ * with pgoff the address of _text, so perf relocates kallsyms or a vmlinux
+ * of the same build-id to it.  Once, before anything that may need it;
+ * only when the recording knows _text (its maker could read kallsyms).
+ */
+static void kernel_mmap_once(struct conv *c)
+{
+	static const char name[24] = "[kernel.kallsyms]_text";
+	uint64_t text = c->d->info.kernel_text, v[3];
+	uint32_t ids[2] = { UINT32_MAX, 0 };
+
+	if (c->kernel_mapped || !text)
+		return;
+	c->kernel_mapped = true;
+	v[0] = text;
+	v[1] = 0xffffffffff000000ULL - text;	/* to the fixmap: modules too */
+	v[2] = text;
+	put_hdr(c, PERF_RECORD_MMAP, PERF_RECORD_MISC_KERNEL, 8 + 8 + 24 + sizeof(name));
+	put(c, ids, sizeof(ids));
+	put(c, v, sizeof(v));
+	put(c, name, sizeof(name));
 }
 
 static void comm_once(struct conv *c, const struct perfregs_rec_sample *s)
@@ -100,6 +205,7 @@ static void on_maps(void *arg, const struct task_maps *tm)
 	struct conv *c = arg;
 	unsigned int i;
 
+	kernel_mmap_once(c);
 	for (i = 0; i < tm->n; i++) {
 		size_t plen = strlen(tm->m[i].path) + 1, pad = (plen + 7) & ~7UL;
 		uint64_t v[3] = { tm->m[i].start, tm->m[i].end - tm->m[i].start,
@@ -107,6 +213,7 @@ static void on_maps(void *arg, const struct task_maps *tm)
 		uint32_t ids[2] = { tm->pid, tm->pid };
 		static const char zeros[8];
 
+		bid_add(c, tm->m[i].path, tm->m[i].build_id, tm->m[i].build_id_len);
 		put_hdr(c, PERF_RECORD_MMAP, PERF_RECORD_MISC_USER, 8 + 8 + 24 + pad);
 		put(c, ids, sizeof(ids));
 		put(c, v, sizeof(v));
@@ -123,12 +230,14 @@ static void on_sb(void *arg, const struct sb_event *ev)
 	uint32_t ids[4] = { ev->pid, ev->pid, ev->pid, ev->pid };
 	size_t plen, pad;
 
+	kernel_mmap_once(c);
 	switch (ev->kind) {
 	case SB_MMAP: {
 		uint64_t v[3] = { ev->start, ev->end - ev->start, ev->pgoff };
 
 		if (!(ev->prot & PROT_EXEC))
 			return;
+		bid_add(c, ev->name, ev->build_id, ev->build_id_len);
 		plen = strlen(ev->name) + 1;
 		pad = (plen + 7) & ~7UL;
 		put_hdr(c, PERF_RECORD_MMAP, PERF_RECORD_MISC_USER, 8 + 8 + 24 + pad);
@@ -187,10 +296,47 @@ static void put_regs(struct conv *c, uint64_t want, uint64_t have,
 	}
 }
 
+/*
+ * The sample's call chain as perf's: the kernel context and IP (a
+ * kernel-mode sample), then the user context and the frames unwound
+ * with the sample's ABI, or its user IP.  How many entries.
+ */
+static unsigned int chain_of(struct conv *c, const struct perfregs_rec_sample *s,
+			     uint64_t ip, const unsigned char *stack, uint64_t copied,
+			     uint64_t *chain, unsigned int max)
+{
+	static struct frame frames[128];
+	const uint64_t *uv = (const uint64_t *)s->regs + prf_popcount(s->iregs_mask);
+	int uip = prf_reg_index(s->uregs_mask, PERFREGS_REG_IP);
+	const struct image *im;
+	struct decoded dd;
+	unsigned int n = 0;
+	int i, nf = 0;
+
+	if (s->flags & PERFREGS_SF_KERNEL) {
+		chain[n++] = PERF_CONTEXT_KERNEL;
+		chain[n++] = ip;
+	}
+	if (uip < 0 || s->abi == PERFREGS_ABI_NONE)
+		return n;
+	chain[n++] = PERF_CONTEXT_USER;
+	if (stack) {
+		im = image_find(c->d, s->image_dev, s->image_ino);
+		dd = decide_layout(s->abi, im ? &im->facts : NULL);
+		nf = unwind_sample(c->d, s, dd.layout, stack, copied, frames, 128);
+	}
+	for (i = 0; i < nf && n < max; i++)
+		chain[n++] = frames[i].ip;
+	if (!nf)
+		chain[n++] = uv[uip];
+	return n;
+}
+
 static void on_record(void *arg, int cpu, const struct perfregs_rec_header *rec)
 {
 	struct conv *c = arg;
 
+	kernel_mmap_once(c);
 	if (rec->type == PERFREGS_REC_SAMPLE) {
 		const struct perfregs_rec_sample *s = (const void *)rec;
 		const uint64_t *iv = (const uint64_t *)s->regs;
@@ -200,9 +346,10 @@ static void on_record(void *arg, int cpu, const struct perfregs_rec_header *rec)
 				PERF_SAMPLE_REGS_ABI_NONE;
 		uint64_t ip = reg_of(s->iregs_mask, iv, PERFREGS_REG_IP);
 		uint32_t ids[2] = { s->pid, s->tid }, cpus[2] = { (uint32_t)cpu, 0 };
-		uint64_t time = s->time, size, stack_size = 0;
+		uint64_t time = s->time, size, stack_size = 0, chain[1 + 131];
 		const unsigned char *stack = NULL;
 		uint64_t copied = 0;
+		unsigned int nchain;
 
 		if (s->flags & PERFREGS_SF_STACK) {
 			stack_size = *(const uint64_t *)(uv + prf_popcount(s->uregs_mask));
@@ -210,10 +357,15 @@ static void on_record(void *arg, int cpu, const struct perfregs_rec_header *rec)
 			copied = *(const uint64_t *)(stack + stack_size);
 		}
 		comm_once(c, s);
+		if (!c->first || time < c->first)
+			c->first = time;
+		if (time > c->last)
+			c->last = time;
+		nchain = chain_of(c, s, ip, stack, copied, chain + 1, 131);
+		chain[0] = nchain;
 		size = 8 + 8 + 8 + 8 + 8 + 8;	/* header ip tid time cpu period */
+		size += 8 * (1 + nchain);
 		size += 8 + (uabi ? 8 * prf_popcount(c->umask) : 0);
-		if (c->stack)
-			size += 8 + (uabi ? c->stack + 8 : 0);
 		size += 8 + 8 * prf_popcount(c->imask);
 		put_hdr(c, PERF_RECORD_SAMPLE,
 			(s->flags & PERFREGS_SF_KERNEL) ? PERF_RECORD_MISC_KERNEL :
@@ -223,23 +375,8 @@ static void on_record(void *arg, int cpu, const struct perfregs_rec_header *rec)
 		put(c, &time, 8);
 		put(c, cpus, 8);
 		put(c, &c->period, 8);
+		put(c, chain, 8 * (1 + nchain));
 		put_regs(c, c->umask, s->uregs_mask, uv, uabi);
-		if (c->stack) {
-			/* perf's layout: size, data[size], dyn_size; size 0 without regs */
-			uint64_t sz = uabi ? c->stack : 0;
-			unsigned char *buf;
-
-			put(c, &sz, 8);
-			if (sz) {
-				buf = calloc(1, sz);
-				if (buf && stack)
-					memcpy(buf, stack, stack_size < sz ? stack_size : sz);
-				put(c, buf ? buf : (void *)"", buf ? sz : 0);
-				free(buf);
-				copied = copied < sz ? copied : sz;
-				put(c, &copied, 8);
-			}
-		}
 		put_regs(c, c->imask, s->iregs_mask, iv,
 			 (s->flags & PERFREGS_SF_KERNEL) || s->abi == PERFREGS_ABI_64 ?
 			 PERF_SAMPLE_REGS_ABI_64 : PERF_SAMPLE_REGS_ABI_32);
@@ -253,6 +390,160 @@ static void on_record(void *arg, int cpu, const struct perfregs_rec_header *rec)
 			put(c, v, sizeof(v));
 		}
 	}
+}
+
+/* perf's string: u32 length (padded to NAME_ALIGN), the bytes, NULs */
+static void put_string(struct conv *c, const char *s)
+{
+	static const char zeros[NAME_ALIGN];
+	uint32_t len = (uint32_t)strlen(s) + 1;
+	uint32_t padded = (len + NAME_ALIGN - 1) & ~(uint32_t)(NAME_ALIGN - 1);
+
+	put(c, &padded, 4);
+	put(c, s, len);
+	put(c, zeros, padded - len);
+}
+
+/* One entry of HEADER_BUILD_ID: perf's struct build_id_event + its name. */
+static void put_build_id(struct conv *c, uint16_t misc, const uint8_t *id, uint8_t len,
+			 const char *name)
+{
+	static const char zeros[NAME_ALIGN];
+	size_t nlen = strlen(name) + 1, padded = (nlen + NAME_ALIGN - 1) & ~(size_t)(NAME_ALIGN - 1);
+	uint8_t bid[24] = { 0 };
+	int32_t pid = -1;	/* the host's */
+
+	if (36 + padded > UINT16_MAX)
+		return;
+	memcpy(bid, id, len);
+	bid[20] = len;
+	put_hdr(c, 0, misc | PERF_RECORD_MISC_BUILD_ID_SIZE_, 36 + padded);
+	put(c, &pid, 4);
+	put(c, bid, sizeof(bid));
+	put(c, name, nlen);
+	put(c, zeros, padded - nlen);
+}
+
+/* The content of feature f: what perf record would write there. */
+static void put_feature(struct conv *c, int f, const struct perf_file_attr *fa)
+{
+	const struct rec_info *in = &c->d->info;
+	uint32_t u[2];
+	uint64_t one = 1, id = 1;
+	size_t i;
+
+	switch (f) {
+	case FEAT_BUILD_ID:
+		if (in->kbuild_id_len)
+			put_build_id(c, PERF_RECORD_MISC_KERNEL, in->kbuild_id, in->kbuild_id_len,
+				     "[kernel.kallsyms]");
+		for (i = 0; c->bids && i < 2 * BUILD_IDS_MAX; i++)
+			if (c->bids[i].path)
+				put_build_id(c, PERF_RECORD_MISC_USER, c->bids[i].id,
+					     c->bids[i].len, c->bids[i].path);
+		break;
+	case FEAT_HOSTNAME:
+		put_string(c, in->host);
+		break;
+	case FEAT_OSRELEASE:
+		put_string(c, in->release);
+		break;
+	case FEAT_VERSION:	/* of the tool that recorded */
+		put_string(c, in->version);
+		break;
+	case FEAT_CPUDESC:
+		put_string(c, in->cpudesc);
+		break;
+	case FEAT_CPUID:
+		put_string(c, in->cpuid);
+		break;
+	case FEAT_TOTAL_MEM:
+		put(c, &in->mem_kb, 8);
+		break;
+	case FEAT_ARCH:
+		put_string(c, in->machine);
+		break;
+	case FEAT_NRCPUS:
+		u[0] = in->nrcpus_conf;
+		u[1] = in->nrcpus_online;
+		put(c, u, sizeof(u));
+		break;
+	case FEAT_CMDLINE:
+		u[0] = in->nargs;
+		put(c, u, 4);
+		for (i = 0; i < in->nargs; i++)
+			put_string(c, in->args[i]);
+		break;
+	case FEAT_EVENT_DESC:
+		u[0] = 1;			/* events */
+		u[1] = sizeof(fa->attr);	/* the size of an attr */
+		put(c, u, sizeof(u));
+		put(c, &fa->attr, sizeof(fa->attr));
+		u[0] = 1;			/* its ids */
+		put(c, u, 4);
+		put_string(c, c->d->event_name[0] ? c->d->event_name : "unknown");
+		put(c, &id, 8);
+		break;
+	case FEAT_SAMPLE_TIME:
+		put(c, &c->first, 8);
+		put(c, &c->last, 8);
+		break;
+	case FEAT_CLOCKID:
+		put(c, &one, 8);		/* its resolution, ns */
+		break;
+	}
+}
+
+/*
+ * The features the recording can give, after the data: a table of
+ * (offset, size), one per bit set in h->features, in bit order, then
+ * their contents.
+ */
+static void put_features(struct conv *c, struct perf_file_header *h,
+			 const struct perf_file_attr *fa)
+{
+	const struct rec_info *in = &c->d->info;
+	const int want[] = {
+		FEAT_BUILD_ID, FEAT_HOSTNAME, FEAT_OSRELEASE, FEAT_VERSION, FEAT_ARCH,
+		FEAT_NRCPUS, FEAT_CPUDESC, FEAT_CPUID, FEAT_TOTAL_MEM, FEAT_CMDLINE,
+		FEAT_EVENT_DESC, FEAT_SAMPLE_TIME, FEAT_CLOCKID,
+	};
+	struct perf_file_section sec[sizeof(want) / sizeof(want[0])] = { { 0 } };
+	uint64_t start = h->data.offset + h->data.size, at;
+	unsigned int i, n = 0;
+	int f[sizeof(want) / sizeof(want[0])];
+
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		bool have = want[i] == FEAT_BUILD_ID ? c->nbids || in->kbuild_id_len :
+			    want[i] == FEAT_HOSTNAME ? in->host[0] != 0 :
+			    want[i] == FEAT_VERSION ? in->version[0] != 0 :
+			    want[i] == FEAT_CPUDESC ? in->cpudesc[0] != 0 :
+			    want[i] == FEAT_CPUID ? in->cpuid[0] != 0 :
+			    want[i] == FEAT_TOTAL_MEM ? in->mem_kb != 0 :
+			    want[i] == FEAT_OSRELEASE ? in->release[0] != 0 :
+			    want[i] == FEAT_ARCH ? in->machine[0] != 0 :
+			    want[i] == FEAT_NRCPUS ? in->nrcpus_conf != 0 :
+			    want[i] == FEAT_CMDLINE ? in->nargs != 0 :
+			    want[i] == FEAT_SAMPLE_TIME ? c->last != 0 : true;
+
+		if (!have)
+			continue;
+		h->features[0] |= 1ULL << want[i];
+		f[n++] = want[i];
+	}
+	at = start + n * sizeof(*sec);
+	put(c, sec, n * sizeof(*sec));	/* the table, filled in below */
+	for (i = 0; i < n; i++) {
+		uint64_t before = c->data_size;
+
+		put_feature(c, f[i], fa);
+		sec[i].offset = at;
+		sec[i].size = c->data_size - before;
+		at += sec[i].size;
+	}
+	if (!c->error && (fseek(c->fp, (long)start, SEEK_SET) ||
+			  fwrite(sec, sizeof(*sec), n, c->fp) != n))
+		c->error = errno ? errno : EIO;
 }
 
 int perfdata_convert(const char *in, const char *out, struct decoder *d,
@@ -281,8 +572,9 @@ int perfdata_convert(const char *in, const char *out, struct decoder *d,
 	struct perfregs_config cfg;
 	struct perf_file_header h = { 0 };
 	struct perf_file_attr fa = { 0 };
-	struct conv c = { 0 };
-	uint64_t produced;
+	struct conv c = { .d = d };
+	uint64_t produced, attr_id = 1;
+	size_t i;
 	int ret;
 
 	ret = rec_config(in, &cfg, err, errlen);
@@ -295,8 +587,7 @@ int perfdata_convert(const char *in, const char *out, struct decoder *d,
 	}
 	c.umask = cfg.uregs_mask_64 & ~SEGS;
 	c.imask = cfg.iregs_mask & ~SEGS;
-	/* a perf sample's size is 16 bits: keep the stack well below */
-	c.stack = cfg.stack_bytes < 32768 ? cfg.stack_bytes : 32768;
+
 	c.period = cfg.event == PERFREGS_EV_BREAKPOINT || cfg.event == PERFREGS_EV_NMI ||
 		   (cfg.flags & PERFREGS_CF_FREQ) ? 1 : cfg.period;
 
@@ -305,12 +596,13 @@ int perfdata_convert(const char *in, const char *out, struct decoder *d,
 	fa.attr.config = cfg.event < PERFREGS_EV_MAX ? configs[cfg.event] : 0;
 	fa.attr.sample_period = c.period;
 	fa.attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
-			      PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |
-			      PERF_SAMPLE_REGS_USER | PERF_SAMPLE_REGS_INTR |
-			      (c.stack ? PERF_SAMPLE_STACK_USER : 0);
+			      PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN |
+			      PERF_SAMPLE_REGS_USER | PERF_SAMPLE_REGS_INTR;
 	fa.attr.sample_regs_user = c.umask;
 	fa.attr.sample_regs_intr = c.imask;
-	fa.attr.sample_stack_user = c.stack;
+	fa.attr.use_clockid = 1;
+	fa.attr.clockid = CLOCK_MONOTONIC;
+	fa.attr.sample_id_all = 0;
 	fa.attr.comm = 1;
 	fa.attr.mmap = 1;
 	fa.attr.exclude_user = !!(cfg.flags & PERFREGS_CF_EXCLUDE_USER);
@@ -321,9 +613,12 @@ int perfdata_convert(const char *in, const char *out, struct decoder *d,
 		fa.attr.bp_len = cfg.bp_len;
 	}
 
+	fa.ids.offset = sizeof(h) + sizeof(fa);
+	fa.ids.size = sizeof(attr_id);
 	/* header, then the attr, then the data; the header is rewritten last */
 	put(&c, &h, sizeof(h));
 	put(&c, &fa, sizeof(fa));
+	put(&c, &attr_id, sizeof(attr_id));	/* the attr's ids: one */
 	c.data_size = 0;
 	d->learnt_maps = on_maps;
 	d->learnt_sb = on_sb;
@@ -337,13 +632,17 @@ int perfdata_convert(const char *in, const char *out, struct decoder *d,
 	h.attr_size = sizeof(fa);
 	h.attrs.offset = sizeof(h);
 	h.attrs.size = sizeof(fa);
-	h.data.offset = sizeof(h) + sizeof(fa);
+	h.data.offset = sizeof(h) + sizeof(fa) + sizeof(attr_id);
 	h.data.size = c.data_size;
+	put_features(&c, &h, &fa);
 	if (!c.error && (fseek(c.fp, 0, SEEK_SET) || fwrite(&h, sizeof(h), 1, c.fp) != 1))
 		c.error = errno ? errno : EIO;
 	if (fclose(c.fp) && !c.error)
 		c.error = errno;
 	free(c.seen);
+	for (i = 0; c.bids && i < 2 * BUILD_IDS_MAX; i++)
+		free(c.bids[i].path);
+	free(c.bids);
 	if (c.error) {
 		snprintf(err, errlen, "writing %s: %s", out, strerror(c.error));
 		return -EIO;

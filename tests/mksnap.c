@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mksnap: a recording of real samples without the module, for host
+ * tests of unwinding and of convert: each live process PID is stopped
+ * with ptrace, its user registers and STACK bytes of its stack from sp
+ * are taken as a user-mode sample would carry them (the kernel ABI from
+ * CS: 0x23 is 32-bit code), its address space is started from
+ * /proc/PID/maps as -p starts it, and the process goes on.  A process
+ * blocked in read() stops there, in libc, with its callers on the stack.
+ *
+ * usage: mksnap FILE STACK PID...
+ */
+#define _GNU_SOURCE	/* process_vm_readv */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <sys/user.h>
+#include <sys/wait.h>
+#include "../tools/perfregs-dump/types.h"
+#include "../tools/perfregs-dump/images.h"
+#include "../tools/perfregs-dump/aspace.h"
+#include "../tools/perfregs-dump/recording.h"
+#include "../tools/perfregs-dump/decoder.h"
+
+#define R(x) (1ULL << PERFREGS_REG_##x)
+
+/* user_regs_struct in perfregs' order, and which of them a frame has */
+static unsigned int regs_of(const struct user_regs_struct *u, bool is32, uint64_t *v,
+			    __u64 *mask)
+{
+	const uint64_t all[PERFREGS_REG_MAX] = {
+		[PERFREGS_REG_AX] = u->rax, [PERFREGS_REG_BX] = u->rbx,
+		[PERFREGS_REG_CX] = u->rcx, [PERFREGS_REG_DX] = u->rdx,
+		[PERFREGS_REG_SI] = u->rsi, [PERFREGS_REG_DI] = u->rdi,
+		[PERFREGS_REG_BP] = u->rbp, [PERFREGS_REG_SP] = u->rsp,
+		[PERFREGS_REG_IP] = u->rip, [PERFREGS_REG_FLAGS] = u->eflags,
+		[PERFREGS_REG_CS] = u->cs, [PERFREGS_REG_SS] = u->ss,
+		[PERFREGS_REG_R8] = u->r8, [PERFREGS_REG_R9] = u->r9,
+		[PERFREGS_REG_R10] = u->r10, [PERFREGS_REG_R11] = u->r11,
+		[PERFREGS_REG_R12] = u->r12, [PERFREGS_REG_R13] = u->r13,
+		[PERFREGS_REG_R14] = u->r14, [PERFREGS_REG_R15] = u->r15,
+	};
+	unsigned int n = 0;
+	int r;
+
+	*mask = (R(SS) << 1) - 1;	/* ax .. ss */
+	if (!is32)
+		*mask |= PERFREGS_MASK_64 & ~PERFREGS_MASK_32;
+	for (r = 0; r < PERFREGS_REG_MAX; r++)
+		if (*mask & (1ULL << r))
+			v[n++] = all[r];
+	return n;
+}
+
+/* Up to len bytes of pid's memory at addr, page by page; how many. */
+static size_t peek(int pid, uint64_t addr, unsigned char *buf, size_t len)
+{
+	size_t got = 0;
+
+	while (got < len) {
+		size_t n = 4096 - ((addr + got) & 4095);
+		struct iovec l, r;
+
+		if (n > len - got)
+			n = len - got;
+		l.iov_base = buf + got;
+		l.iov_len = n;
+		r.iov_base = (void *)(uintptr_t)(addr + got);
+		r.iov_len = n;
+		if (process_vm_readv(pid, &l, 1, &r, 1, 0) != (ssize_t)n)
+			break;
+		got += n;
+	}
+	return got;
+}
+
+int main(int argc, char **argv)
+{
+	static struct decoder d;
+	uint64_t lostv[PERFREGS_LOST_MAX] = { 0 };
+	struct perfregs_config cfg;
+	struct recorder *r;
+	size_t stack;
+	int i, n = 0;
+
+	if (argc < 4 || !(stack = strtoul(argv[2], NULL, 0)) || stack % 8 ||
+	    stack > PERFREGS_MAX_STACK_BYTES) {
+		fprintf(stderr, "usage: mksnap FILE STACK PID...  (STACK: bytes, a multiple of 8)\n");
+		return 1;
+	}
+	prf_config_default(&cfg);
+	cfg.stack_bytes = (uint32_t)stack;
+	rec_cmdline(argc, argv);
+	r = rec_create(argv[1], &cfg, "cpu-clock");
+	if (!r) {
+		perror(argv[1]);
+		return 1;
+	}
+	d.live = true;
+	pthread_mutex_init(&d.learn_lock, NULL);
+	d.learnt_image = rec_image;
+	d.learnt_sb = rec_sb;
+	d.learnt_blob = rec_blob;
+	d.learnt_arg = r;
+	for (i = 3; i < argc; i++) {
+		int pid = atoi(argv[i]), status;
+		size_t size = sizeof(struct perfregs_rec_sample) + 2 * 8 * PERFREGS_REG_MAX +
+			      16 + stack;
+		struct perfregs_rec_sample *s = calloc(1, size);
+		struct user_regs_struct u;
+		char path[64], comm[32] = "";
+		uint64_t *v, copied;
+		struct stat st;
+		unsigned int k;
+		bool is32;
+		FILE *fp;
+
+		if (!s)
+			return 1;
+		if (ptrace(PTRACE_SEIZE, pid, 0, 0) || ptrace(PTRACE_INTERRUPT, pid, 0, 0) ||
+		    waitpid(pid, &status, __WALL) != pid ||
+		    ptrace(PTRACE_GETREGS, pid, 0, &u)) {
+			fprintf(stderr, "mksnap: pid %d: %s\n", pid, strerror(errno));
+			return 1;
+		}
+		is32 = u.cs == 0x23;
+		s->header.type = PERFREGS_REC_SAMPLE;
+		s->time = now_ns();
+		s->pid = s->tid = (uint32_t)pid;
+		s->cpu = 0;
+		s->flags = PERFREGS_SF_CTX_IRQ | PERFREGS_SF_UREGS_DIRECT | PERFREGS_SF_STACK;
+		s->abi = is32 ? PERFREGS_ABI_32 : PERFREGS_ABI_64;
+		snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+		fp = fopen(path, "r");
+		if (fp) {
+			if (fgets(comm, sizeof(comm), fp))
+				comm[strcspn(comm, "\n")] = 0;
+			fclose(fp);
+		}
+		memcpy(s->comm, comm, strnlen(comm, sizeof(s->comm) - 1));
+		snprintf(path, sizeof(path), "/proc/%d/exe", pid);
+		if (!stat(path, &st)) {
+			s->image_dev = (uint32_t)st.st_dev;
+			s->image_ino = st.st_ino;
+		}
+		v = (uint64_t *)s->regs;
+		k = regs_of(&u, is32, v, &s->iregs_mask);
+		v += k;
+		k = regs_of(&u, is32, v, &s->uregs_mask);
+		v += k;
+		*v++ = stack;
+		copied = peek(pid, is32 ? (uint32_t)u.rsp : u.rsp, (unsigned char *)v, stack);
+		v += stack / 8;
+		*v++ = copied;
+		s->header.size = (uint32_t)((char *)v - (char *)s);
+		space_seed(&d, (uint32_t)pid);
+		image_learn(&d, s);
+		ptrace(PTRACE_DETACH, pid, 0, 0);
+		rec_sample(r, 0, &s->header);
+		free(s);
+		n++;
+	}
+	if (rec_close(r, n, lostv)) {
+		perror(argv[1]);
+		return 1;
+	}
+	decoder_free(&d);
+	return 0;
+}
