@@ -11,6 +11,7 @@ rules.  Output is KTAP.  Needs the module loaded and PERFREGS_BUILD.
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -382,6 +383,63 @@ def run_cli():
             wrong.append(f"{' '.join(args)}: exit {p.returncode} (want {want})")
     report(not wrong, "cli_errors", "; ".join(wrong) or f"{len(bad)} bad invocations, each "
            "with its documented exit code and a message")
+    run_perf_conventions(spin)
+
+
+def run_perf_conventions(spin):
+    """perf's ways: progress only on a terminal, -o keeps FILE.old, -g, -I, --user-regs."""
+    import pty
+    why = []
+    # progress lines (every 2 s after 3 s) on a terminal, none on a pipe
+    lines = {}
+    for tty in (False, True):
+        master, slave = pty.openpty() if tty else (None, None)
+        p = subprocess.Popen([TOOL, "--no-symbols", "-a", "-d", "5"], stdout=subprocess.DEVNULL,
+                             stderr=slave if tty else subprocess.PIPE)
+        if tty:
+            os.close(slave)
+            err = b""
+            while True:
+                try:
+                    chunk = os.read(master, 4096)
+                except OSError:
+                    break
+                if not chunk:
+                    break
+                err += chunk
+            os.close(master)
+            p.wait()
+        else:
+            err = p.communicate()[1]
+        lines[tty] = sum(1 for line in err.decode(errors="replace").splitlines()
+                         if re.match(r"perfregs-dump: \d+ s, \d+ samples", line))
+        if p.returncode:
+            why.append(f"-a -d 5 (tty {tty}) exit {p.returncode}")
+    if lines[False] or not lines[True]:
+        why.append(f"progress lines: {lines[False]} on a pipe, {lines[True]} on a terminal")
+    # -o over an existing recording keeps it as FILE.old
+    d = tempfile.mkdtemp()
+    f = os.path.join(d, "r.prf")
+    runs = []
+    for _ in range(2):
+        p = subprocess.run([TOOL, "-q", "-o", f, "--", spin, "1"], capture_output=True)
+        runs.append(open(f, "rb").read() if p.returncode == 0 and os.path.exists(f) else b"")
+    if not runs[0] or not os.path.exists(f + ".old") or open(f + ".old", "rb").read() != runs[0]:
+        why.append("the first recording is not FILE.old after the second -o FILE")
+    shutil.rmtree(d)
+    # -g is --call-graph dwarf; -I and --user-regs are --iregs and --uregs
+    p = subprocess.run([TOOL, "-q", "-f", "json", "-g", "-I", "--user-regs=ip,sp", "--", spin, "1"],
+                       capture_output=True, text=True)
+    recs = [r for r in jsonl(p.stdout) if r["type"] == "sample" and r["mode"] == "user"]
+    chained = sum(1 for r in recs if r.get("callchain"))
+    uregs = {tuple(sorted(r["uregs"])) for r in recs}
+    if p.returncode or len(recs) < 50 or chained < len(recs) or uregs != {("rip", "rsp")} or \
+            any(len(r["iregs"]) < 10 for r in recs):
+        why.append(f"-g -I --user-regs=ip,sp: exit {p.returncode}, {len(recs)} user samples, "
+                   f"{chained} with a chain, uregs {sorted(uregs)[:3]}")
+    report(not why, "cli_perf_conventions", "; ".join(why) or
+           f"progress: {lines[True]} lines on a terminal, none on a pipe; -o kept FILE.old; "
+           f"-g -I --user-regs: {len(recs)} user samples, each unwound, uregs rip,rsp")
 
 
 PERF_NAMES = {"ax": "AX", "bx": "BX", "cx": "CX", "dx": "DX", "si": "SI", "di": "DI",
@@ -457,7 +515,7 @@ def main():
         print("1..0 # SKIP perfregs is not loaded")
         return 4
     print("TAP version 13")
-    print(f"1..{3 * len(CASES) + 22}")
+    print(f"1..{3 * len(CASES) + 23}")
     for c in CASES:
         before = len(results)
         run_case(*c)

@@ -239,6 +239,27 @@ else
 	echo "not ok - -f folded: its recordings could not be made"
 fi
 
+# every option of the tool (its getopt tables in main.c) is in --help
+# and in the man page, short and long
+help=$("$B/perfregs-dump" --help)
+bad=""
+for o in $(sed -n '/static const struct option longopts/,/};/p' tools/perfregs-dump/main.c |
+	   grep -o '{ "[a-z-]*"' | cut -d'"' -f2); do
+	printf '%s\n' "$help" | grep -q -- "--$o\b" || bad="$bad --$o (help)"
+	grep -qF -- "$(printf '%s' "--$o" | sed 's/-/\\-/g')" docs/perfregs-dump.1 || bad="$bad --$o (man)"
+done
+short=$(sed -n 's/.*getopt_long(argc, argv, "+\([^"]*\)".*/\1/p' tools/perfregs-dump/main.c | tr -d ':')
+for o in $(printf '%s' "$short" | fold -w1); do
+	printf '%s\n' "$help" | grep -q -- "-$o," || bad="$bad -$o (help)"
+	grep -qF -- "\\-$o\\fR" docs/perfregs-dump.1 || grep -qF -- "\\-$o " docs/perfregs-dump.1 ||
+		grep -qF -- "B \\-$o" docs/perfregs-dump.1 || bad="$bad -$o (man)"
+done
+if [ -n "$short" ] && [ -z "$bad" ]; then
+	echo "ok - every option is in --help and in the man page"
+else
+	echo "not ok - every option is in --help and in the man page:${bad:- no getopt string found}"
+fi
+
 # convert, checked by perf: live PIEs stopped in read() by ptrace
 # (mksnap: registers, stack and /proc maps as a sample has them), gcc and
 # lld and -m32 (whose read() goes through the vDSO), converted; perf

@@ -89,18 +89,22 @@ static void usage(FILE *fp)
 "  -t, --tid TID         sample this thread only\n"
 "      --no-inherit      -p or COMMAND: its threads only, not the\n"
 "                        processes it forks (always so with -e nmi)\n"
-"      --iregs[=REGS]    interrupt registers: names (ip,sp,bx,r12..) or a\n"
-"                        mask; default all, 'none' for none\n"
-"      --uregs[=REGS]    user registers, same syntax; default all\n"
+"  -I, --iregs[=REGS]    interrupt registers: names (ip,sp,bx,r12..) or a\n"
+"                        mask; default all, 'none' for none (also\n"
+"                        --intr-regs, as perf's)\n"
+"      --uregs[=REGS]    user registers, same syntax; default all (also\n"
+"                        --user-regs)\n"
 "      --user-stack SIZE copy SIZE bytes of user stack per sample\n"
-"      --call-graph dwarf[,SIZE]  unwind each sample's user stack with\n"
-"                        DWARF CFI from SIZE bytes of it (default 8192)\n"
+"  -g, --call-graph dwarf[,SIZE]  unwind each sample's user stack with\n"
+"                        DWARF CFI from SIZE bytes of it (default 8192);\n"
+"                        -g is --call-graph dwarf\n"
 "      --nmi-unknown     with -e nmi: also claim NMIs nobody else claims\n"
 "  -m, --mmap-pages N    data pages per CPU, a power of two (default 256)\n"
 "      --overwrite       keep only the newest records (read at the end)\n"
 "  -d, --duration SEC    stop after SEC seconds\n"
 "  -o, --output FILE     record to FILE instead of decoding (with -f:\n"
-"                        record and decode)\n"
+"                        record and decode); an existing FILE is kept\n"
+"                        as FILE.old\n"
 "  -i, --input FILE      decode the recording FILE\n"
 "  -f, --format FMT      text (default), json (JSON Lines) or folded\n"
 "                        (stacks and counts, for flame graphs)\n"
@@ -826,6 +830,35 @@ struct options {
 	uint64_t cpus[PERFREGS_MAX_CPU_BYTES / 8];	/* -C's, cfg.cpus_ptr once parsed */
 };
 
+/*
+ * -o FILE over an existing regular file keeps it as FILE.old, as perf
+ * record keeps perf.data.old: one run's recording is not lost to the
+ * next by mistake.  A device, a FIFO or a symlink to one is written to.
+ */
+static int keep_old(const char *path)
+{
+	size_t len = strlen(path) + 5;
+	struct stat st;
+	char *old;
+
+	if (stat(path, &st) || !S_ISREG(st.st_mode))
+		return GO_ON;
+	old = malloc(len);
+	if (!old) {
+		fprintf(stderr, "perfregs-dump: out of memory\n");
+		return EXIT_IO;
+	}
+	snprintf(old, len, "%s.old", path);
+	if (rename(path, old)) {
+		fprintf(stderr, "perfregs-dump: cannot keep %s as %s: %s\n", path, old,
+			strerror(errno));
+		free(old);
+		return EXIT_IO;
+	}
+	free(old);
+	return GO_ON;
+}
+
 /* The subcommand in argv[1], taken out of argv: getopt sees the options only. */
 static enum command parse_command(int *argc, char ***argv)
 {
@@ -918,7 +951,9 @@ static int parse_options(int argc, char **argv, struct options *o, struct decode
 		{ "pid", required_argument, NULL, 'p' },
 		{ "tid", required_argument, NULL, 't' },
 		{ "iregs", optional_argument, NULL, OPT_IREGS },
+		{ "intr-regs", optional_argument, NULL, OPT_IREGS },	/* perf's */
 		{ "uregs", optional_argument, NULL, OPT_UREGS },
+		{ "user-regs", optional_argument, NULL, OPT_UREGS },	/* perf's */
 		{ "user-stack", required_argument, NULL, OPT_STACK },
 		{ "call-graph", required_argument, NULL, OPT_CALLGRAPH },
 		{ "nmi-unknown", no_argument, NULL, OPT_NMI_UNKNOWN },
@@ -974,8 +1009,14 @@ static int parse_options(int argc, char **argv, struct options *o, struct decode
 	 * sample.  Waking at half of 512 KiB lost samples at high rates.
 	 */
 	cfg->data_pages = 256;
-	while ((c = getopt_long(argc, argv, "+e:c:F:aC:p:t:m:d:o:i:f:qvhV", longopts,
+	while ((c = getopt_long(argc, argv, "+e:c:F:aC:p:t:m:d:o:i:f:qvhVgI::", longopts,
 				NULL)) != -1) {
+		if (c == 'I')
+			c = OPT_IREGS;		/* perf's -I: --intr-regs */
+		if (c == 'g') {			/* perf's -g; here = --call-graph dwarf */
+			c = OPT_CALLGRAPH;
+			optarg = (char *)"dwarf";
+		}
 		for (i = 0; i < sizeof(sampling_only) / sizeof(sampling_only[0]); i++)
 			if (c == sampling_only[i].c && !o->sampling_opt)
 				o->sampling_opt = sampling_only[i].name;
@@ -1245,6 +1286,7 @@ struct live_run {
 static int live_prepare(struct options *o, struct live *lv)
 {
 	struct decoder *d = &lv->d;
+	int ret;
 
 	if (!o->command && !o->all_cpus && o->pid < 0 && o->tid < 0) {
 		fprintf(stderr, "perfregs-dump: nothing to sample: give a COMMAND, "
@@ -1288,6 +1330,9 @@ static int live_prepare(struct options *o, struct live *lv)
 	}
 	lv->tee = o->tee;
 	if (o->output) {
+		ret = keep_old(o->output);
+		if (ret != GO_ON)
+			return ret;
 		lv->rec = rec_create(o->output, &o->cfg, d->o.event_name);
 		if (!lv->rec) {
 			fprintf(stderr, "perfregs-dump: cannot write %s: %s\n", o->output,
@@ -1426,6 +1471,7 @@ static void live_loop(const struct options *o, struct live *lv, struct live_run 
 	struct decoder *d = &lv->d;
 	int pidfd = -1, waitfd, wait_ms, i;
 	double last_progress = 0;
+	bool progress = isatty(STDERR_FILENO);	/* for a person, as perf does */
 	struct timespec t0;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -1458,7 +1504,7 @@ static void live_loop(const struct options *o, struct live *lv, struct live_run 
 			break;
 		if (run->child < 0 && o->pid > 0 && ev > 0 && (ev & POLLHUP))
 			break;	/* the target process is gone */
-		if (!d->o.quiet && t - last_progress >= 2 && t >= 3) {
+		if (!d->o.quiet && progress && t - last_progress >= 2 && t >= 3) {
 			uint64_t lost = 0, samples = lv->spans ?
 						      lv->raw_samples : d->samples;
 
