@@ -387,7 +387,7 @@ def run_cli():
 
 
 def run_perf_conventions(spin):
-    """perf's ways: progress only on a terminal, -o keeps FILE.old, -g, -I, --user-regs."""
+    """perf's ways: progress only on a terminal, -o keeps FILE.old, -g, -I, --user-regs, -v."""
     import pty
     why = []
     # progress lines (every 2 s after 3 s) on a terminal, none on a pipe
@@ -437,6 +437,12 @@ def run_perf_conventions(spin):
             any(len(r["iregs"]) < 10 for r in recs):
         why.append(f"-g -I --user-regs=ip,sp: exit {p.returncode}, {len(recs)} user samples, "
                    f"{chained} with a chain, uregs {sorted(uregs)[:3]}")
+    # -v: the session as the module took it
+    p = subprocess.run([TOOL, "-v", "-q", "--no-symbols", "-e", "cpu-clock:u", "-c", "250000",
+                        "--", spin, "1"], capture_output=True, text=True)
+    if p.returncode or not re.search(r"session: event cpu-clock, period 250000, .*user mode only",
+                                     p.stderr):
+        why.append(f"-v: exit {p.returncode}, stderr {p.stderr.strip()[:200]!r}")
     report(not why, "cli_perf_conventions", "; ".join(why) or
            f"progress: {lines[True]} lines on a terminal, none on a pipe; -o kept FILE.old; "
            f"-g -I --user-regs: {len(recs)} user samples, each unwound, uregs rip,rsp")

@@ -239,6 +239,26 @@ else
 	echo "not ok - -f folded: its recordings could not be made"
 fi
 
+# -v says where and how a recording was made: its maker's host, kernel
+# and command line, the session's settings; without -v, none of it
+if [ -x "$B/mksnap" ] && cc -O1 -g -o "$T/vb_prog" tests/bias_target.c 2>/dev/null; then
+	"$T/vb_prog" < <(sleep 3) > "$T/vb.out" &
+	vbp=$!
+	for _ in $(seq 30); do [ -s "$T/vb.out" ] && break; sleep 0.1; done
+	"$B/mksnap" "$T/vb.prf" 4096 "$vbp"
+	wait $vbp
+	v=$("$B/perfregs-dump" -v -q -i "$T/vb.prf" 2>&1 >/dev/null)
+	nv=$("$B/perfregs-dump" -q -i "$T/vb.prf" 2>&1 >/dev/null)
+	if printf '%s\n' "$v" | grep -q "recorded by perfregs-dump [0-9.]* on $(hostname) (kernel $(uname -r), $(uname -m)," &&
+	   printf '%s\n' "$v" | grep -qF "command line: $B/mksnap $T/vb.prf 4096 $vbp" &&
+	   printf '%s\n' "$v" | grep -q "session: event cpu-clock, period 1000000, .*user stack 4096 bytes" &&
+	   [ -z "$nv" ]; then
+		echo "ok - -v tells where, by what command and with what settings a recording was made"
+	else
+		echo "not ok - -v tells where, by what command and with what settings a recording was made: '$v' / without -v: '$nv'"
+	fi
+fi
+
 # every option of the tool (its getopt tables in main.c) is in --help
 # and in the man page, short and long
 help=$("$B/perfregs-dump" --help)

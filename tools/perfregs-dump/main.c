@@ -114,7 +114,8 @@ static void usage(FILE *fp)
 "                        $PERFREGS_BUILDID_DIR/HEX and /usr/lib/debug)\n"
 "      --summary         print only the summary\n"
 "  -q, --quiet           no progress or summary on stderr\n"
-"  -v, --verbose         more detail on stderr\n"
+"  -v, --verbose         more detail on stderr: the session's settings;\n"
+"                        with -i, where and how the recording was made\n"
 "  -h, --help            this text\n"
 "  -V, --version         version of the tool and of the module ABI\n"
 "\n"
@@ -775,6 +776,45 @@ static void sb_lost_note(const struct decoder *d)
 		"mapped there before\n", d->sb_lost);
 }
 
+/* -v: the session as configured (live) or as recorded (-i). */
+static void verbose_session(const struct perfregs_config *cfg, const char *event)
+{
+	fprintf(stderr, "perfregs-dump: session: event %s, %s %" PRIu64 "%s, iregs 0x%" PRIx64
+		", uregs 0x%" PRIx64 " (64-bit) 0x%" PRIx64 " (32-bit), user stack %u bytes, "
+		"%u pages per CPU%s%s%s\n", event,
+		cfg->flags & PERFREGS_CF_FREQ ? "frequency" : "period", (uint64_t)cfg->period,
+		cfg->flags & PERFREGS_CF_FREQ ? " Hz" : "", (uint64_t)cfg->iregs_mask,
+		(uint64_t)cfg->uregs_mask_64, (uint64_t)cfg->uregs_mask_32, cfg->stack_bytes,
+		cfg->data_pages, cfg->flags & PERFREGS_CF_INHERIT ? ", inherited" : "",
+		cfg->flags & PERFREGS_CF_OVERWRITE ? ", overwrite" : "",
+		cfg->flags & PERFREGS_CF_EXCLUDE_KERNEL ? ", user mode only" :
+		cfg->flags & PERFREGS_CF_EXCLUDE_USER ? ", kernel mode only" : "");
+}
+
+/* -v after -i: where and how the recording was made, and what it held. */
+static void verbose_recording(const char *path, const struct decoder *d)
+{
+	const struct rec_info *in = &d->info;
+	struct perfregs_config cfg;
+	char err[256];
+	unsigned int i;
+
+	fprintf(stderr, "perfregs-dump: %s: recorded by perfregs-dump %s on %s (kernel %s, "
+		"%s, %u of %u CPUs online)\n", path, in->version[0] ? in->version : "?",
+		in->host[0] ? in->host : "?", in->release[0] ? in->release : "?",
+		in->machine[0] ? in->machine : "?", in->nrcpus_online, in->nrcpus_conf);
+	if (in->nargs) {
+		fputs("perfregs-dump: command line:", stderr);
+		for (i = 0; i < in->nargs; i++)	/* printable: info_parse() checked */
+			fprintf(stderr, " %s", in->args[i]);
+		fputc('\n', stderr);
+	}
+	if (!rec_config(path, &cfg, err, sizeof(err)))
+		verbose_session(&cfg, d->o.event_name);
+	fprintf(stderr, "perfregs-dump: %zu kernel symbols, %u vDSO images\n", d->nksyms,
+		d->nblobs);
+}
+
 static int decode_file(const char *path, struct decoder *d)
 {
 	uint64_t produced;
@@ -782,6 +822,8 @@ static int decode_file(const char *path, struct decoder *d)
 	int ret;
 
 	ret = rec_decode(path, d, &produced, err, sizeof(err));
+	if (d->o.verbose)
+		verbose_recording(path, d);
 	if (d->o.format == FMT_FOLDED)
 		folded_print(d, d->out);
 	if (d->sb_lost && !d->o.quiet)
@@ -1434,6 +1476,8 @@ static int live_start(struct options *o, struct live *lv, struct live_run *run)
 				config_hint(-ret));
 		return EXIT_SETUP;
 	}
+	if (d->o.verbose)
+		verbose_session(cfg, d->o.event_name);
 	/*
 	 * Slow (kallsyms has >100k lines): before the rings start filling
 	 * and before COMMAND runs, also when only recording (kernel symbols
