@@ -240,7 +240,8 @@ else
 fi
 
 # -v says where and how a recording was made: its maker's host, kernel
-# and command line, the session's settings; without -v, none of it
+# and command line, the session's settings; without -v, none of it; a
+# recorded command line's escape bytes are shown, not sent to a terminal
 if [ -x "$B/mksnap" ] && cc -O1 -g -o "$T/vb_prog" tests/bias_target.c 2>/dev/null; then
 	"$T/vb_prog" < <(sleep 3) > "$T/vb.out" &
 	vbp=$!
@@ -252,7 +253,9 @@ if [ -x "$B/mksnap" ] && cc -O1 -g -o "$T/vb_prog" tests/bias_target.c 2>/dev/nu
 	if printf '%s\n' "$v" | grep -q "recorded by perfregs-dump [0-9.]* on $(hostname) (kernel $(uname -r), $(uname -m)," &&
 	   printf '%s\n' "$v" | grep -qF "command line: $B/mksnap $T/vb.prf 4096 $vbp" &&
 	   printf '%s\n' "$v" | grep -q "session: event cpu-clock, period 1000000, .*user stack 4096 bytes" &&
-	   [ -z "$nv" ]; then
+	   [ -z "$nv" ] && "$B/mkhostile" "$T/vb_esc.prf" -A prog -A $'\e[31mred\\' &&
+	   [ "$("$B/perfregs-dump" -v -q -i "$T/vb_esc.prf" 2>&1 >/dev/null | grep "command line")" = \
+	     'perfregs-dump: command line: prog \x1b[31mred\x5c' ]; then
 		echo "ok - -v tells where, by what command and with what settings a recording was made"
 	else
 		echo "not ok - -v tells where, by what command and with what settings a recording was made: '$v' / without -v: '$nv'"

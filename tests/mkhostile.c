@@ -16,7 +16,10 @@
  * in DATA.  With -k, a recorded kernel symbol NAME and a kernel-mode
  * sample 0x10 into it.
  *
- * usage: mkhostile FILE [-e EVENT] [-c COMM] [-k NAME] [-a ADDR]
+ * With -A, the recording's command line (its arg= info) is ARG, the
+ * option given once per word.
+ *
+ * usage: mkhostile FILE [-e EVENT] [-c COMM] [-k NAME] [-a ADDR] [-A ARG]...
  *                  [-m PATH [-b HEX] [-s] [-f BP [-d DATA [-D HEX]]]]
  */
 #include <stdio.h>
@@ -82,6 +85,8 @@ int main(int argc, char **argv)
 {
 	const char *event = "cpu-clock", *comm = "hostile", *ksym = NULL, *path = NULL;
 	const char *data = NULL;
+	char *args[16];
+	int nargs = 0;
 	uint64_t lostv[PERFREGS_LOST_MAX] = { 0 };
 	struct image im = { .dev = 0x801, .ino = INO,
 			    .facts = { true, 2 /* ELFCLASS64 */, 62 /* EM_X86_64 */ },
@@ -93,7 +98,7 @@ int main(int argc, char **argv)
 	struct recorder *r;
 	int c, n = 1;
 
-	while ((c = getopt(argc, argv, "e:c:k:a:m:b:sf:d:D:")) != -1) {
+	while ((c = getopt(argc, argv, "e:c:k:a:m:b:sf:d:D:A:")) != -1) {
 		switch (c) {
 		case 'e':
 			event = optarg;
@@ -124,6 +129,10 @@ int main(int argc, char **argv)
 		case 'd':
 			data = optarg;
 			break;
+		case 'A':
+			if (nargs < 16)
+				args[nargs++] = optarg;
+			break;
 		case 's':
 			stack = true;
 			break;
@@ -134,10 +143,11 @@ int main(int argc, char **argv)
 	if (optind + 1 != argc) {
 usage:
 		fprintf(stderr, "usage: mkhostile FILE [-e EVENT] [-c COMM] [-k NAME] "
-			"[-a ADDR] [-m PATH [-b HEX] [-s] [-f BP [-d DATA [-D HEX]]]]\n");
+			"[-a ADDR] [-A ARG]... [-m PATH [-b HEX] [-s] [-f BP [-d DATA [-D HEX]]]]\n");
 		return 2;
 	}
 	prf_config_default(&cfg);
+	rec_cmdline(nargs, args);
 	r = rec_create(argv[optind], &cfg, event);
 	if (!r) {
 		perror(argv[optind]);

@@ -805,8 +805,17 @@ static void verbose_recording(const char *path, const struct decoder *d)
 		in->machine[0] ? in->machine : "?", in->nrcpus_online, in->nrcpus_conf);
 	if (in->nargs) {
 		fputs("perfregs-dump: command line:", stderr);
-		for (i = 0; i < in->nargs; i++)	/* printable: info_parse() checked */
-			fprintf(stderr, " %s", in->args[i]);
+		for (i = 0; i < in->nargs; i++) {
+			const unsigned char *a = (const unsigned char *)in->args[i];
+
+			/* the recording's bytes: no escape sequence reaches the terminal */
+			fputc(' ', stderr);
+			for (; *a; a++)
+				if (*a >= ' ' && *a < 0x7f && *a != '\\')
+					fputc(*a, stderr);
+				else
+					fprintf(stderr, "\\x%02x", *a);
+		}
 		fputc('\n', stderr);
 	}
 	if (!rec_config(path, &cfg, err, sizeof(err)))
