@@ -239,6 +239,23 @@ else
 	echo "not ok - -f folded: its recordings could not be made"
 fi
 
+# text output goes to terminals: a recording's comm with ESC and CR,
+# and a program whose path holds ESC, print '?' for those bytes, never
+# the bytes (JSON escapes them, -f folded makes them '_')
+if cc -no-pie -o "$T/tsafe"$'\e[31m' tests/fp_target.S 2>/dev/null; then
+	tbody=0x$(nm "$T/tsafe"$'\e[31m' | sed -n 's/ T fp_body$//p')
+	"$B/mkhostile" "$T/tsafe.prf" -c $'\e[31mX\rY' -a "$tbody" -m "$T/tsafe"$'\e[31m' -s
+	out=$("$B/perfregs-dump" -q --call-graph dwarf -i "$T/tsafe.prf")
+	if ! printf '%s' "$out" | grep -q $'[\e\r]' && printf '%s\n' "$out" | grep -qF '?[31mX?Y' &&
+	   printf '%s\n' "$out" | grep -qF "fp_body+0x0 ($T/tsafe?[31m)"; then
+		echo "ok - text output shows a recording's control bytes as '?', in comm and in paths"
+	else
+		echo "not ok - text output shows a recording's control bytes as '?', in comm and in paths: $(printf '%s' "$out" | od -c | head -5 | tr '\n' ' ')"
+	fi
+else
+	echo "not ok - text output shows a recording's control bytes as '?' (no program built)"
+fi
+
 # -v says where and how a recording was made: its maker's host, kernel
 # and command line, the session's settings; without -v, none of it; a
 # recorded command line's escape bytes are shown, not sent to a terminal

@@ -282,6 +282,19 @@ static size_t sample_size(const struct perfregs_rec_sample *s, size_t avail,
 	return s->header.size == need ? need : 0;
 }
 
+/*
+ * Text output goes to terminals: a comm, a symbol or a path comes from
+ * the sampled system or a recording, anyone's, and its control bytes
+ * (an ESC that starts a sequence, a CR that rewrites the line) are shown
+ * as '?'.  JSON escapes them, -f folded makes them '_'.
+ */
+static void text_safe(char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < ' ' || *s == 0x7f)
+			*s = '?';
+}
+
 static void out_callchain(struct decoder *d, const struct perfregs_rec_sample *s,
 			  enum layout layout, uint64_t stack_size,
 			  uint64_t stack_copied)
@@ -311,10 +324,13 @@ static void out_callchain(struct decoder *d, const struct perfregs_rec_sample *s
 		fputc(']', fp);
 		return;
 	}
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
+		text_safe(frames[i].sym);
+		text_safe(frames[i].dso);
 		fprintf(fp, "\n\t%16" PRIx64 " %s (%s)", frames[i].ip,
 			frames[i].sym[0] ? frames[i].sym : "[unknown]",
 			frames[i].dso[0] ? frames[i].dso : "[unknown]");
+	}
 }
 
 /*
@@ -423,6 +439,8 @@ static void out_sample(struct decoder *d, const struct perfregs_rec_sample *s,
 		fputs("}\n", fp);
 		return;
 	}
+	text_safe(comm);
+	text_safe(sym);
 	/* "%16s %6u/%-6u [%03u] %lu.%09lu: %s: ip 0x%lx (sym) %s abi %s..." */
 	p = put_rjust(p, comm, 16);
 	*p++ = ' ';
