@@ -71,6 +71,12 @@ enum {
 };
 
 #define NAME_ALIGN	64	/* perf pads its strings to this */
+/*
+ * perf reads a build-id's file name into char[PATH_MAX] on its stack
+ * (perf_header__read_build_ids()) and an MMAP's into a u16-sized record:
+ * a longer path from a recording is left out of perf.data.
+ */
+#define PERF_PATH_MAX	4096
 #define BUILD_IDS_MAX	65536
 #define PERF_RECORD_MISC_BUILD_ID_SIZE_	(1 << 15)	/* not in every perf_event.h */
 
@@ -106,6 +112,10 @@ static void put_hdr(struct conv *c, uint32_t type, uint16_t misc, size_t size)
 {
 	struct perf_event_header h = { type, misc, (uint16_t)size };
 
+	/* the callers keep every record below 64 KiB; a wrapped size would
+	 * make perf read the rest as records of someone's choosing */
+	if (size > UINT16_MAX && !c->error)
+		c->error = EOVERFLOW;
 	put(c, &h, sizeof(h));
 }
 
@@ -130,7 +140,8 @@ static void bid_add(struct conv *c, const char *path, const uint8_t *id, uint8_t
 	uint32_t i, mask = 2 * BUILD_IDS_MAX - 1;
 	struct bid *b;
 
-	if (!len || len > 20 || !path[0] || c->nbids >= BUILD_IDS_MAX)
+	if (!len || len > 20 || !path[0] || c->nbids >= BUILD_IDS_MAX ||
+	    strlen(path) >= PERF_PATH_MAX)
 		return;
 	if (!c->bids) {
 		c->bids = calloc(mask + 1, sizeof(*c->bids));
@@ -213,6 +224,9 @@ static void on_maps(void *arg, const struct task_maps *tm)
 		uint32_t ids[2] = { tm->pid, tm->pid };
 		static const char zeros[8];
 
+		if (plen > PERF_PATH_MAX)
+			continue;
+
 		bid_add(c, tm->m[i].path, tm->m[i].build_id, tm->m[i].build_id_len);
 		put_hdr(c, PERF_RECORD_MMAP, PERF_RECORD_MISC_USER, 8 + 8 + 24 + pad);
 		put(c, ids, sizeof(ids));
@@ -239,6 +253,8 @@ static void on_sb(void *arg, const struct sb_event *ev)
 			return;
 		bid_add(c, ev->name, ev->build_id, ev->build_id_len);
 		plen = strlen(ev->name) + 1;
+		if (plen > PERF_PATH_MAX)
+			return;
 		pad = (plen + 7) & ~7UL;
 		put_hdr(c, PERF_RECORD_MMAP, PERF_RECORD_MISC_USER, 8 + 8 + 24 + pad);
 		put(c, ids, 8);
@@ -413,7 +429,7 @@ static void put_build_id(struct conv *c, uint16_t misc, const uint8_t *id, uint8
 	uint8_t bid[24] = { 0 };
 	int32_t pid = -1;	/* the host's */
 
-	if (36 + padded > UINT16_MAX)
+	if (nlen > PERF_PATH_MAX)
 		return;
 	memcpy(bid, id, len);
 	bid[20] = len;
