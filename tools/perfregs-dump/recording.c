@@ -347,7 +347,7 @@ static unsigned long total_mem(void)
 /* ITEM_INFO's text: key=value strings, each with its NUL; NULL if no memory */
 static char *info_text(const char *event_name, size_t *len)
 {
-	size_t cap = 1024, n = 0, i, k;
+	size_t cap = 4096, n = 0, i, k;
 	char *p = malloc(cap), *q;
 	struct utsname u;
 	char hex[41], host[256], desc[128], cpuid[96];
@@ -374,15 +374,22 @@ static char *info_text(const char *event_name, size_t *len)
 		     u.release, 0, u.machine, 0, event_name, 0, "perfregs-dump", 0,
 		     PERFREGS_TOOL_VERSION, 0, sysconf(_SC_NPROCESSORS_CONF),
 		     sysconf(_SC_NPROCESSORS_ONLN), 0, host, 0, desc, 0, cpuid, 0, mem);
-	if (w < 0 || (size_t)w >= cap) {
-		free(p);
-		return NULL;
-	}
+	if (w < 0 || (size_t)w >= cap)
+		goto fail;
 	n = (size_t)w + 1;
-	if (k)
-		n += (size_t)snprintf(p + n, cap - n, "kernel_build_id=%s", hex) + 1;
-	if (text)
-		n += (size_t)snprintf(p + n, cap - n, "kernel_text=0x%" PRIx64, text) + 1;
+	/* each fits: the strings above are bounded, the total far below cap */
+	if (k) {
+		w = snprintf(p + n, cap - n, "kernel_build_id=%s", hex);
+		if (w < 0 || (size_t)w >= cap - n)
+			goto fail;
+		n += (size_t)w + 1;
+	}
+	if (text) {
+		w = snprintf(p + n, cap - n, "kernel_text=0x%" PRIx64, text);
+		if (w < 0 || (size_t)w >= cap - n)
+			goto fail;
+		n += (size_t)w + 1;
+	}
 	for (w = 0; w < rec_argc; w++) {
 		size_t a = strlen(rec_argv[w]);
 
@@ -401,6 +408,10 @@ static char *info_text(const char *event_name, size_t *len)
 	}
 	*len = n;
 	return p;
+
+fail:
+	free(p);
+	return NULL;
 }
 
 struct recorder *rec_create(const char *path, const struct perfregs_config *cfg,
@@ -638,11 +649,17 @@ static void info_text_value(char *dst, size_t max, const char *value, size_t n)
 	}
 }
 
+/*
+ * A word of the recording's command line.  Its bytes go into perf.data's
+ * CMDLINE, which perf prints to terminals: control bytes become '?',
+ * and a word is at most REC_ARG_MAX bytes.
+ */
 static void info_arg(struct rec_info *in, const char *value, size_t n)
 {
 	char **args, *a;
+	size_t i;
 
-	if (in->nargs >= REC_ARGS_MAX)
+	if (in->nargs >= REC_ARGS_MAX || n > REC_ARG_MAX)
 		return;
 	args = realloc(in->args, (in->nargs + 1) * sizeof(*args));
 	if (!args)
@@ -651,7 +668,8 @@ static void info_arg(struct rec_info *in, const char *value, size_t n)
 	a = malloc(n + 1);
 	if (!a)
 		return;
-	memcpy(a, value, n);
+	for (i = 0; i < n; i++)
+		a[i] = (unsigned char)value[i] < ' ' || value[i] == 0x7f ? '?' : value[i];
 	a[n] = 0;
 	in->args[in->nargs++] = a;
 }
@@ -667,7 +685,6 @@ static void info_arg(struct rec_info *in, const char *value, size_t n)
 static void info_parse(struct decoder *d, const char *p, const char *end)
 {
 	struct rec_info *in = &d->info;
-	bool event = false;
 	size_t n;
 
 	for (; p < end; p += n + 1) {
@@ -682,8 +699,8 @@ static void info_parse(struct decoder *d, const char *p, const char *end)
 			continue;
 		v++;
 		vn = n - (size_t)(v - p);
-		if (!strncmp(p, "event=", 6) && !event) {
-			event = true;
+		if (!strncmp(p, "event=", 6) && !in->event_seen) {
+			in->event_seen = true;
 			if (!info_word(d->event_name, sizeof(d->event_name), v, vn))
 				d->event_name[0] = 0;
 		} else if (!strncmp(p, "kernel=", 7) && !in->release[0]) {
@@ -718,7 +735,7 @@ static void info_parse(struct decoder *d, const char *p, const char *end)
 			errno = 0;
 			t = strtoull(v, &e, 16);
 			if (!errno && e == v + vn && vn > 2 && v[0] == '0' && v[1] == 'x' &&
-			    t >= 0xffff800000000000ULL)
+			    t >= 0xffff800000000000ULL && t < 0xffffffffff000000ULL)
 				in->kernel_text = t;
 		} else if (!strncmp(p, "arg=", 4)) {
 			info_arg(in, v, vn);

@@ -170,6 +170,7 @@ struct retry {
 
 /* What a recording's ITEM_INFO says of where it was made (recording.c). */
 #define REC_ARGS_MAX	4096
+#define REC_ARG_MAX	4096	/* bytes of one */
 struct rec_info {
 	char release[65];		/* uname -r */
 	char machine[65];		/* uname -m */
@@ -184,6 +185,7 @@ struct rec_info {
 	char cpudesc[128];		/* "model name" */
 	char cpuid[96];			/* vendor,family,model,stepping */
 	uint64_t mem_kb;
+	bool event_seen;		/* the first event= counts */
 };
 
 #define PERFREGS_TOOL_VERSION	"1.0"
@@ -201,6 +203,7 @@ struct decoder {
 	struct folded *folded;		/* -f folded: the stacks so far */
 	uint64_t folded_dropped;	/* samples it has no room for */
 	unsigned int norphans;
+	uint64_t rebuild_stamp;		/* children_rebuild()'s, per late event */
 	struct blob *blobs;		/* vDSO images */
 	unsigned int nblobs;
 	size_t space_maps;		/* mapping copies in versions (aspace.c) */
