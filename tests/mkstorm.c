@@ -10,9 +10,12 @@
  *         child, forked last, that then learns of N mappings of its
  *         own made before that fork: each one late for the child, whose
  *         copy is taken again; the N others have nothing to do with it
+ *   alt   a child whose 8000 forks are claimed by two parents in turn
+ *         (each fork links it to its parent again), then N mappings of
+ *         one parent, each late for the last of those forks only
  * One sample at the end.
  *
- * usage: mkstorm FILE N late|maps|fan
+ * usage: mkstorm FILE N late|maps|fan|alt
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,8 +33,8 @@ int main(int argc, char **argv)
 	long n, i;
 
 	if (argc != 4 || (strcmp(argv[3], "late") && strcmp(argv[3], "maps") &&
-			  strcmp(argv[3], "fan"))) {
-		fprintf(stderr, "usage: mkstorm FILE N late|maps|fan\n");
+			  strcmp(argv[3], "fan") && strcmp(argv[3], "alt"))) {
+		fprintf(stderr, "usage: mkstorm FILE N late|maps|fan|alt\n");
 		return 1;
 	}
 	n = atol(argv[2]);
@@ -42,6 +45,29 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	rec_sb(r, &ev);
+	if (argv[3][0] == 'a') {
+		struct sb_event e = { .prot = PROT_READ | PROT_EXEC, .name = "/x",
+				      .start = 0x100000, .end = 0x101000 };
+
+		e.kind = SB_EXEC;	/* the parents 41 and 42 (42 is above) */
+		e.pid = 41;
+		e.time = 2;
+		rec_sb(r, &e);
+		e.kind = SB_FORK;	/* 43, forked 8000 times, by 42 and 41 in turn */
+		e.pid = 43;
+		for (i = 0; i < 8000; i++) {
+			e.ppid = i % 2 ? 41 : 42;
+			e.time = 1000000000ULL + i;
+			rec_sb(r, &e);
+		}
+		e.kind = SB_MMAP;	/* 42's own, each just before its last fork */
+		e.pid = 42;
+		e.ppid = 0;
+		e.time = 1000000000ULL + 7997;
+		for (i = 0; i < n; i++)
+			rec_sb(r, &e);
+		return rec_close(r, 0, lostv) ? 1 : 0;
+	}
 	if (argv[3][0] == 'f') {
 		struct sb_event e = { .prot = PROT_READ | PROT_EXEC, .name = "/x",
 				      .start = 0x100000, .end = 0x101000 };

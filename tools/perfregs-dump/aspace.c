@@ -49,6 +49,7 @@ struct space {
 	bool full;			/* given up: see space_give_up() */
 	uint64_t last_fork;		/* the latest fork of a child of it */
 	struct space_link *children;	/* the processes it forked */
+	uint64_t visited;		/* by children_rebuild(): its stamp */
 	uint32_t linked_ppid;		/* the parent it was last linked to, */
 	bool linked;			/* if any */
 	struct space *next;
@@ -397,9 +398,18 @@ static void children_rebuild(struct decoder *d, uint32_t pid, uint64_t t,
 
 	if (!p || depth > 8)
 		return;	/* a recording may claim forks in a circle */
+	if (!depth)
+		d->rebuild_stamp++;
 	for (l = p->children; l; l = l->next) {
 		struct space *sp = l->child;
 
+		/*
+		 * Once per late event: a child linked twice (forks claimed
+		 * by two parents in turn) is not scanned again.
+		 */
+		if (sp->visited == d->rebuild_stamp)
+			continue;
+		sp->visited = d->rebuild_stamp;
 		first = sp->n;
 		for (k = 0; k < sp->n && !sp->full; k++) {
 			struct sb_entry *e = &sp->log[k];
@@ -444,10 +454,9 @@ static void link_child(struct space_link **list, struct space *child, uint32_t p
 /*
  * Child sp was forked by ppid: on ppid's children, for its late events.
  * Linked once per change of parent: duplicates (a recording alternating
- * parents) only repeat work the budget bounds.  A parent without a
- * space yet may get one later (its exec read after the fork): the
- * child waits on the orphans until then, or is given up past
- * ORPHANS_MAX of them.
+ * parents) are skipped by children_rebuild()'s stamp.  A parent without
+ * a space yet may get one later (its exec read after the fork): the
+ * child waits on the orphans until then, at most ORPHANS_MAX of them.
  */
 static void space_link_fork(struct decoder *d, struct space *sp, uint32_t ppid,
 			    uint64_t time)
@@ -462,7 +471,12 @@ static void space_link_fork(struct decoder *d, struct space *sp, uint32_t ppid,
 		link_child(&d->orphans, sp, ppid, time);
 		d->norphans++;
 	} else {
-		space_give_up(d, sp);
+		/*
+		 * Under -a most parents are never tracked (running before
+		 * the start): their orphans stay.  Past the cap a child is
+		 * not linked; it loses only the events its parent's exec,
+		 * read late, would have given its pre-exec copy.
+		 */
 		return;
 	}
 	sp->linked_ppid = ppid;
