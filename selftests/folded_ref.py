@@ -9,7 +9,7 @@ to check the tool's own -f folded against:
   frames of samples whose kernel_abi is "32" end in _[i386];
   ';' and control characters in names become '_'.
 The frames are the callchain when there is one (--call-graph dwarf),
-else the user ip's sym.
+else (no stack, or nothing unwound) the user ip's sym.
 usage: folded_ref.py < samples.jsonl   (prints the folded lines)"""
 import json
 import re
@@ -36,6 +36,8 @@ def stack(r, callgraph):
         frames.append(name(r.get("sym"), None) + "_[k]")
     if callgraph and "stack" in r:
         frames += [name(f.get("sym"), f.get("dso")) + i386 for f in r.get("callchain") or []]
+        if user and not r.get("callchain"):     # not unwound: the user ip
+            frames.append(name(r.get("sym"), None) + i386)
     elif user:
         frames.append(name(r.get("sym"), None) + i386)
     return ";".join([clean(r.get("comm") or "[unknown]")] + frames[::-1])

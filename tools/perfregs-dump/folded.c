@@ -34,7 +34,8 @@ struct folded {
 	size_t n, cap;
 };
 
-#define STACK_MAX	16384	/* one sample's line, at most 128 frames */
+/* one sample's line: comm, 129 frames of at most 255 + 7 bytes, ';'s */
+#define STACK_MAX	(16 + 129 * (255 + 8) + 1)
 
 static uint64_t hash(const char *s)
 {

@@ -356,6 +356,8 @@ static void out_folded(struct decoder *d, const struct perfregs_rec_sample *s,
 		for (i = 0; i < nf; i++)
 			f[n++] = (struct folded_frame){ .sym = frames[i].sym,
 							.dso = frames[i].dso, .i386 = i386 };
+		if (!nf && in_user)	/* not unwound: the user IP, as convert has it */
+			f[n++] = (struct folded_frame){ .sym = sym, .i386 = i386 };
 	} else if (in_user) {
 		f[n++] = (struct folded_frame){ .sym = sym, .i386 = i386 };
 	}
