@@ -326,11 +326,12 @@ long prf_walk(const void *a, size_t alen, const void *b, size_t blen,
 			prf_span_copy(&hdr, a, alen, b, off, sizeof(hdr));
 			rec = &hdr;
 		}
-		if (rec->size < sizeof(hdr) || rec->size % 8 || rec->size > left) {
+		/* read once: the bytes may be shared with a writer (a ring, a file) */
+		len = __atomic_load_n(&rec->size, __ATOMIC_RELAXED);
+		if (len < sizeof(hdr) || len % 8 || len > left) {
 			ret = -EBADMSG;
 			break;
 		}
-		len = rec->size;
 		if (off < alen && off + len > alen) {
 			/* it wraps: fn sees it whole, or its first scratch_size bytes */
 			if (scratch_size < sizeof(hdr)) {
