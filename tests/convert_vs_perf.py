@@ -91,16 +91,27 @@ for p in procs:
         bad.append(f"pid {p.pid}: ours {o} perf {t}")
     elif "main" not in names[p.pid]:
         bad.append(f"pid {p.pid}: perf names no main in {names[p.pid]}")
+if ps.returncode:
+    bad.append(f"perf script exit {ps.returncode}: {ps.stderr.strip()[:200]}")
 rep = subprocess.run(["perf", "report", "-i", pd, "--stdio", "-g", "caller", "--no-children"],
                      capture_output=True, text=True)
-if rep.returncode or rep.stdout.count("main\n") < len(procs):
-    bad.append(f"perf report -g: exit {rep.returncode}, {rep.stdout.count('main')} mains")
-hdr = subprocess.run(["perf", "script", "--header-only", "-i", pd], capture_output=True,
-                     text=True).stdout
+mains = len(re.findall(r"^[\s|-]*main$", rep.stdout, re.M))
+if rep.returncode or mains < len(procs):
+    bad.append(f"perf report -g: exit {rep.returncode}, main in {mains} chains")
+h = subprocess.run(["perf", "script", "--header-only", "-i", pd], capture_output=True, text=True)
+hdr = h.stdout
 m = re.search(r"# missing features: (.*)", hdr)
 missing = set(m.group(1).split()) if m else set()
-if missing & HELD:
-    bad.append(f"perf says missing: {sorted(missing & HELD)}")
+if h.returncode or not m or missing & HELD:
+    bad.append(f"perf script --header-only: exit {h.returncode}, missing {sorted(missing & HELD)}")
+# and the values: this machine's, and mksnap's command line
+want = {"hostname": os.uname().nodename, "os release": os.uname().release,
+        "arch": os.uname().machine, "nrcpus online": str(os.cpu_count()),
+        "cmdline": " ".join([os.path.join(B, "mksnap"), rec, "8192"] + [str(p.pid) for p in procs])}
+for k, v in want.items():
+    got = re.search(rf"^# {k} : (.*?)\s*$", hdr, re.M)
+    if not got or got.group(1) != v:
+        bad.append(f"header {k}: {got.group(1) if got else None!r}, want {v!r}")
 shutil.rmtree(d)
 if bad:
     fail("; ".join(bad)[:1500])
