@@ -11,6 +11,8 @@
 #    samples are labelled with its event; -i refuses sampling options;
 #    the unwinder reads no word of a non-ELF or disowned mapped file;
 #  - convert's perf.data shows perf its chains of live processes (mksnap);
+#  - --flamegraph's SVG holds the stacks of -f folded, escapes hostile
+#    names, and searches and zooms in headless Chromium;
 #  - the learner's own ELF reader agrees with libelf on this machine's files;
 #  - a PIE linked by GNU ld and one by lld are named at their own address;
 #  - the recording reader survives a bounded libFuzzer run;
@@ -334,6 +336,19 @@ elif [ -x "$B/mksnap" ] && cc -O1 -g -fPIE -pie -o "$T/cv_gcc" tests/bias_target
 	/usr/bin/python3 tests/convert_vs_perf.py "$B" "$T/cv_gcc" "$T/cv_lld" "$T/cv_m32"
 else
 	echo "not ok - convert checked by perf: its programs could not be built"
+fi
+
+# --flamegraph: the SVG of live PIEs stopped in read() (mksnap: gcc, lld,
+# -m32), of mkrec's i386 and kernel frames, of hostile names, and of a
+# frame too narrow to draw, against -f folded of the same recordings; then
+# in headless Chromium: the DOM after its script ran, a search (?s=),
+# a zoom (#z=) and a screenshot (BUILD/flamegraph.png)
+if [ -x "$B/mksnap" ] && cc -O1 -g -fPIE -pie -o "$T/fg_gcc" tests/bias_target.c 2>/dev/null &&
+   clang -O1 -g -fPIE -pie -fuse-ld=lld -o "$T/fg_lld" tests/bias_target.c 2>/dev/null &&
+   cc -m32 -O1 -g -fPIE -pie -o "$T/fg_m32" tests/bias_target.c 2>/dev/null; then
+	/usr/bin/python3 tests/flame_check.py "$B" "$T/fg_gcc" "$T/fg_lld" "$T/fg_m32"
+else
+	echo "not ok - --flamegraph: its programs could not be built"
 fi
 
 # The unwinder reads words outside the stack snapshot from the file a

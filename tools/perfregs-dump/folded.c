@@ -146,6 +146,52 @@ static int by_stack(const void *a, const void *b)
 	return strcmp(x->stack, y->stack);
 }
 
+/*
+ * Frame by frame: ';' ends a frame and sorts before every byte a name
+ * can hold (folded_add() leaves no control byte in a name), so a stack
+ * comes right before the stacks that go on from it, and all the stacks
+ * under one frame are one run.  strcmp() would put "a;b!" between "a;b"
+ * and "a;b;c".
+ */
+static int by_frames(const void *a, const void *b)
+{
+	const unsigned char *x = (const void *)((const struct folded_stack *)a)->stack;
+	const unsigned char *y = (const void *)((const struct folded_stack *)b)->stack;
+	unsigned int cx, cy;
+
+	for (; *x && *x == *y; x++, y++)
+		;
+	cx = *x == ';' ? 1 : *x;
+	cy = *y == ';' ? 1 : *y;
+	return (int)cx - (int)cy;
+}
+
+/*
+ * The stacks so far, sorted frame by frame (see by_frames()), for a
+ * writer that walks them as a tree: *st, an array of *n that the caller
+ * frees (NULL if there are none).  The strings stay the table's, valid
+ * until folded_print() or folded_free().  0, or -ENOMEM.
+ */
+int folded_sorted(struct decoder *d, struct folded_stack **st, size_t *n)
+{
+	struct folded *fo = d->folded;
+	size_t i, k = 0;
+
+	*st = NULL;
+	*n = 0;
+	if (!fo || !fo->n)
+		return 0;
+	*st = malloc(fo->n * sizeof(**st));
+	if (!*st)
+		return -ENOMEM;
+	for (i = 0; i < fo->cap; i++)
+		if (fo->e[i].stack)
+			(*st)[k++] = (struct folded_stack){ fo->e[i].stack, fo->e[i].count };
+	qsort(*st, k, sizeof(**st), by_frames);
+	*n = k;
+	return 0;
+}
+
 /* Every stack, sorted, with its count; then the table is empty again. */
 int folded_print(struct decoder *d, FILE *fp)
 {

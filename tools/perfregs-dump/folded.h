@@ -14,8 +14,15 @@ struct folded_frame {
 	bool i386;		/* code run in 32-bit mode: _[i386] */
 };
 
+/* One distinct stack of the table, and how many samples had it. */
+struct folded_stack {
+	const char *stack;	/* "comm;outermost;...;leaf" */
+	uint64_t count;
+};
+
 int folded_add(struct decoder *d, const char *comm, const struct folded_frame *f,
 	       unsigned int n);
+int folded_sorted(struct decoder *d, struct folded_stack **st, size_t *n);
 int folded_print(struct decoder *d, FILE *fp);
 void folded_free(struct decoder *d);
 

@@ -9,6 +9,7 @@
 #include "types.h"
 #include "recording.h"
 #include "folded.h"
+#include "flame.h"
 #include "decoder.h"
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size);
@@ -27,8 +28,10 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 	d.o.format = size % 3 == 2 ? FMT_FOLDED : size % 3 ? FMT_JSON : FMT_TEXT;
 	d.o.event_name = "fuzz";
 	rec_decode_buf(data, size, &d, &produced, err, sizeof(err));
-	if (d.o.format == FMT_FOLDED)
+	if (d.o.format == FMT_FOLDED) {
+		flame_print(&d, null);	/* its names are the input's bytes */
 		folded_print(&d, null);
+	}
 	decoder_free(&d);
 	return 0;
 }

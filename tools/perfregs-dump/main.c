@@ -33,6 +33,7 @@
 #include "sideband.h"
 #include "output.h"
 #include "folded.h"
+#include "flame.h"
 #include "recording.h"
 #include "perfdata.h"
 #include "decoder.h"
@@ -71,7 +72,8 @@ static void usage(FILE *fp)
 "usage: perfregs-dump [OPTIONS] [-- COMMAND [ARGS]]\n"
 "       perfregs-dump record [OPTIONS] [-o FILE] [-- COMMAND [ARGS]]\n"
 "       perfregs-dump report [-i FILE] [-f text|json|folded] [--call-graph dwarf]\n"
-"       perfregs-dump -i FILE [-f text|json|folded]\n"
+"                            [--flamegraph SVG]\n"
+"       perfregs-dump -i FILE [-f text|json|folded] [--flamegraph SVG]\n"
 "       perfregs-dump convert -i FILE -o perf.data\n"
 "Sample interrupt and user registers through /dev/perfregs and decode them.\n"
 "\n"
@@ -108,6 +110,8 @@ static void usage(FILE *fp)
 "  -i, --input FILE      decode the recording FILE\n"
 "  -f, --format FMT      text (default), json (JSON Lines) or folded\n"
 "                        (stacks and counts, for flame graphs)\n"
+"      --flamegraph SVG  draw the stacks of -f folded as a flame graph: one\n"
+"                        SVG file with search and zoom for a browser\n"
 "      --no-symbols      do not look up symbols\n"
 "      --symfs DIR       look for the sampled files under DIR (recordings\n"
 "                        from elsewhere; also by build-id in\n"
@@ -824,17 +828,32 @@ static void verbose_recording(const char *path, const struct decoder *d)
 		d->nblobs);
 }
 
+/*
+ * The stacks, once all samples are in: --flamegraph's SVG first, as
+ * folded_print() empties the table, then -f folded's lines.  Returns
+ * EXIT_OK or EXIT_IO.
+ */
+static int print_stacks(struct decoder *d)
+{
+	int ret = EXIT_OK;
+
+	if (d->o.flamegraph && flame_write(d, d->o.flamegraph))
+		ret = EXIT_IO;
+	if (d->o.format == FMT_FOLDED)
+		folded_print(d, d->out);
+	return ret;
+}
+
 static int decode_file(const char *path, struct decoder *d)
 {
 	uint64_t produced;
 	char err[512];
-	int ret;
+	int ret, stacks;
 
 	ret = rec_decode(path, d, &produced, err, sizeof(err));
 	if (d->o.verbose)
 		verbose_recording(path, d);
-	if (d->o.format == FMT_FOLDED)
-		folded_print(d, d->out);
+	stacks = print_stacks(d);
 	if (d->sb_lost && !d->o.quiet)
 		sb_lost_note(d);
 	if (d->o.summary || d->o.format == FMT_JSON)
@@ -845,6 +864,8 @@ static int decode_file(const char *path, struct decoder *d)
 		fprintf(stderr, "perfregs-dump: writing the output: %s\n", strerror(errno));
 		return EXIT_IO;
 	}
+	if (stacks != EXIT_OK)
+		return stacks;
 	if (ret == -EIO) {
 		fprintf(stderr, "perfregs-dump: %s\n", err);
 		return EXIT_IO;
@@ -992,7 +1013,7 @@ static int parse_options(int argc, char **argv, struct options *o, struct decode
 {
 	enum { OPT_IREGS = 256, OPT_UREGS, OPT_STACK, OPT_OVERWRITE, OPT_SUMMARY,
 	       OPT_NMI_UNKNOWN, OPT_NO_SYMBOLS, OPT_CALLGRAPH, OPT_SYMFS,
-	       OPT_NO_INHERIT };
+	       OPT_NO_INHERIT, OPT_FLAMEGRAPH };
 	static const struct option longopts[] = {
 		{ "event", required_argument, NULL, 'e' },
 		{ "period", required_argument, NULL, 'c' },
@@ -1015,6 +1036,7 @@ static int parse_options(int argc, char **argv, struct options *o, struct decode
 		{ "output", required_argument, NULL, 'o' },
 		{ "input", required_argument, NULL, 'i' },
 		{ "format", required_argument, NULL, 'f' },
+		{ "flamegraph", required_argument, NULL, OPT_FLAMEGRAPH },
 		{ "no-symbols", no_argument, NULL, OPT_NO_SYMBOLS },
 		{ "symfs", required_argument, NULL, OPT_SYMFS },
 		{ "summary", no_argument, NULL, OPT_SUMMARY },
@@ -1037,7 +1059,7 @@ static int parse_options(int argc, char **argv, struct options *o, struct decode
 		{ OPT_NO_INHERIT, "--no-inherit" }, { OPT_NMI_UNKNOWN, "--nmi-unknown" },
 	};
 	struct perfregs_config *cfg = &o->cfg;
-	bool period_set = false;
+	bool period_set = false, format_set = false;
 	uint64_t v;
 	size_t i;
 	int c, ret;
@@ -1196,6 +1218,7 @@ static int parse_options(int argc, char **argv, struct options *o, struct decode
 			break;
 		case 'f':
 			o->tee = true;
+			format_set = true;
 			if (!strcmp(optarg, "text")) {
 				d->o.format = FMT_TEXT;
 			} else if (!strcmp(optarg, "json")) {
@@ -1207,6 +1230,10 @@ static int parse_options(int argc, char **argv, struct options *o, struct decode
 					"or folded, not '%s'\n", optarg);
 				return EXIT_USAGE;
 			}
+			break;
+		case OPT_FLAMEGRAPH:
+			d->o.flamegraph = optarg;
+			o->tee = true;		/* as -f: record decodes too */
 			break;
 		case OPT_SYMFS:
 			d->o.symfs = optarg;
@@ -1234,6 +1261,12 @@ static int parse_options(int argc, char **argv, struct options *o, struct decode
 			usage(stderr);
 			return EXIT_USAGE;
 		}
+	}
+	if (d->o.flamegraph && (o->cmd == CMD_CONVERT ||
+				(format_set && d->o.format != FMT_FOLDED))) {
+		fprintf(stderr, "perfregs-dump: --flamegraph draws the stacks of -f folded: "
+			"it takes no -f text or json, and convert none\n");
+		return EXIT_USAGE;
 	}
 	if (optind < argc)
 		o->command = argv + optind;
@@ -1615,8 +1648,8 @@ static void live_finish(const struct options *o, struct live *lv, struct live_ru
 				d->lost[i] = lv->raw_lost[i];
 		}
 	}
-	if ((!lv->rec || lv->tee) && d->o.format == FMT_FOLDED)
-		folded_print(d, d->out);
+	if ((!lv->rec || lv->tee) && print_stacks(d) != EXIT_OK && run->exit_code == EXIT_OK)
+		run->exit_code = EXIT_IO;
 	if ((!lv->rec || lv->tee) && (d->o.summary || d->o.format == FMT_JSON))
 		out_summary(d, d->out, d->o.format, prf_produced(r));
 	if (!d->o.quiet && !(d->o.summary && !lv->rec) && !verified)

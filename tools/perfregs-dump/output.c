@@ -395,7 +395,7 @@ static void out_sample(struct decoder *d, const struct perfregs_rec_sample *s,
 	}
 	if (ret)
 		sym[0] = 0;
-	if (d->o.format == FMT_FOLDED) {
+	if (d->o.format == FMT_FOLDED || d->o.flamegraph) {	/* the stacks only */
 		out_folded(d, s, dd.layout, in_user, sym, stack_size, stack_copied, comm);
 		return;
 	}
@@ -538,7 +538,8 @@ void decode_record(struct decoder *d, int cpu,
 			d->lost[i] += prf_lost_of(l, i);
 		if (d->record_hook)
 			d->record_hook(d->learnt_arg, cpu, rec);
-		if (!d->o.summary && d->o.format != FMT_FOLDED)	/* in the summary */
+		/* the stacks only: the losses are in the summary */
+		if (!d->o.summary && d->o.format != FMT_FOLDED && !d->o.flamegraph)
 			out_lost(d, l, cpu);
 	}
 	/* other types: from a newer module, skipped */

@@ -140,6 +140,7 @@ struct opts {
 	bool symbols;
 	bool callgraph;		/* --call-graph dwarf: unwind each sample */
 	const char *symfs;	/* --symfs: look for files under this root */
+	const char *flamegraph;	/* --flamegraph: the stacks go to this SVG */
 	const char *event_name;
 };
 

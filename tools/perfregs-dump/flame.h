@@ -1,0 +1,12 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* flame.c: --flamegraph, the stacks of -f folded as an interactive SVG. */
+#ifndef PERFREGS_DUMP_FLAME_H
+#define PERFREGS_DUMP_FLAME_H
+
+#include <stdio.h>
+#include "types.h"
+
+int flame_print(struct decoder *d, FILE *fp);
+int flame_write(struct decoder *d, const char *path);
+
+#endif
