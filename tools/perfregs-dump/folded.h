@@ -14,6 +14,7 @@ struct folded_frame {
 	bool i386;		/* code run in 32-bit mode: _[i386] */
 };
 
+size_t folded_func_len(const char *sym);
 int folded_add(struct decoder *d, const char *comm, const struct folded_frame *f,
 	       unsigned int n);
 int folded_print(struct decoder *d, FILE *fp);
