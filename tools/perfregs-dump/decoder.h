@@ -14,7 +14,7 @@
  *          events; -f folded's table of stacks
  * layer 5: output - text and JSON Lines of decoded records
  * layer 6: recording - the file of -o and -i
- * layer 7: perfdata - a recording into perf.data
+ * layer 7: perfdata pprof - a recording into perf.data; into profile.proto
  * layer 8: decoder - decoder_free(), by each module's own free function
  * layer 9: main fuzz_recording - the command; the libFuzzer target
  */
