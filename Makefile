@@ -52,12 +52,21 @@ else
 KVERS		:= $(shell $(KVERS_SCRIPT))
 endif
 
+# convert --to pprof writes Google's profile.proto: the .proto that
+# golang-github-google-pprof-dev ships, compiled by protoc-c under $(BUILD)
+PROTO		?= /usr/share/gocode/src/github.com/google/pprof/proto/profile.proto
+PB_DIR		:= $(BUILD)/proto
+PB_C		:= $(PB_DIR)/profile.pb-c.c
+PB_H		:= $(PB_DIR)/profile.pb-c.h
+
 TOOL		:= $(BUILD)/perfregs-dump
 TOOL_LIB_SRCS	:= $(filter-out %/main.c %/fuzz_recording.c,$(wildcard tools/perfregs-dump/*.c)) \
-		   tools/lib/libperfregs.c
+		   tools/lib/libperfregs.c $(PB_C)
 TOOL_SRCS	:= tools/perfregs-dump/main.c $(TOOL_LIB_SRCS)
-TOOL_HDRS	:= $(wildcard tools/perfregs-dump/*.h) tools/lib/libperfregs.h include/uapi/linux/perfregs.h
-TOOL_LIBS	:= -ldw -lelf -pthread
+TOOL_HDRS	:= $(wildcard tools/perfregs-dump/*.h) tools/lib/libperfregs.h include/uapi/linux/perfregs.h \
+		   $(PB_H)
+TOOL_INC	:= $(UAPI) -I$(PB_DIR)
+TOOL_LIBS	:= -ldw -lelf -lprotobuf-c -lz -pthread
 
 KSFT_DIR	:= $(BUILD)/kselftest
 KSFT_HARNESS	:= $(KSFT_DIR)/kselftest_harness.h
@@ -103,27 +112,36 @@ $(BUILD)/kmod/%/module/perfregs.ko: $(MOD_SRCS)
 tool: $(TOOL)
 $(TOOL): $(TOOL_SRCS) $(TOOL_HDRS)
 	@mkdir -p $(BUILD)
-	$(CC) $(CFLAGS) $(WARN) $(UAPI) -o $@ $(TOOL_SRCS) $(TOOL_LIBS)
+	$(CC) $(CFLAGS) $(WARN) $(TOOL_INC) -o $@ $(TOOL_SRCS) $(TOOL_LIBS)
+
+$(PB_C) $(PB_H) &: $(PROTO)
+	@command -v protoc-c >/dev/null || \
+		{ echo "protoc-c is missing: run 'make deps' (package protobuf-c-compiler)" >&2; exit 1; }
+	@mkdir -p $(PB_DIR)
+	protoc-c --proto_path=$(dir $(PROTO)) --c_out=$(PB_DIR) $(notdir $(PROTO))
+
+$(PROTO):
+	@echo "$@ is missing: run 'make deps' (package golang-github-google-pprof-dev)" >&2; exit 1
 
 # --- host-side tests: synthetic recordings and the fuzzer -----------------
 host-tests: $(HOST_TESTS) $(CHECKPATCH)
 $(BUILD)/mkrec: tests/mkrec.c $(TOOL_LIB_SRCS) $(TOOL_HDRS) selftests/magic.h
-	$(CC) $(CFLAGS) $(WARN) $(UAPI) -o $@ tests/mkrec.c $(TOOL_LIB_SRCS) $(TOOL_LIBS)
+	$(CC) $(CFLAGS) $(WARN) $(TOOL_INC) -o $@ tests/mkrec.c $(TOOL_LIB_SRCS) $(TOOL_LIBS)
 
 $(BUILD)/mkmaps: tests/mkmaps.c $(TOOL_LIB_SRCS) $(TOOL_HDRS)
-	$(CC) $(CFLAGS) $(WARN) $(UAPI) -o $@ tests/mkmaps.c $(TOOL_LIB_SRCS) $(TOOL_LIBS)
+	$(CC) $(CFLAGS) $(WARN) $(TOOL_INC) -o $@ tests/mkmaps.c $(TOOL_LIB_SRCS) $(TOOL_LIBS)
 $(BUILD)/mksb: tests/mksb.c $(TOOL_LIB_SRCS) $(TOOL_HDRS)
-	$(CC) $(CFLAGS) $(WARN) $(UAPI) -o $@ tests/mksb.c $(TOOL_LIB_SRCS) $(TOOL_LIBS)
+	$(CC) $(CFLAGS) $(WARN) $(TOOL_INC) -o $@ tests/mksb.c $(TOOL_LIB_SRCS) $(TOOL_LIBS)
 $(BUILD)/mkseed: tests/mkseed.c $(TOOL_LIB_SRCS) $(TOOL_HDRS)
-	$(CC) $(CFLAGS) $(WARN) $(UAPI) -o $@ tests/mkseed.c $(TOOL_LIB_SRCS) $(TOOL_LIBS)
+	$(CC) $(CFLAGS) $(WARN) $(TOOL_INC) -o $@ tests/mkseed.c $(TOOL_LIB_SRCS) $(TOOL_LIBS)
 $(BUILD)/mksnap: tests/mksnap.c $(TOOL_LIB_SRCS) $(TOOL_HDRS)
-	$(CC) $(CFLAGS) $(WARN) $(UAPI) -o $@ tests/mksnap.c $(TOOL_LIB_SRCS) $(TOOL_LIBS)
+	$(CC) $(CFLAGS) $(WARN) $(TOOL_INC) -o $@ tests/mksnap.c $(TOOL_LIB_SRCS) $(TOOL_LIBS)
 $(BUILD)/mkorder: tests/mkorder.c $(TOOL_LIB_SRCS) $(TOOL_HDRS)
-	$(CC) $(CFLAGS) $(WARN) $(UAPI) -o $@ tests/mkorder.c $(TOOL_LIB_SRCS) $(TOOL_LIBS)
+	$(CC) $(CFLAGS) $(WARN) $(TOOL_INC) -o $@ tests/mkorder.c $(TOOL_LIB_SRCS) $(TOOL_LIBS)
 $(BUILD)/mkstorm: tests/mkstorm.c $(TOOL_LIB_SRCS) $(TOOL_HDRS)
-	$(CC) $(CFLAGS) $(WARN) $(UAPI) -o $@ tests/mkstorm.c $(TOOL_LIB_SRCS) $(TOOL_LIBS)
+	$(CC) $(CFLAGS) $(WARN) $(TOOL_INC) -o $@ tests/mkstorm.c $(TOOL_LIB_SRCS) $(TOOL_LIBS)
 $(BUILD)/mkversions: tests/mkversions.c $(TOOL_LIB_SRCS) $(TOOL_HDRS)
-	$(CC) $(CFLAGS) $(WARN) $(UAPI) -o $@ tests/mkversions.c $(TOOL_LIB_SRCS) $(TOOL_LIBS)
+	$(CC) $(CFLAGS) $(WARN) $(TOOL_INC) -o $@ tests/mkversions.c $(TOOL_LIB_SRCS) $(TOOL_LIBS)
 # the record walker and the drains of tools/lib, on rings of its own
 $(BUILD)/walk: tests/walk.c tools/lib/libperfregs.c tools/lib/libperfregs.h include/uapi/linux/perfregs.h
 	@mkdir -p $(BUILD)
@@ -134,17 +152,17 @@ $(BUILD)/plug_%.so: tests/plug.c
 	$(CC) -O1 -g -shared -fPIC -DNAME=plug_$* -o $@ $<
 
 $(BUILD)/mkhostile: tests/mkhostile.c $(TOOL_LIB_SRCS) $(TOOL_HDRS)
-	$(CC) $(CFLAGS) $(WARN) $(UAPI) -o $@ tests/mkhostile.c $(TOOL_LIB_SRCS) $(TOOL_LIBS)
+	$(CC) $(CFLAGS) $(WARN) $(TOOL_INC) -o $@ tests/mkhostile.c $(TOOL_LIB_SRCS) $(TOOL_LIBS)
 
 $(BUILD)/elfpeek: tests/elfpeek.c $(TOOL_LIB_SRCS) $(TOOL_HDRS)
-	$(CC) $(CFLAGS) $(WARN) $(UAPI) -o $@ tests/elfpeek.c $(TOOL_LIB_SRCS) $(TOOL_LIBS)
+	$(CC) $(CFLAGS) $(WARN) $(TOOL_INC) -o $@ tests/elfpeek.c $(TOOL_LIB_SRCS) $(TOOL_LIBS)
 
 # libFuzzer needs clang; without it the fuzz test reports a skip.
 $(BUILD)/fuzz_recording: tools/perfregs-dump/fuzz_recording.c $(TOOL_LIB_SRCS) $(TOOL_HDRS)
 	@mkdir -p $(BUILD)
 	@if command -v clang >/dev/null; then \
 		echo "clang -fsanitize=fuzzer,address,undefined ... -o $@"; \
-		clang -g -O1 -fsanitize=fuzzer,address,undefined $(UAPI) -o $@ \
+		clang -g -O1 -fsanitize=fuzzer,address,undefined $(TOOL_INC) -o $@ \
 			tools/perfregs-dump/fuzz_recording.c $(TOOL_LIB_SRCS) $(TOOL_LIBS); \
 	else echo "fuzz_recording: no clang (make deps installs it); skipped"; fi
 

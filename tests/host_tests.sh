@@ -13,6 +13,7 @@
 #  - convert's perf.data shows perf its chains of live processes (mksnap);
 #  - --flamegraph's SVG holds the stacks of -f folded, escapes hostile
 #    names, and searches and zooms in headless Chromium;
+#  - convert --to pprof's profile shows go tool pprof folded's stacks;
 #  - the learner's own ELF reader agrees with libelf on this machine's files;
 #  - a PIE linked by GNU ld and one by lld are named at their own address;
 #  - the recording reader survives a bounded libFuzzer run;
@@ -349,6 +350,42 @@ if [ -x "$B/mksnap" ] && cc -O1 -g -fPIE -pie -o "$T/fg_gcc" tests/bias_target.c
 	/usr/bin/python3 tests/flame_check.py "$B" "$T/fg_gcc" "$T/fg_lld" "$T/fg_m32"
 else
 	echo "not ok - --flamegraph: its programs could not be built"
+fi
+
+# convert --to pprof, read by go tool pprof: the same live PIEs, several
+# processes of each, some snapshotted twice, and mkrec's recording with
+# kernel frames; -raw must show -f folded's stacks and counts, the
+# sample types, labels and the files' build-ids
+if ! command -v go > /dev/null; then
+	echo "ok - convert --to pprof checked by go tool pprof # SKIP go is not installed (make deps)"
+elif [ -x "$B/mksnap" ] && [ -x "$B/mkrec" ] &&
+     cc -O1 -g -fPIE -pie -o "$T/pp_gcc" tests/bias_target.c 2>/dev/null &&
+     clang -O1 -g -fPIE -pie -fuse-ld=lld -o "$T/pp_lld" tests/bias_target.c 2>/dev/null &&
+     cc -m32 -O1 -g -fPIE -pie -o "$T/pp_m32" tests/bias_target.c 2>/dev/null; then
+	/usr/bin/python3 tests/pprof_vs_folded.py "$B" "$T/pp_gcc" "$T/pp_lld" "$T/pp_m32"
+else
+	echo "not ok - convert --to pprof checked by go tool pprof: its programs could not be built"
+fi
+
+# convert --to: perf is the default, the same perf.data byte for byte;
+# a value but perf or pprof, or --to without convert, is refused: exit 1
+what="convert --to perf is the default; --to takes perf or pprof, with convert only"
+if "$B/mkrec" "$T/to.prf" 5 && "$B/perfregs-dump" convert -q -i "$T/to.prf" -o "$T/to1.data" &&
+   "$B/perfregs-dump" convert -q --to perf -i "$T/to.prf" -o "$T/to2.data" &&
+   cmp -s "$T/to1.data" "$T/to2.data"; then
+	e1=$("$B/perfregs-dump" convert --to elf -i "$T/to.prf" -o "$T/to3" 2>&1)
+	r1=$?
+	e2=$("$B/perfregs-dump" -q --to pprof -i "$T/to.prf" 2>&1)
+	r2=$?
+	if [ "$r1" = 1 ] && [ "$r2" = 1 ] && [ ! -e "$T/to3" ] &&
+	   printf '%s' "$e1" | grep -q "perf (perf.data) or pprof (profile.proto), not 'elf'" &&
+	   printf '%s' "$e2" | grep -q "convert --to pprof"; then
+		echo "ok - $what"
+	else
+		echo "not ok - $what: --to elf: exit $r1 '$e1'; --to without convert: exit $r2 '$e2'"
+	fi
+else
+	echo "not ok - $what: convert and convert --to perf differ or failed"
 fi
 
 # The unwinder reads words outside the stack snapshot from the file a

@@ -15,7 +15,8 @@ esac
 want=(qemu-system-x86 qemu-utils busybox-static cpio gcc-multilib libelf-dev
       libdw-dev elfutils linux-source-6.1 linux-image-amd64 linux-headers-amd64
       linux-perf kmod xz-utils python3 clang lld libclang-rt-14-dev dkms
-      flex bison bc libssl-dev chromium)
+      flex bison bc libssl-dev chromium protobuf-c-compiler libprotobuf-c-dev
+      zlib1g-dev golang-github-google-pprof-dev golang-go)
 
 # The newest 6.12 kernel from bookworm-backports/updates for which both the
 # unsigned image and the matching headers are in the archive.

@@ -15,7 +15,7 @@
  * layer 5: output flame - text and JSON Lines of decoded records; the
  *          flame graph of -f folded's stacks
  * layer 6: recording - the file of -o and -i
- * layer 7: perfdata - a recording into perf.data
+ * layer 7: perfdata pprof - a recording into perf.data; into profile.proto
  * layer 8: decoder - decoder_free(), by each module's own free function
  * layer 9: main fuzz_recording - the command; the libFuzzer target
  */

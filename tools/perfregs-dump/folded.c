@@ -74,16 +74,20 @@ static char *put_name(char *p, char *end, const char *name, size_t len)
 	return p;
 }
 
+/* How much of "name+0x1f" names the function: a name may hold '+' itself. */
+size_t folded_func_len(const char *sym)
+{
+	const char *plus = strrchr(sym, '+');
+
+	return plus && plus[1] == '0' && plus[2] == 'x' ? (size_t)(plus - sym) : strlen(sym);
+}
+
 static char *put_frame(char *p, char *end, const struct folded_frame *fr)
 {
-	const char *s = fr->sym, *plus;
-	size_t len;
+	const char *s = fr->sym;
 
 	if (s && s[0]) {
-		/* "name+0x1f": the function; a name may hold '+' itself */
-		plus = strrchr(s, '+');
-		len = plus && plus[1] == '0' && plus[2] == 'x' ? (size_t)(plus - s) : strlen(s);
-		p = put_name(p, end, s, len);
+		p = put_name(p, end, s, folded_func_len(s));
 	} else if (fr->dso && fr->dso[0] && fr->dso[0] != '[') {
 		s = strrchr(fr->dso, '/');
 		s = s ? s + 1 : fr->dso;

@@ -20,6 +20,7 @@ struct folded_stack {
 	uint64_t count;
 };
 
+size_t folded_func_len(const char *sym);
 int folded_add(struct decoder *d, const char *comm, const struct folded_frame *f,
 	       unsigned int n);
 int folded_sorted(struct decoder *d, struct folded_stack **st, size_t *n);

@@ -36,6 +36,7 @@
 #include "flame.h"
 #include "recording.h"
 #include "perfdata.h"
+#include "pprof.h"
 #include "decoder.h"
 
 #define VERSION PERFREGS_TOOL_VERSION
@@ -74,7 +75,7 @@ static void usage(FILE *fp)
 "       perfregs-dump report [-i FILE] [-f text|json|folded] [--call-graph dwarf]\n"
 "                            [--flamegraph SVG]\n"
 "       perfregs-dump -i FILE [-f text|json|folded] [--flamegraph SVG]\n"
-"       perfregs-dump convert -i FILE -o perf.data\n"
+"       perfregs-dump convert [--to perf|pprof] -i FILE -o OUTPUT\n"
 "Sample interrupt and user registers through /dev/perfregs and decode them.\n"
 "\n"
 "  -e, --event EVENT     cpu-clock (default), task-clock, page-faults,\n"
@@ -117,6 +118,8 @@ static void usage(FILE *fp)
 "                        from elsewhere; also by build-id in\n"
 "                        $PERFREGS_BUILDID_DIR/HEX and /usr/lib/debug)\n"
 "      --summary         print only the summary\n"
+"      --to FMT          convert to perf (perf.data, the default) or pprof\n"
+"                        (gzipped profile.proto, for go tool pprof)\n"
 "  -q, --quiet           no progress or summary on stderr\n"
 "  -v, --verbose         more detail on stderr: the session's settings;\n"
 "                        with -i, where and how the recording was made\n"
@@ -888,9 +891,14 @@ enum command { CMD_NONE, CMD_RECORD, CMD_REPORT, CMD_CONVERT };
 /* What the steps of main() return to go on; anything else is the exit status. */
 #define GO_ON	(-1)
 
+/* What convert writes (--to). */
+enum convert_to { TO_PERF, TO_PPROF };
+
 /* The command line, as parse_options() leaves it. */
 struct options {
 	enum command cmd;
+	enum convert_to to;
+	bool to_set;
 	struct perfregs_config cfg;
 	const char *output, *input, *cpu_list;
 	const char *sampling_opt;	/* the first option that only sets up sampling */
@@ -1013,7 +1021,7 @@ static int parse_options(int argc, char **argv, struct options *o, struct decode
 {
 	enum { OPT_IREGS = 256, OPT_UREGS, OPT_STACK, OPT_OVERWRITE, OPT_SUMMARY,
 	       OPT_NMI_UNKNOWN, OPT_NO_SYMBOLS, OPT_CALLGRAPH, OPT_SYMFS,
-	       OPT_NO_INHERIT, OPT_FLAMEGRAPH };
+	       OPT_NO_INHERIT, OPT_FLAMEGRAPH, OPT_TO };
 	static const struct option longopts[] = {
 		{ "event", required_argument, NULL, 'e' },
 		{ "period", required_argument, NULL, 'c' },
@@ -1040,6 +1048,7 @@ static int parse_options(int argc, char **argv, struct options *o, struct decode
 		{ "no-symbols", no_argument, NULL, OPT_NO_SYMBOLS },
 		{ "symfs", required_argument, NULL, OPT_SYMFS },
 		{ "summary", no_argument, NULL, OPT_SUMMARY },
+		{ "to", required_argument, NULL, OPT_TO },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -1244,6 +1253,18 @@ static int parse_options(int argc, char **argv, struct options *o, struct decode
 		case OPT_SUMMARY:
 			d->o.summary = true;
 			break;
+		case OPT_TO:
+			if (!strcmp(optarg, "perf")) {
+				o->to = TO_PERF;
+			} else if (!strcmp(optarg, "pprof")) {
+				o->to = TO_PPROF;
+			} else {
+				fprintf(stderr, "perfregs-dump: --to is perf (perf.data) or "
+					"pprof (profile.proto), not '%s'\n", optarg);
+				return EXIT_USAGE;
+			}
+			o->to_set = true;
+			break;
 		case 'q':
 			d->o.quiet = true;
 			break;
@@ -1308,6 +1329,12 @@ static int pick_mode(struct options *o, enum mode *mode)
 			" (--call-graph dwarf alone unwinds its stacks)");
 		return EXIT_USAGE;
 	}
+	if (o->to_set && o->cmd != CMD_CONVERT) {
+		fprintf(stderr, "perfregs-dump: --to says what convert writes: "
+			"perfregs-dump convert --to %s -i FILE -o OUTPUT\n",
+			o->to == TO_PPROF ? "pprof" : "perf");
+		return EXIT_USAGE;
+	}
 	if (o->cmd == CMD_CONVERT)
 		*mode = MODE_CONVERT;
 	else
@@ -1315,18 +1342,23 @@ static int pick_mode(struct options *o, enum mode *mode)
 	return GO_ON;
 }
 
-/* convert -i RECORDING -o perf.data */
+/* convert [--to perf|pprof] -i RECORDING -o OUTPUT */
 static int run_convert(const struct options *o, struct decoder *d)
 {
+	bool pprof = o->to == TO_PPROF;
 	char err[512];
 	int ret;
 
 	if (!o->input || !o->output || o->command) {
 		fprintf(stderr, "perfregs-dump: usage: perfregs-dump convert -i "
-			"RECORDING -o perf.data\n");
+			"RECORDING -o perf.data, or convert --to pprof -i RECORDING "
+			"-o prof.pb.gz\n");
 		return EXIT_USAGE;
 	}
-	ret = perfdata_convert(o->input, o->output, d, err, sizeof(err));
+	if (pprof)
+		ret = pprof_convert(o->input, o->output, d, err, sizeof(err));
+	else
+		ret = perfdata_convert(o->input, o->output, d, err, sizeof(err));
 	decoder_free(d);
 	if (ret) {
 		fprintf(stderr, "perfregs-dump: %s\n", err);
@@ -1334,7 +1366,8 @@ static int run_convert(const struct options *o, struct decoder *d)
 	}
 	if (!d->o.quiet)
 		fprintf(stderr, "perfregs-dump: wrote %s (%" PRIu64 " samples); read it "
-			"with perf script -i %s\n", o->output, d->samples, o->output);
+			"with %s %s\n", o->output, d->samples,
+			pprof ? "go tool pprof" : "perf script -i", o->output);
 	return EXIT_OK;
 }
 

@@ -691,23 +691,57 @@ static struct dwfl_entry *dwfl_for(struct decoder *d, const struct mapping *m,
  * (file, load address) made libc's table be read and sorted again for
  * every process.  -1: no symbol there, -2: the file cannot be read.
  */
-int mapping_symbol(struct decoder *d, struct mapping *m, uint64_t lookup,
-		   uint64_t show, char *buf, size_t len)
+static struct dwfl_entry *mapping_entry(struct decoder *d, struct mapping *m,
+					uint64_t *bias)
 {
 	struct dwfl_entry *e = m->syms;
-	uint64_t base = mapping_base(d, m), bias = 0;
+	uint64_t base = mapping_base(d, m);
 
+	*bias = 0;
 	if (m->first != UINT64_MAX)
-		bias = base - m->first;	/* else: at base, as libdwfl places it */
+		*bias = base - m->first;	/* else: at base, as libdwfl places it */
 	if (!e) {
 		e = dwfl_for(d, m, mapping_file(d, m), m->first != UINT64_MAX ? m->first : base);
 		m->syms = e;
 	}
-	if (!e || !e->mod)
+	return e && e->mod ? e : NULL;
+}
+
+int mapping_symbol(struct decoder *d, struct mapping *m, uint64_t lookup,
+		   uint64_t show, char *buf, size_t len)
+{
+	uint64_t bias;
+	struct dwfl_entry *e = mapping_entry(d, m, &bias);
+
+	if (!e)
 		return -2;	/* no file to read */
 	if (!e->tab)
 		e->tab = symtab_read(e->mod);
 	return symtab_symbol(e->tab, lookup - bias, show - bias, buf, len);
+}
+
+/*
+ * The source file and line of lookup in mapping m, from the line table
+ * of the file's DWARF (or of its separate debug file, found as the
+ * symbols' are): 0, or -1 when there is none.  *file is libdw's, valid
+ * until symbols_free().  The same Dwfl as the symbols': a file's line
+ * tables are read once, whoever maps it.
+ */
+int mapping_source(struct decoder *d, struct mapping *m, uint64_t lookup,
+		   const char **file, int *line)
+{
+	uint64_t bias;
+	struct dwfl_entry *e = mapping_entry(d, m, &bias);
+	Dwfl_Line *l;
+
+	if (!e)
+		return -1;
+	l = dwfl_module_getsrc(e->mod, lookup - bias);
+	if (!l)
+		return -1;
+	*line = 0;
+	*file = dwfl_lineinfo(l, NULL, line, NULL, NULL, NULL);
+	return *file && **file ? 0 : -1;
 }
 
 static int ksym_cmp(const void *a, const void *b)

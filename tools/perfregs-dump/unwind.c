@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/resource.h>
 #include "types.h"
 #include "images.h"
 #include "symbols.h"
@@ -306,11 +307,44 @@ struct unwinder {
 
 #define UNWINDERS_MAX	16
 
+/*
+ * The files the unwinders may hold open together: half the descriptors
+ * the process may have.  16 unwinders of 7 files each under ulimit -n
+ * 128 (the host test's 300 versions, once the tool linked 7 libraries)
+ * left no descriptor for the eighth file of some: those samples lost
+ * their frames.
+ */
+static unsigned int unwinder_files_max(void)
+{
+	static unsigned int max;
+	struct rlimit rl;
+
+	if (!max) {
+		max = 512;
+		if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur != RLIM_INFINITY &&
+		    rl.rlim_cur / 2 < max)
+			max = rl.rlim_cur / 2 > 16 ? (unsigned int)(rl.rlim_cur / 2) : 16;
+	}
+	return max;
+}
+
+static void unwinders_free(struct unwinder *u)
+{
+	struct unwinder *next;
+
+	for (; u; u = next) {
+		next = u->next;
+		if (u->dwfl)
+			dwfl_end(u->dwfl);
+		free(u);
+	}
+}
+
 static struct unwinder *unwinder_for(struct decoder *d, struct task_maps *tm,
 				     enum layout layout)
 {
 	struct unwinder *u, **up;
-	unsigned int i;
+	unsigned int i, files = 0;
 
 	for (up = &d->unwinders, i = 0; (u = *up); up = &u->next, i++) {
 		if (u->tm == tm && u->layout == layout) {
@@ -323,19 +357,15 @@ static struct unwinder *unwinder_for(struct decoder *d, struct task_maps *tm,
 		 * Each holds an open file per module: one per address-space
 		 * version made the decoder run out of file descriptors (300
 		 * versions of 10 files: 3000 fds, and names lost once the
-		 * limit was reached).  Past UNWINDERS_MAX, the least recently
-		 * used go.
+		 * limit was reached).  Past UNWINDERS_MAX, or past the files
+		 * they may hold with the new one's, the least recently used
+		 * go.  The list holds no more than that, so none of them is
+		 * one that was asked for: the search is over.
 		 */
-		if (i + 1 >= UNWINDERS_MAX) {
-			struct unwinder *rest = u->next;
-
-			u->next = NULL;
-			while ((u = rest)) {
-				rest = u->next;
-				if (u->dwfl)
-					dwfl_end(u->dwfl);
-				free(u);
-			}
+		files += u->tm->n;
+		if (i + 1 > UNWINDERS_MAX || files + tm->n > unwinder_files_max()) {
+			*up = NULL;
+			unwinders_free(u);
 			break;
 		}
 	}
@@ -363,14 +393,8 @@ static struct unwinder *unwinder_for(struct decoder *d, struct task_maps *tm,
 
 void unwind_free(struct decoder *d)
 {
-	struct unwinder *u;
-
-	while ((u = d->unwinders)) {
-		d->unwinders = u->next;
-		if (u->dwfl)
-			dwfl_end(u->dwfl);
-		free(u);
-	}
+	unwinders_free(d->unwinders);
+	d->unwinders = NULL;
 }
 
 int unwind_sample(struct decoder *d, const struct perfregs_rec_sample *s,

@@ -1,0 +1,965 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * perfregs-dump convert --to pprof: a recording into Google's
+ * profile.proto, gzipped, as go tool pprof reads it.
+ *
+ * The stacks are those of -f folded --call-graph dwarf, frame for frame
+ * (out_folded() in output.c): a kernel-mode sample's kernel IP, then the
+ * user frames unwound with the sample's own ABI, or the user IP alone
+ * when the recording has no stacks.  A frame is a location, one per
+ * distinct (mapping, address).  The address is the one whose symbol
+ * names the frame: a caller's is its return address less one, inside
+ * the call instruction (which profile.proto allows), so that one address
+ * always has one function, whichever sample met it first.  A function
+ * is the symbol without its offset, as folded names it, with the source
+ * file and line where the file's DWARF has them.  Mappings carry the
+ * file the task mapped and its build-id; kernel frames are in one
+ * mapping, [kernel.kallsyms], with the kernel's build-id.
+ *
+ * Samples of the same stack, process, thread, comm and ABI are one
+ * sample with their count: samples/count and, for the clock events,
+ * cpu/nanoseconds (the period each sample stands for).  Labels: pid and
+ * tid as numbers, comm and abi ("x86_64", "i386", "x32") as strings.
+ *
+ * Every name comes from the recording or from files it names: the tables
+ * are hash sets with a cap each, and a sample that would need an entry
+ * past a cap is left out, counted, and said once at the end.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+#include "profile.pb-c.h"
+#include "types.h"
+#include "images.h"
+#include "symbols.h"
+#include "aspace.h"
+#include "unwind.h"
+#include "folded.h"
+#include "recording.h"
+#include "pprof.h"
+
+#define KERNEL_MIN	0xffff800000000000ULL	/* out_sample()'s test */
+#define TABLE_MAX	(1U << 20)	/* mappings, functions, locations, samples */
+#define STRINGS_MAX	(4U << 20)	/* their names, files, build-ids, comms */
+#define FRAMES_MAX	129		/* the kernel's IP and 128 user frames */
+
+enum { T_STR, T_MAP, T_FUNC, T_LOC, T_SAMPLE, T_NR };
+
+static const char *const tab_names[T_NR] = {
+	"strings", "mappings", "functions", "locations", "samples",
+};
+static const uint32_t tab_max[T_NR] = {
+	STRINGS_MAX, TABLE_MAX, TABLE_MAX, TABLE_MAX, TABLE_MAX,
+};
+
+/*
+ * Entries in the order they came, and a hash set of them.  A mapping's,
+ * function's, location's id is its index + 1; a string's is its index.
+ */
+struct tab {
+	void *v;
+	uint64_t *hash;		/* each entry's */
+	size_t size;		/* of an entry */
+	uint32_t n, cap;
+	uint32_t *slot;		/* open addressing: entry index + 1, 0 free */
+	uint32_t nslots;	/* a power of two, at least twice n */
+};
+
+struct pp_str {
+	char *s;
+	size_t len;
+};
+
+struct pp_map {
+	uint64_t start, limit, offset;
+	uint32_t file, build_id;	/* strings */
+	uint8_t id[20], id_len;		/* the build-id, part of the key */
+	uint32_t nlocs, nfunc, nfile, nline;	/* its locations, and with what */
+};
+
+struct pp_func {
+	uint32_t name, file;		/* strings */
+};
+
+struct pp_loc {
+	uint64_t address;
+	uint32_t map, func;		/* ids, 0 for none */
+	int64_t line;
+};
+
+struct pp_sample {
+	uint32_t pid, tid, comm, abi;	/* comm, abi: strings, 0 for none */
+	uint32_t n;			/* location ids, at ids[at] */
+	size_t at;
+	uint64_t count;
+};
+
+/* The keys the hash sets are searched with. */
+struct str_key {
+	const char *s;
+	size_t len;
+};
+
+struct map_key {
+	uint64_t start, limit, offset;
+	const char *file;
+	const uint8_t *id;
+	uint8_t id_len;
+};
+
+struct loc_key {
+	uint32_t map;
+	uint64_t address;
+};
+
+struct sample_key {
+	uint32_t pid, tid, comm, abi, n;
+	const uint32_t *ids;
+};
+
+struct pprof {
+	struct decoder *d;
+	gzFile gz;
+	struct tab t[T_NR];
+	uint32_t *ids;			/* the samples' location ids */
+	size_t nids, capids;
+	int why;			/* the table that was full, T_NR: memory */
+	uint64_t dropped[T_NR + 1];	/* samples left out, by why */
+	bool clock;			/* cpu-clock, task-clock: cpu/nanoseconds */
+	uint64_t ns;			/* what a sample stands for, if clock */
+	uint64_t period;
+	uint32_t kmap;			/* [kernel.kallsyms]'s id, once needed */
+	uint64_t first, last;		/* the samples' times */
+	uint32_t s_samples, s_count, s_cpu, s_ns, s_pid, s_tid, s_comm, s_abi;
+};
+
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+	h = (h ^ v) * 0x9e3779b97f4a7c15ULL;
+	return h ^ (h >> 29);
+}
+
+static uint64_t mix_bytes(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *b = p;
+	uint64_t f = 1469598103934665603ULL;	/* FNV-1a */
+
+	while (n--)
+		f = (f ^ *b++) * 1099511628211ULL;
+	return mix(h, f);
+}
+
+static const char *str(const struct pprof *p, uint32_t id)
+{
+	return ((const struct pp_str *)p->t[T_STR].v)[id].s;
+}
+
+static bool same(const struct pprof *p, int k, const void *e, const void *key)
+{
+	switch (k) {
+	case T_STR: {
+		const struct pp_str *x = e;
+		const struct str_key *y = key;
+
+		return x->len == y->len && !memcmp(x->s, y->s, y->len);
+	}
+	case T_MAP: {
+		const struct pp_map *x = e;
+		const struct map_key *y = key;
+
+		return x->start == y->start && x->limit == y->limit && x->offset == y->offset &&
+		       x->id_len == y->id_len && !memcmp(x->id, y->id, y->id_len) &&
+		       !strcmp(str(p, x->file), y->file);
+	}
+	case T_FUNC:
+		return !memcmp(e, key, sizeof(struct pp_func));
+	case T_LOC: {
+		const struct pp_loc *x = e;
+		const struct loc_key *y = key;
+
+		return x->map == y->map && x->address == y->address;
+	}
+	case T_SAMPLE: {
+		const struct pp_sample *x = e;
+		const struct sample_key *y = key;
+
+		/* no frames, no ids: p->ids may still be NULL */
+		return x->pid == y->pid && x->tid == y->tid && x->comm == y->comm &&
+		       x->abi == y->abi && x->n == y->n &&
+		       (!y->n || !memcmp(p->ids + x->at, y->ids, y->n * sizeof(*y->ids)));
+	}
+	}
+	return false;
+}
+
+/* The index of the entry of table k that is key's, or -1. */
+static int64_t tab_find(const struct pprof *p, int k, uint64_t h, const void *key)
+{
+	const struct tab *t = &p->t[k];
+	uint32_t i, e, mask = t->nslots - 1;
+
+	if (!t->nslots)
+		return -1;
+	for (i = h & mask; (e = t->slot[i]); i = (i + 1) & mask)
+		if (t->hash[e - 1] == h && same(p, k, (const char *)t->v + (size_t)(e - 1) * t->size,
+					       key))
+			return e - 1;
+	return -1;
+}
+
+static bool tab_rehash(struct tab *t)
+{
+	uint32_t nslots = t->nslots ? t->nslots * 2 : 1024, mask = nslots - 1, i, j;
+	uint32_t *slot = calloc(nslots, sizeof(*slot));
+
+	if (!slot)
+		return false;
+	for (i = 0; i < t->n; i++) {
+		for (j = t->hash[i] & mask; slot[j]; j = (j + 1) & mask)
+			;
+		slot[j] = i + 1;
+	}
+	free(t->slot);
+	t->slot = slot;
+	t->nslots = nslots;
+	return true;
+}
+
+/* A new zeroed entry of hash h in table k (not there yet), or NULL and why. */
+static void *tab_add(struct pprof *p, int k, uint64_t h)
+{
+	struct tab *t = &p->t[k];
+	uint32_t i, mask;
+	void *e;
+
+	if (t->n >= tab_max[k]) {
+		p->why = k;
+		return NULL;
+	}
+	if (t->n == t->cap) {
+		uint32_t cap = t->cap ? t->cap * 2 : 256;
+		void *v = realloc(t->v, (size_t)cap * t->size);
+		uint64_t *hash;
+
+		if (!v)
+			goto nomem;
+		t->v = v;
+		hash = realloc(t->hash, cap * sizeof(*hash));
+		if (!hash)
+			goto nomem;
+		t->hash = hash;
+		t->cap = cap;
+	}
+	if ((t->n + 1) * 2 > t->nslots && !tab_rehash(t))
+		goto nomem;
+	mask = t->nslots - 1;
+	for (i = h & mask; t->slot[i]; i = (i + 1) & mask)
+		;
+	t->slot[i] = t->n + 1;
+	t->hash[t->n] = h;
+	e = (char *)t->v + (size_t)t->n * t->size;
+	memset(e, 0, t->size);
+	t->n++;
+	return e;
+nomem:
+	p->why = T_NR;
+	return NULL;
+}
+
+/* The string table's index of s (len bytes, no NUL in them), or -1. */
+static int64_t str_id(struct pprof *p, const char *s, size_t len)
+{
+	struct str_key key = { s, len };
+	uint64_t h = mix_bytes(0, s, len);
+	int64_t i = tab_find(p, T_STR, h, &key);
+	struct pp_str *e;
+	char *copy;
+
+	if (i >= 0)
+		return i;
+	copy = malloc(len + 1);
+	if (!copy) {
+		p->why = T_NR;
+		return -1;
+	}
+	e = tab_add(p, T_STR, h);
+	if (!e) {
+		free(copy);
+		return -1;
+	}
+	memcpy(copy, s, len);
+	copy[len] = 0;
+	e->s = copy;
+	e->len = len;
+	return p->t[T_STR].n - 1;
+}
+
+/* The id of the mapping key says, made on first use; -1 if it cannot be. */
+static int64_t map_id(struct pprof *p, const struct map_key *key)
+{
+	static const char digits[] = "0123456789abcdef";
+	uint64_t h = mix(mix(mix(mix_bytes(mix_bytes(0, key->file, strlen(key->file)),
+					   key->id, key->id_len),
+				 key->start), key->limit), key->offset);
+	int64_t i = tab_find(p, T_MAP, h, key), file, bid = 0;
+	char hex[41];
+	struct pp_map *e;
+	unsigned int j;
+
+	if (i >= 0)
+		return i + 1;
+	file = str_id(p, key->file, strlen(key->file));
+	if (file < 0)
+		return -1;
+	/* pprof's build_id is the hex string readelf -n and perf show */
+	for (j = 0; j < key->id_len; j++) {
+		hex[2 * j] = digits[key->id[j] >> 4];
+		hex[2 * j + 1] = digits[key->id[j] & 15];
+	}
+	if (key->id_len)
+		bid = str_id(p, hex, 2 * key->id_len);
+	if (bid < 0)
+		return -1;
+	e = tab_add(p, T_MAP, h);
+	if (!e)
+		return -1;
+	e->start = key->start;
+	e->limit = key->limit;
+	e->offset = key->offset;
+	e->file = (uint32_t)file;
+	e->build_id = (uint32_t)bid;
+	memcpy(e->id, key->id, key->id_len);
+	e->id_len = key->id_len;
+	return p->t[T_MAP].n;
+}
+
+static int64_t user_map(struct pprof *p, const struct mapping *m)
+{
+	struct map_key key = {
+		m->start, m->end, m->pgoff, m->path, m->build_id,
+		m->build_id_len > 20 ? 20 : m->build_id_len,
+	};
+
+	return map_id(p, &key);
+}
+
+/*
+ * The kernel's frames: one mapping for all of them, the kernel half of
+ * the address space, named as perf names the kernel (pprof leaves a file
+ * in brackets to the profile's own names).
+ */
+static int64_t kernel_map(struct pprof *p)
+{
+	const struct rec_info *in = &p->d->info;
+	struct map_key key = {
+		KERNEL_MIN, UINT64_MAX, 0, "[kernel.kallsyms]", in->kbuild_id,
+		in->kbuild_id_len > 20 ? 20 : in->kbuild_id_len,
+	};
+	int64_t id;
+
+	if (p->kmap)
+		return p->kmap;
+	id = map_id(p, &key);
+	if (id > 0)
+		p->kmap = (uint32_t)id;
+	return id;
+}
+
+static int64_t func_id(struct pprof *p, uint32_t name, uint32_t file)
+{
+	struct pp_func key = { name, file }, *e;
+	uint64_t h = mix(mix(0, name), file);
+	int64_t i = tab_find(p, T_FUNC, h, &key);
+
+	if (i >= 0)
+		return i + 1;
+	e = tab_add(p, T_FUNC, h);
+	if (!e)
+		return -1;
+	*e = key;
+	return p->t[T_FUNC].n;
+}
+
+/*
+ * The id of the location at address in mapping map (an id, 0 for none;
+ * m is it, NULL for the kernel's or none), named by sym, made on first
+ * use; -1 if it cannot be.
+ */
+static int64_t loc_id(struct pprof *p, uint32_t map, uint64_t address, const char *sym,
+		      struct mapping *m)
+{
+	struct loc_key key = { map, address };
+	uint64_t h = mix(mix(0x51, map), address);
+	int64_t i = tab_find(p, T_LOC, h, &key), name, file = 0, func = 0;
+	const char *src;
+	struct pp_loc *e;
+	int line = 0;
+
+	if (i >= 0)
+		return i + 1;
+	if (sym[0]) {
+		name = str_id(p, sym, folded_func_len(sym));
+		if (name < 0)
+			return -1;
+		/* --no-symbols: no file read for names, nor for lines */
+		if (m && p->d->o.symbols && !mapping_source(p->d, m, address, &src, &line))
+			file = str_id(p, src, strlen(src));
+		else
+			line = 0;
+		if (file < 0)
+			return -1;
+		func = func_id(p, (uint32_t)name, (uint32_t)file);
+		if (func < 0)
+			return -1;
+	}
+	e = tab_add(p, T_LOC, h);
+	if (!e)
+		return -1;
+	e->address = address;
+	e->map = map;
+	e->func = (uint32_t)func;
+	e->line = func ? line : 0;
+	if (map) {
+		struct pp_map *pm = (struct pp_map *)p->t[T_MAP].v + map - 1;
+
+		pm->nlocs++;
+		pm->nfunc += func != 0;
+		pm->nfile += file != 0;
+		pm->nline += func && line > 0;
+	}
+	return p->t[T_LOC].n;
+}
+
+static int sample_add(struct pprof *p, const struct sample_key *key)
+{
+	uint64_t h = mix(mix(mix(mix(mix_bytes(0, key->ids, key->n * sizeof(*key->ids)),
+				     key->pid), key->tid), key->comm), key->abi);
+	int64_t i = tab_find(p, T_SAMPLE, h, key);
+	struct pp_sample *e;
+
+	if (i >= 0) {
+		((struct pp_sample *)p->t[T_SAMPLE].v)[i].count++;
+		return 0;
+	}
+	if (p->nids + key->n > p->capids) {
+		size_t cap = p->capids ? p->capids * 2 : 4096;
+		uint32_t *ids;
+
+		while (cap < p->nids + key->n)
+			cap *= 2;
+		ids = realloc(p->ids, cap * sizeof(*ids));
+		if (!ids) {
+			p->why = T_NR;
+			return -1;
+		}
+		p->ids = ids;
+		p->capids = cap;
+	}
+	e = tab_add(p, T_SAMPLE, h);
+	if (!e)
+		return -1;
+	e->pid = key->pid;
+	e->tid = key->tid;
+	e->comm = key->comm;
+	e->abi = key->abi;
+	e->n = key->n;
+	e->at = p->nids;
+	e->count = 1;
+	if (key->n)
+		memcpy(p->ids + p->nids, key->ids, key->n * sizeof(*key->ids));
+	p->nids += key->n;
+	return 0;
+}
+
+/*
+ * The first of the task's mappings that holds addr, as user_symbol() and
+ * unwind_sample() pick it: a recording's mappings need not be in order.
+ */
+static struct mapping *mapping_at(const struct task_maps *tm, uint64_t addr)
+{
+	unsigned int i;
+
+	for (i = 0; tm && i < tm->n; i++)
+		if (addr >= tm->m[i].start && addr < tm->m[i].end)
+			return &tm->m[i];
+	return NULL;
+}
+
+struct pp_frame {
+	uint64_t address;
+	const char *sym;	/* "name+0xoff", or "" */
+	struct mapping *m;	/* the user mapping it is in, if any */
+	bool kernel;		/* in [kernel.kallsyms] */
+};
+
+/*
+ * A sample's frames, leaf first, as out_folded() takes them (sym holds
+ * the name of the sampled IP); how many.
+ */
+static unsigned int frames_of(struct pprof *p, const struct perfregs_rec_sample *s,
+			      enum layout layout, struct pp_frame *f, char *sym, size_t symlen)
+{
+	static struct frame frames[128];
+	struct decoder *d = p->d;
+	bool in_user = !(s->flags & PERFREGS_SF_KERNEL);
+	const uint64_t *vals = (const uint64_t *)s->regs;
+	const uint64_t *uvals = vals + prf_popcount(s->iregs_mask);
+	int ip_idx = prf_reg_index(s->iregs_mask, PERFREGS_REG_IP);
+	int uip_idx = prf_reg_index(s->uregs_mask, PERFREGS_REG_IP);
+	uint64_t ip = ip_idx >= 0 ? vals[ip_idx] : uip_idx >= 0 ? uvals[uip_idx] : 0;
+	const struct task_maps *tm = maps_for_sample(d, s);
+	struct mapping *m = ip < KERNEL_MIN ? mapping_at(tm, ip) : NULL;
+	unsigned int n = 0;
+	int ret = -1, i, nf;
+
+	if ((ip_idx >= 0 || uip_idx >= 0) && d->o.symbols)
+		ret = ip >= KERNEL_MIN ? kernel_symbol(d, ip, sym, symlen) :
+		      m ? mapping_symbol(d, m, ip, ip, sym, symlen) : -1;
+	if (ret)
+		sym[0] = 0;
+	if (!in_user)
+		f[n++] = (struct pp_frame){ ip, sym, m, ip >= KERNEL_MIN };
+	if (d->o.callgraph && (s->flags & PERFREGS_SF_STACK)) {
+		const uint64_t *sz = uvals + prf_popcount(s->uregs_mask);
+		const unsigned char *stack = (const unsigned char *)(sz + 1);
+
+		nf = unwind_sample(d, s, layout, stack, *(const uint64_t *)(stack + *sz),
+				   frames, 128);
+		for (i = 0; i < nf; i++)
+			f[n++] = (struct pp_frame){ frames[i].lookup, frames[i].sym,
+						    mapping_at(tm, frames[i].lookup), false };
+	} else if (in_user) {
+		f[n++] = (struct pp_frame){ ip, sym, m, false };
+	}
+	return n;
+}
+
+static void on_record(void *arg, int cpu, const struct perfregs_rec_header *rec)
+{
+	const struct perfregs_rec_sample *s = (const void *)rec;
+	struct pprof *p = arg;
+	const struct image *im;
+	struct pp_frame f[FRAMES_MAX];
+	uint32_t ids[FRAMES_MAX];
+	struct sample_key key = { .ids = ids };
+	struct decoded dd;
+	char sym[320];
+	int64_t id;
+	unsigned int i, n;
+
+	if (rec->type != PERFREGS_REC_SAMPLE)
+		return;
+	if (!p->first || s->time < p->first)
+		p->first = s->time;
+	if (s->time > p->last)
+		p->last = s->time;
+	im = image_find(p->d, s->image_dev, s->image_ino);
+	dd = decide_layout(s->abi, im ? &im->facts : NULL);
+	n = frames_of(p, s, dd.layout, f, sym, sizeof(sym));
+	for (i = 0; i < n; i++) {
+		id = f[i].kernel ? kernel_map(p) : f[i].m ? user_map(p, f[i].m) : 0;
+		if (id < 0)
+			goto dropped;
+		id = loc_id(p, (uint32_t)id, f[i].address, f[i].sym, f[i].m);
+		if (id < 0)
+			goto dropped;
+		ids[i] = (uint32_t)id;
+	}
+	key.n = n;
+	key.pid = s->pid;
+	key.tid = s->tid;
+	id = str_id(p, s->comm, strnlen(s->comm, sizeof(s->comm)));
+	if (id < 0)
+		goto dropped;
+	key.comm = (uint32_t)id;	/* 0, "": no comm, no label */
+	if (strcmp(dd.abi_name, "none")) {
+		id = str_id(p, dd.abi_name, strlen(dd.abi_name));
+		if (id < 0)
+			goto dropped;
+		key.abi = (uint32_t)id;
+	}
+	if (!sample_add(p, &key))
+		return;
+dropped:
+	p->dropped[p->why]++;
+}
+
+struct pp_out {
+	ProtobufCBuffer base;	/* first: protobuf-c hands it back */
+	gzFile gz;
+	int error;
+	size_t n;
+	uint8_t buf[1 << 16];
+};
+
+static void out_flush(struct pp_out *o)
+{
+	if (o->n && !o->error && gzwrite(o->gz, o->buf, (unsigned int)o->n) != (int)o->n) {
+		int zerr;
+
+		gzerror(o->gz, &zerr);
+		o->error = zerr == Z_ERRNO && errno ? errno : EIO;
+	}
+	o->n = 0;
+}
+
+static void out_append(ProtobufCBuffer *b, size_t len, const uint8_t *data)
+{
+	struct pp_out *o = (struct pp_out *)b;
+
+	while (len) {
+		size_t k = sizeof(o->buf) - o->n;
+
+		if (k > len)
+			k = len;
+		memcpy(o->buf + o->n, data, k);
+		o->n += k;
+		data += k;
+		len -= k;
+		if (o->n == sizeof(o->buf))
+			out_flush(o);
+	}
+}
+
+/*
+ * One part of the Profile message.  A message is encoded as its fields
+ * one after another, each entry of a repeated field on its own, and a
+ * parser takes them in any order (profile.proto's readers do): Profiles
+ * holding a few entries each, packed back to back in field order, are
+ * the bytes protobuf-c would give for the whole one, without a second
+ * copy of every table as protobuf-c's structures.  The scalars are in
+ * the last part alone: proto3 writes none of the zeros of the others.
+ */
+static void put_part(struct pp_out *o, const Perftools__Profiles__Profile *part)
+{
+	perftools__profiles__profile__pack_to_buffer(part, &o->base);
+}
+
+static void put_value_types(struct pprof *p, struct pp_out *o)
+{
+	Perftools__Profiles__ValueType vt[2] = {
+		PERFTOOLS__PROFILES__VALUE_TYPE__INIT, PERFTOOLS__PROFILES__VALUE_TYPE__INIT,
+	};
+	Perftools__Profiles__ValueType *vtp[2] = { &vt[0], &vt[1] };
+	Perftools__Profiles__Profile part = PERFTOOLS__PROFILES__PROFILE__INIT;
+
+	vt[0].type = p->s_samples;
+	vt[0].unit = p->s_count;
+	vt[1].type = p->s_cpu;
+	vt[1].unit = p->s_ns;
+	part.n_sample_type = p->clock ? 2 : 1;
+	part.sample_type = vtp;
+	put_part(o, &part);
+}
+
+static int64_t times(uint64_t count, uint64_t ns)
+{
+	return ns && count > (uint64_t)INT64_MAX / ns ? INT64_MAX : (int64_t)(count * ns);
+}
+
+static void put_samples(struct pprof *p, struct pp_out *o)
+{
+	Perftools__Profiles__Profile part = PERFTOOLS__PROFILES__PROFILE__INIT;
+	Perftools__Profiles__Sample ps = PERFTOOLS__PROFILES__SAMPLE__INIT, *psp = &ps;
+	Perftools__Profiles__Label lab[4], *labp[4];
+	const struct pp_sample *e = p->t[T_SAMPLE].v;
+	uint64_t loc[FRAMES_MAX];
+	int64_t val[2];
+	uint32_t i, j, nl;
+
+	part.n_sample = 1;
+	part.sample = &psp;
+	ps.location_id = loc;
+	ps.value = val;
+	ps.n_value = p->clock ? 2 : 1;
+	ps.label = labp;
+	for (i = 0; i < 4; i++)
+		labp[i] = &lab[i];
+	for (i = 0; i < p->t[T_SAMPLE].n; i++, e++) {
+		ps.n_location_id = e->n;
+		for (j = 0; j < e->n; j++)
+			loc[j] = p->ids[e->at + j];
+		val[0] = times(e->count, 1);
+		val[1] = times(e->count, p->ns);
+		for (j = 0; j < 4; j++)
+			lab[j] = (Perftools__Profiles__Label)PERFTOOLS__PROFILES__LABEL__INIT;
+		lab[0].key = p->s_pid;
+		lab[0].num = e->pid;
+		lab[1].key = p->s_tid;
+		lab[1].num = e->tid;
+		nl = 2;
+		if (e->comm) {
+			lab[nl].key = p->s_comm;
+			lab[nl++].str = e->comm;
+		}
+		if (e->abi) {
+			lab[nl].key = p->s_abi;
+			lab[nl++].str = e->abi;
+		}
+		ps.n_label = nl;
+		put_part(o, &part);
+	}
+}
+
+static void put_mappings(struct pprof *p, struct pp_out *o)
+{
+	Perftools__Profiles__Profile part = PERFTOOLS__PROFILES__PROFILE__INIT;
+	Perftools__Profiles__Mapping pm, *pmp = &pm;
+	const struct pp_map *e = p->t[T_MAP].v;
+	uint32_t i;
+
+	part.n_mapping = 1;
+	part.mapping = &pmp;
+	for (i = 0; i < p->t[T_MAP].n; i++, e++) {
+		pm = (Perftools__Profiles__Mapping)PERFTOOLS__PROFILES__MAPPING__INIT;
+		pm.id = i + 1;
+		pm.memory_start = e->start;
+		pm.memory_limit = e->limit;
+		pm.file_offset = e->offset;
+		pm.filename = e->file;
+		pm.build_id = e->build_id;
+		/* all its locations have them: pprof need not look for more */
+		pm.has_functions = e->nlocs && e->nfunc == e->nlocs;
+		pm.has_filenames = e->nlocs && e->nfile == e->nlocs;
+		pm.has_line_numbers = e->nlocs && e->nline == e->nlocs;
+		put_part(o, &part);
+	}
+}
+
+static void put_locations(struct pprof *p, struct pp_out *o)
+{
+	Perftools__Profiles__Profile part = PERFTOOLS__PROFILES__PROFILE__INIT;
+	Perftools__Profiles__Location pl, *plp = &pl;
+	Perftools__Profiles__Line ln, *lnp = &ln;
+	const struct pp_loc *e = p->t[T_LOC].v;
+	uint32_t i;
+
+	part.n_location = 1;
+	part.location = &plp;
+	for (i = 0; i < p->t[T_LOC].n; i++, e++) {
+		pl = (Perftools__Profiles__Location)PERFTOOLS__PROFILES__LOCATION__INIT;
+		ln = (Perftools__Profiles__Line)PERFTOOLS__PROFILES__LINE__INIT;
+		pl.id = i + 1;
+		pl.mapping_id = e->map;
+		pl.address = e->address;
+		if (e->func) {
+			ln.function_id = e->func;
+			ln.line = e->line;
+			pl.n_line = 1;
+			pl.line = &lnp;
+		}
+		put_part(o, &part);
+	}
+}
+
+static void put_functions(struct pprof *p, struct pp_out *o)
+{
+	Perftools__Profiles__Profile part = PERFTOOLS__PROFILES__PROFILE__INIT;
+	Perftools__Profiles__Function pf, *pfp = &pf;
+	const struct pp_func *e = p->t[T_FUNC].v;
+	uint32_t i;
+
+	part.n_function = 1;
+	part.function = &pfp;
+	for (i = 0; i < p->t[T_FUNC].n; i++, e++) {
+		pf = (Perftools__Profiles__Function)PERFTOOLS__PROFILES__FUNCTION__INIT;
+		pf.id = i + 1;
+		pf.name = e->name;
+		pf.system_name = e->name;
+		pf.filename = e->file;
+		put_part(o, &part);
+	}
+}
+
+static void put_strings(struct pprof *p, struct pp_out *o)
+{
+	Perftools__Profiles__Profile part = PERFTOOLS__PROFILES__PROFILE__INIT;
+	const struct pp_str *e = p->t[T_STR].v;
+	char *batch[256];
+	uint32_t i = 0, k;
+
+	part.string_table = batch;
+	while (i < p->t[T_STR].n) {
+		for (k = 0; k < 256 && i < p->t[T_STR].n; k++, i++)
+			batch[k] = e[i].s;
+		part.n_string_table = k;
+		put_part(o, &part);
+	}
+}
+
+/*
+ * The scalars after the tables: what a period is (name: of its type, a
+ * string, or -1 for none), and how long the samples took.
+ */
+static void put_tail(struct pprof *p, struct pp_out *o, int64_t name)
+{
+	Perftools__Profiles__Profile part = PERFTOOLS__PROFILES__PROFILE__INIT;
+	Perftools__Profiles__ValueType pt = PERFTOOLS__PROFILES__VALUE_TYPE__INIT;
+
+	if (name >= 0) {
+		pt.type = name;
+		pt.unit = p->clock ? p->s_ns : p->s_count;
+		part.period_type = &pt;
+		part.period = times(1, p->clock ? p->ns : p->period);
+	}
+	if (p->last > p->first)
+		part.duration_nanos = times(p->last - p->first, 1);
+	put_part(o, &part);
+}
+
+struct pprof *pprof_begin(struct decoder *d, const struct perfregs_config *cfg,
+			  const char *out, char *err, size_t errlen)
+{
+	static const size_t sizes[T_NR] = {
+		sizeof(struct pp_str), sizeof(struct pp_map), sizeof(struct pp_func),
+		sizeof(struct pp_loc), sizeof(struct pp_sample),
+	};
+	static const char *const words[] = {
+		"", "samples", "count", "cpu", "nanoseconds", "pid", "tid", "comm", "abi",
+	};
+	struct pprof *p = calloc(1, sizeof(*p));
+	int64_t id[sizeof(words) / sizeof(words[0])];
+	size_t i;
+
+	if (!p) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	p->d = d;
+	for (i = 0; i < T_NR; i++)
+		p->t[i].size = sizes[i];
+	/* the string table's first entry is "", as profile.proto wants */
+	for (i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
+		id[i] = str_id(p, words[i], strlen(words[i]));
+		if (id[i] < 0) {
+			snprintf(err, errlen, "out of memory");
+			pprof_free(p);
+			return NULL;
+		}
+	}
+	p->s_samples = id[1];
+	p->s_count = id[2];
+	p->s_cpu = id[3];
+	p->s_ns = id[4];
+	p->s_pid = id[5];
+	p->s_tid = id[6];
+	p->s_comm = id[7];
+	p->s_abi = id[8];
+	p->clock = cfg->event == PERFREGS_EV_CPU_CLOCK || cfg->event == PERFREGS_EV_TASK_CLOCK;
+	/* as convert to perf.data has it */
+	p->period = cfg->event == PERFREGS_EV_BREAKPOINT || cfg->event == PERFREGS_EV_NMI ||
+		    (cfg->flags & PERFREGS_CF_FREQ) ? 1 : cfg->period;
+	/*
+	 * A clock's period is nanoseconds.  At a frequency, perf makes a
+	 * clock event's period NSEC_PER_SEC / freq, fixed, in its attr too
+	 * (perf_swevent_init_hrtimer()): each sample stands for that long.
+	 */
+	if (p->clock)
+		p->ns = !(cfg->flags & PERFREGS_CF_FREQ) ? cfg->period :
+			cfg->period ? 1000000000ULL / cfg->period : 0;
+	errno = 0;
+	p->gz = gzopen(out, "wb");
+	if (!p->gz) {
+		snprintf(err, errlen, "cannot write %s: %s", out,
+			 strerror(errno ? errno : ENOMEM));
+		pprof_free(p);
+		return NULL;
+	}
+	d->record_hook = on_record;
+	d->learnt_arg = p;
+	d->o.summary = true;
+	return p;
+}
+
+int pprof_write(struct pprof *p, char *err, size_t errlen)
+{
+	const char *ev = p->d->event_name[0] ? p->d->event_name : "events";
+	struct pp_out *o = calloc(1, sizeof(*o));
+	int64_t ptype;
+	int ret = 0, i;
+
+	for (i = 0; i < T_NR; i++)
+		if (p->dropped[i])
+			fprintf(stderr, "perfregs-dump: %" PRIu64 " samples are missing from the "
+				"profile: they needed more than %u %s\n", p->dropped[i],
+				tab_max[i], tab_names[i]);
+	if (p->dropped[T_NR])
+		fprintf(stderr, "perfregs-dump: %" PRIu64 " samples are missing from the "
+			"profile: out of memory\n", p->dropped[T_NR]);
+	if (!o) {
+		gzclose(p->gz);
+		p->gz = NULL;
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	o->base.append = out_append;
+	o->gz = p->gz;
+	/* in field order; the period type's name goes in before the strings */
+	put_value_types(p, o);
+	put_samples(p, o);
+	put_mappings(p, o);
+	put_locations(p, o);
+	put_functions(p, o);
+	ptype = p->clock ? p->s_cpu : str_id(p, ev, strlen(ev));
+	put_strings(p, o);
+	put_tail(p, o, ptype);
+	out_flush(o);
+	i = gzclose(p->gz);
+	p->gz = NULL;
+	if (!o->error && i != Z_OK)
+		o->error = i == Z_ERRNO && errno ? errno : EIO;
+	if (o->error) {
+		snprintf(err, errlen, "writing the profile: %s", strerror(o->error));
+		ret = -EIO;
+	}
+	free(o);
+	return ret;
+}
+
+void pprof_free(struct pprof *p)
+{
+	uint32_t i;
+
+	if (!p)
+		return;
+	if (p->gz)
+		gzclose(p->gz);
+	for (i = 0; i < p->t[T_STR].n; i++)
+		free(((struct pp_str *)p->t[T_STR].v)[i].s);
+	for (i = 0; i < T_NR; i++) {
+		free(p->t[i].v);
+		free(p->t[i].hash);
+		free(p->t[i].slot);
+	}
+	free(p->ids);
+	free(p);
+}
+
+int pprof_convert(const char *in, const char *out, struct decoder *d,
+		  char *err, size_t errlen)
+{
+	struct perfregs_config cfg;
+	struct pprof *p;
+	uint64_t produced;
+	char werr[256];
+	int ret, wret;
+
+	ret = rec_config(in, &cfg, err, errlen);
+	if (ret)
+		return ret;
+	p = pprof_begin(d, &cfg, out, err, errlen);
+	if (!p)
+		return -EIO;
+	/* every stack the recording has is unwound, as for perf.data */
+	d->o.callgraph = true;
+	ret = rec_decode(in, d, &produced, err, errlen);
+	wret = pprof_write(p, werr, sizeof(werr));
+	pprof_free(p);
+	if (wret) {
+		snprintf(err, errlen, "%s: %s", out, werr);
+		return -EIO;
+	}
+	return ret;
+}

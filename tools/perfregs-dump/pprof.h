@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* pprof.c: a recording into a gzipped profile.proto, for go tool pprof. */
+#ifndef PERFREGS_DUMP_PPROF_H
+#define PERFREGS_DUMP_PPROF_H
+
+#include "types.h"
+
+struct pprof;
+
+/*
+ * The steps of pprof_convert(), for a recording in memory too (the
+ * fuzzer): pprof_begin() opens out and hooks the samples d decodes,
+ * pprof_write() writes what they made, pprof_free() lets go of it.
+ */
+struct pprof *pprof_begin(struct decoder *d, const struct perfregs_config *cfg,
+			  const char *out, char *err, size_t errlen);
+int pprof_write(struct pprof *p, char *err, size_t errlen);
+void pprof_free(struct pprof *p);
+
+int pprof_convert(const char *in, const char *out, struct decoder *d,
+		  char *err, size_t errlen);
+
+#endif
