@@ -352,6 +352,44 @@ else
 	echo "not ok - --flamegraph: its programs could not be built"
 fi
 
+# One rule for a sample's frames in every output (sample_frames()): a
+# user-mode sample with a stack that unwinds to nothing (its task maps
+# no file) keeps its user IP, and a kernel-mode one is its kernel IP
+# only; -f folded, convert's perf.data (perf script) and pprof (go tool
+# pprof -raw) each give one frame per sample, at the same address
+what="folded, perf.data and pprof: the same frames when nothing unwinds"
+if ! command -v perf > /dev/null || ! command -v go > /dev/null; then
+	echo "ok - $what # SKIP perf or go is not installed (make deps)"
+elif "$B/mkhostile" "$T/nf.prf" -s -k kfunc; then
+	cg="--call-graph dwarf"
+	# frames per sample, in sample order
+	fo=$("$B/perfregs-dump" -q -f folded $cg -i "$T/nf.prf" |
+	     awk '{ n = split($1, a, ";"); print n - 1 }' | sort | tr '\n' ' ')
+	"$B/perfregs-dump" convert -q $cg -i "$T/nf.prf" -o "$T/nf.data" &&
+	pe=$(perf script -i "$T/nf.data" -F ip 2>/dev/null |
+	     awk '/^$/ { if (n) print n; n = 0; next } { n++ } END { if (n) print n }' |
+	     sort | tr '\n' ' ')
+	pa=$(perf script -i "$T/nf.data" -F ip 2>/dev/null | awk 'NF { print $1 }' | sort |
+	     tr '\n' ' ')
+	"$B/perfregs-dump" convert --to pprof -q $cg -i "$T/nf.prf" -o "$T/nf.pb.gz" &&
+	raw=$(HOME=$T go tool pprof -symbolize=none -raw "$T/nf.pb.gz" 2>&1)
+	pp=$(printf '%s\n' "$raw" | awk '/^Samples:/ { s = 1; getline; next }
+		/^Locations/ { s = 0 } s && /^ *[0-9]+ +[0-9]+: / { sub(/.*: */, ""); print NF }' |
+	     sort |
+	     tr '\n' ' ')
+	pl=$(printf '%s\n' "$raw" | awk '/^Locations/ { s = 1; next } /^Mappings/ { s = 0 }
+		s { sub(/^0x/, "", $2); print $2 }' | sort | tr '\n' ' ')
+	if [ "$fo" = "1 1 " ] && [ "$pe" = "1 1 " ] && [ "$pp" = "1 1 " ] &&
+	   [ "$pa" = "400010 ffffffff81000010 " ] && [ "$pl" = "400010 ffffffff81000010 " ]; then
+		echo "ok - $what"
+	else
+		echo "not ok - $what: frames per sample: folded '$fo', perf '$pe', pprof '$pp';" \
+		     "addresses: perf '$pa', pprof '$pl'"
+	fi
+else
+	echo "not ok - $what: mkhostile failed"
+fi
+
 # convert --to pprof, read by go tool pprof: the same live PIEs, several
 # processes of each, some snapshotted twice, and mkrec's recording with
 # kernel frames; -raw must show -f folded's stacks and counts, the

@@ -333,34 +333,22 @@ static void out_callchain(struct decoder *d, const struct perfregs_rec_sample *s
 	}
 }
 
-/*
- * -f folded: the sample's frames into the table of stacks, leaf first:
- * the kernel's IP (a kernel-mode sample), then the user frames, unwound
- * (--call-graph dwarf) or only the user IP.
- */
+/* -f folded: the sample's frames (sample_frames()) into the table of stacks */
 static void out_folded(struct decoder *d, const struct perfregs_rec_sample *s,
-		       enum layout layout, bool in_user, const char *sym,
+		       enum layout layout, uint64_t ip, const char *sym,
 		       uint64_t stack_size, uint64_t stack_copied, const char *comm)
 {
-	static struct frame frames[128];
-	struct folded_frame f[129];
-	bool i386 = s->abi == PERFREGS_ABI_32;	/* the CPU ran 32-bit code */
-	unsigned int n = 0;
-	int i, nf;
+	struct sample_frame sf[SAMPLE_FRAMES_MAX];
+	struct folded_frame f[SAMPLE_FRAMES_MAX];
+	const unsigned char *stack = NULL;
+	unsigned int i, n;
 
-	if (!in_user)
-		f[n++] = (struct folded_frame){ .sym = sym, .kernel = true };
-	if (d->o.callgraph && (s->flags & PERFREGS_SF_STACK)) {
-		nf = unwind_sample(d, s, layout, (const unsigned char *)s + s->header.size -
-				   8 - stack_size, stack_copied, frames, 128);
-		for (i = 0; i < nf; i++)
-			f[n++] = (struct folded_frame){ .sym = frames[i].sym,
-							.dso = frames[i].dso, .i386 = i386 };
-		if (!nf && in_user)	/* not unwound: the user IP, as convert has it */
-			f[n++] = (struct folded_frame){ .sym = sym, .i386 = i386 };
-	} else if (in_user) {
-		f[n++] = (struct folded_frame){ .sym = sym, .i386 = i386 };
-	}
+	if (s->flags & PERFREGS_SF_STACK)
+		stack = (const unsigned char *)s + s->header.size - 8 - stack_size;
+	n = sample_frames(d, s, layout, ip, sym, stack, stack_copied, sf);
+	for (i = 0; i < n; i++)
+		f[i] = (struct folded_frame){ .sym = sf[i].sym, .dso = sf[i].dso,
+					      .kernel = sf[i].kernel, .i386 = sf[i].i386 };
 	if (folded_add(d, comm, f, n))
 		d->folded_dropped++;
 }
@@ -396,7 +384,7 @@ static void out_sample(struct decoder *d, const struct perfregs_rec_sample *s,
 	if (ret)
 		sym[0] = 0;
 	if (d->o.format == FMT_FOLDED || d->o.flamegraph) {	/* the stacks only */
-		out_folded(d, s, dd.layout, in_user, sym, stack_size, stack_copied, comm);
+		out_folded(d, s, dd.layout, ip, sym, stack_size, stack_copied, comm);
 		return;
 	}
 	/* the line and both register sets, built by hand like out_regs() */

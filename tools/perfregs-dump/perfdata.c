@@ -313,38 +313,28 @@ static void put_regs(struct conv *c, uint64_t want, uint64_t have,
 }
 
 /*
- * The sample's call chain as perf's: the kernel context and IP (a
- * kernel-mode sample), then the user context and the frames unwound
- * with the sample's ABI, or its user IP.  How many entries.
+ * The sample's call chain as perf's, of the frames every output takes
+ * (sample_frames()): the kernel context and IP of a kernel-mode
+ * sample, then the user context and the user frames.  How many entries
+ * (at most 2 + SAMPLE_FRAMES_MAX).
  */
 static unsigned int chain_of(struct conv *c, const struct perfregs_rec_sample *s,
 			     uint64_t ip, const unsigned char *stack, uint64_t copied,
-			     uint64_t *chain, unsigned int max)
+			     uint64_t *chain)
 {
-	static struct frame frames[128];
-	const uint64_t *uv = (const uint64_t *)s->regs + prf_popcount(s->iregs_mask);
-	int uip = prf_reg_index(s->uregs_mask, PERFREGS_REG_IP);
-	const struct image *im;
-	struct decoded dd;
-	unsigned int n = 0;
-	int i, nf = 0;
+	struct sample_frame f[SAMPLE_FRAMES_MAX];
+	const struct image *im = image_find(c->d, s->image_dev, s->image_ino);
+	struct decoded dd = decide_layout(s->abi, im ? &im->facts : NULL);
+	unsigned int i, n = 0, nf;
 
-	if (s->flags & PERFREGS_SF_KERNEL) {
-		chain[n++] = PERF_CONTEXT_KERNEL;
-		chain[n++] = ip;
+	nf = sample_frames(c->d, s, dd.layout, ip, "", stack, copied, f);
+	for (i = 0; i < nf; i++) {
+		if (i == 0 && f[i].kernel)
+			chain[n++] = PERF_CONTEXT_KERNEL;
+		else if (i == 0 || f[i - 1].kernel)
+			chain[n++] = PERF_CONTEXT_USER;
+		chain[n++] = f[i].ip;
 	}
-	if (uip < 0 || s->abi == PERFREGS_ABI_NONE)
-		return n;
-	chain[n++] = PERF_CONTEXT_USER;
-	if (stack) {
-		im = image_find(c->d, s->image_dev, s->image_ino);
-		dd = decide_layout(s->abi, im ? &im->facts : NULL);
-		nf = unwind_sample(c->d, s, dd.layout, stack, copied, frames, 128);
-	}
-	for (i = 0; i < nf && n < max; i++)
-		chain[n++] = frames[i].ip;
-	if (!nf)
-		chain[n++] = uv[uip];
 	return n;
 }
 
@@ -360,9 +350,12 @@ static void on_record(void *arg, int cpu, const struct perfregs_rec_header *rec)
 		uint64_t uabi = s->abi == PERFREGS_ABI_64 ? PERF_SAMPLE_REGS_ABI_64 :
 				s->abi == PERFREGS_ABI_32 ? PERF_SAMPLE_REGS_ABI_32 :
 				PERF_SAMPLE_REGS_ABI_NONE;
-		uint64_t ip = reg_of(s->iregs_mask, iv, PERFREGS_REG_IP);
+		/* out_sample()'s IP: the interrupted one, else the user one */
+		uint64_t ip = prf_reg_index(s->iregs_mask, PERFREGS_REG_IP) >= 0 ?
+			      reg_of(s->iregs_mask, iv, PERFREGS_REG_IP) :
+			      reg_of(s->uregs_mask, uv, PERFREGS_REG_IP);
 		uint32_t ids[2] = { s->pid, s->tid }, cpus[2] = { (uint32_t)cpu, 0 };
-		uint64_t time = s->time, size, stack_size = 0, chain[1 + 131];
+		uint64_t time = s->time, size, stack_size = 0, chain[3 + SAMPLE_FRAMES_MAX];
 		const unsigned char *stack = NULL;
 		uint64_t copied = 0;
 		unsigned int nchain;
@@ -377,7 +370,7 @@ static void on_record(void *arg, int cpu, const struct perfregs_rec_header *rec)
 			c->first = time;
 		if (time > c->last)
 			c->last = time;
-		nchain = chain_of(c, s, ip, stack, copied, chain + 1, 131);
+		nchain = chain_of(c, s, ip, stack, copied, chain + 1);
 		chain[0] = nchain;
 		size = 8 + 8 + 8 + 8 + 8 + 8;	/* header ip tid time cpu period */
 		size += 8 * (1 + nchain);
@@ -641,6 +634,8 @@ int perfdata_convert(const char *in, const char *out, struct decoder *d,
 	d->record_hook = on_record;
 	d->learnt_arg = &c;
 	d->o.summary = true;
+	/* every stack the recording has is unwound (sample_frames()) */
+	d->o.callgraph = true;
 	ret = rec_decode(in, d, &produced, err, errlen);
 
 	h.magic = 0x32454c4946524550ULL;	/* "PERFILE2" */

@@ -43,7 +43,6 @@
 #define KERNEL_MIN	0xffff800000000000ULL	/* out_sample()'s test */
 #define TABLE_MAX	(1U << 20)	/* mappings, functions, locations, samples */
 #define STRINGS_MAX	(4U << 20)	/* their names, files, build-ids, comms */
-#define FRAMES_MAX	129		/* the kernel's IP and 128 user frames */
 
 enum { T_STR, T_MAP, T_FUNC, T_LOC, T_SAMPLE, T_NR };
 
@@ -495,15 +494,15 @@ struct pp_frame {
 };
 
 /*
- * A sample's frames, leaf first, as out_folded() takes them (sym holds
- * the name of the sampled IP); how many.
+ * A sample's frames, leaf first, the ones every output takes
+ * (sample_frames()), each with its user mapping; sym holds the name of
+ * the sampled IP.  How many.
  */
 static unsigned int frames_of(struct pprof *p, const struct perfregs_rec_sample *s,
 			      enum layout layout, struct pp_frame *f, char *sym, size_t symlen)
 {
-	static struct frame frames[128];
+	struct sample_frame sf[SAMPLE_FRAMES_MAX];
 	struct decoder *d = p->d;
-	bool in_user = !(s->flags & PERFREGS_SF_KERNEL);
 	const uint64_t *vals = (const uint64_t *)s->regs;
 	const uint64_t *uvals = vals + prf_popcount(s->iregs_mask);
 	int ip_idx = prf_reg_index(s->iregs_mask, PERFREGS_REG_IP);
@@ -511,27 +510,28 @@ static unsigned int frames_of(struct pprof *p, const struct perfregs_rec_sample 
 	uint64_t ip = ip_idx >= 0 ? vals[ip_idx] : uip_idx >= 0 ? uvals[uip_idx] : 0;
 	const struct task_maps *tm = maps_for_sample(d, s);
 	struct mapping *m = ip < KERNEL_MIN ? mapping_at(tm, ip) : NULL;
-	unsigned int n = 0;
-	int ret = -1, i, nf;
+	const unsigned char *stack = NULL;
+	uint64_t copied = 0;
+	unsigned int i, n;
+	int ret = -1;
 
 	if ((ip_idx >= 0 || uip_idx >= 0) && d->o.symbols)
 		ret = ip >= KERNEL_MIN ? kernel_symbol(d, ip, sym, symlen) :
 		      m ? mapping_symbol(d, m, ip, ip, sym, symlen) : -1;
 	if (ret)
 		sym[0] = 0;
-	if (!in_user)
-		f[n++] = (struct pp_frame){ ip, sym, m, ip >= KERNEL_MIN };
-	if (d->o.callgraph && (s->flags & PERFREGS_SF_STACK)) {
+	if (s->flags & PERFREGS_SF_STACK) {
 		const uint64_t *sz = uvals + prf_popcount(s->uregs_mask);
-		const unsigned char *stack = (const unsigned char *)(sz + 1);
 
-		nf = unwind_sample(d, s, layout, stack, *(const uint64_t *)(stack + *sz),
-				   frames, 128);
-		for (i = 0; i < nf; i++)
-			f[n++] = (struct pp_frame){ frames[i].lookup, frames[i].sym,
-						    mapping_at(tm, frames[i].lookup), false };
-	} else if (in_user) {
-		f[n++] = (struct pp_frame){ ip, sym, m, false };
+		stack = (const unsigned char *)(sz + 1);
+		copied = *(const uint64_t *)(stack + *sz);
+	}
+	n = sample_frames(d, s, layout, ip, sym, stack, copied, sf);
+	for (i = 0; i < n; i++) {
+		bool kernel = sf[i].kernel && sf[i].lookup >= KERNEL_MIN;
+
+		f[i] = (struct pp_frame){ sf[i].lookup, sf[i].sym,
+					  kernel ? NULL : mapping_at(tm, sf[i].lookup), kernel };
 	}
 	return n;
 }
@@ -541,8 +541,8 @@ static void on_record(void *arg, int cpu, const struct perfregs_rec_header *rec)
 	const struct perfregs_rec_sample *s = (const void *)rec;
 	struct pprof *p = arg;
 	const struct image *im;
-	struct pp_frame f[FRAMES_MAX];
-	uint32_t ids[FRAMES_MAX];
+	struct pp_frame f[SAMPLE_FRAMES_MAX];
+	uint32_t ids[SAMPLE_FRAMES_MAX];
 	struct sample_key key = { .ids = ids };
 	struct decoded dd;
 	char sym[320];
@@ -665,7 +665,7 @@ static void put_samples(struct pprof *p, struct pp_out *o)
 	Perftools__Profiles__Sample ps = PERFTOOLS__PROFILES__SAMPLE__INIT, *psp = &ps;
 	Perftools__Profiles__Label lab[4], *labp[4];
 	const struct pp_sample *e = p->t[T_SAMPLE].v;
-	uint64_t loc[FRAMES_MAX];
+	uint64_t loc[SAMPLE_FRAMES_MAX];
 	int64_t val[2];
 	uint32_t i, j, nl;
 

@@ -15,6 +15,23 @@ struct frame {
 int unwind_sample(struct decoder *d, const struct perfregs_rec_sample *s,
 		  enum layout layout, const unsigned char *stack,
 		  uint64_t stack_len, struct frame *frames, unsigned int max);
+
+/* A frame of a sample as every output takes it (sample_frames()). */
+struct sample_frame {
+	uint64_t ip;		/* as found: the IP, or a return address */
+	uint64_t lookup;	/* the address whose symbol names it */
+	const char *sym;	/* "name+0xoff", or "" */
+	const char *dso;	/* its file, or "" */
+	bool kernel;		/* the kernel IP of a kernel-mode sample */
+	bool i386;		/* code the CPU ran in 32-bit mode */
+};
+
+#define SAMPLE_FRAMES_MAX	129	/* the kernel IP and 128 user frames */
+
+unsigned int sample_frames(struct decoder *d, const struct perfregs_rec_sample *s,
+			   enum layout layout, uint64_t ip, const char *sym,
+			   const unsigned char *stack, uint64_t stack_len,
+			   struct sample_frame *f);
 void unwind_free(struct decoder *d);
 
 #endif
