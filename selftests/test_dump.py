@@ -384,6 +384,7 @@ def run_cli():
     report(not wrong, "cli_errors", "; ".join(wrong) or f"{len(bad)} bad invocations, each "
            "with its documented exit code and a message")
     run_perf_conventions(spin)
+    run_user_only_fallback(spin)
 
 
 def run_perf_conventions(spin):
@@ -446,6 +447,60 @@ def run_perf_conventions(spin):
     report(not why, "cli_perf_conventions", "; ".join(why) or
            f"progress: {lines[True]} lines on a terminal, none on a pipe; -o kept FILE.old; "
            f"-g -I --user-regs: {len(recs)} user samples, each unwound, uregs rip,rsp")
+
+
+def run_user_only_fallback(spin):
+    """As perf record does: a normal user at kernel.perf_event_paranoid 2
+    who names no :u or :k gets user mode only, with one note, and the
+    recording says so; :k is refused, not changed; -q keeps it quiet."""
+    name = "cli_user_only_fallback"
+    par = "/proc/sys/kernel/perf_event_paranoid"
+    if not shutil.which("setpriv") or not os.path.exists(par):
+        skip(name, "no setpriv(1) or no perf_event_paranoid")
+        return
+    old_par = open(par).read().strip()
+    old_mode = os.stat("/dev/perfregs").st_mode & 0o777
+    d = tempfile.mkdtemp()
+    os.chmod(d, 0o777)
+    why = []
+    nobody = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+    tool, spin = os.path.abspath(TOOL), os.path.abspath(spin)	# run in d
+    try:
+        open(par, "w").write("2\n")
+        os.chmod("/dev/perfregs", 0o666)
+        rec = os.path.join(d, "u.prf")
+        p = subprocess.run(nobody + [tool, "-f", "json", "-o", rec, "--", spin, "1"],
+                           capture_output=True, text=True, cwd=d)
+        notes = [ln for ln in p.stderr.splitlines() if "sampling user mode only" in ln]
+        recs = [r for r in jsonl(p.stdout) if r["type"] == "sample"]
+        modes = {r["mode"] for r in recs}
+        if p.returncode or len(recs) < 50 or modes != {"user"} or len(notes) != 1 or \
+                "(cpu-clock:u)" not in notes[0] or "paranoid is 2" not in notes[0]:
+            why.append(f"default run: exit {p.returncode}, {len(recs)} samples, modes "
+                       f"{sorted(modes)}, notes {notes[:2]}, stderr {p.stderr.strip()[-200:]!r}")
+        v = subprocess.run([TOOL, "-v", "-q", "-f", "json", "-i", rec], capture_output=True,
+                           text=True)
+        if v.returncode or not re.search(r"session: event cpu-clock, .*user mode only",
+                                         v.stderr):
+            why.append(f"-v -i of its recording: exit {v.returncode}, "
+                       f"{v.stderr.strip()[:200]!r}")
+        q = subprocess.run(nobody + [tool, "-q", "-e", "cpu-clock", "-o", rec, "--", spin, "1"],
+                           capture_output=True, text=True, cwd=d)
+        if q.returncode or q.stderr.strip():
+            why.append(f"-q -e cpu-clock: exit {q.returncode}, stderr {q.stderr.strip()[:200]!r}")
+        k = subprocess.run(nobody + [tool, "-q", "-e", "cpu-clock:k", "--", spin, "1"],
+                           capture_output=True, text=True, cwd=d)
+        if k.returncode != 2 or "sampling user mode only" in k.stderr or \
+                "perf_event_paranoid is 2" not in k.stderr:
+            why.append(f"-e cpu-clock:k: exit {k.returncode} (want 2, refused), "
+                       f"{k.stderr.strip()[:200]!r}")
+    finally:
+        open(par, "w").write(old_par + "\n")
+        os.chmod("/dev/perfregs", old_mode)
+        shutil.rmtree(d, ignore_errors=True)
+    report(not why, name, "; ".join(why) or
+           f"uid 65534 at paranoid 2: {len(recs)} samples, all user mode, one note "
+           f"({notes[0][:100]!r}); the recording says user mode only; -q silent; :k refused")
 
 
 PERF_NAMES = {"ax": "AX", "bx": "BX", "cx": "CX", "dx": "DX", "si": "SI", "di": "DI",
@@ -521,7 +576,7 @@ def main():
         print("1..0 # SKIP perfregs is not loaded")
         return 4
     print("TAP version 13")
-    print(f"1..{3 * len(CASES) + 23}")
+    print(f"1..{3 * len(CASES) + 24}")
     for c in CASES:
         before = len(results)
         run_case(*c)

@@ -718,32 +718,42 @@ static const char *config_hint(int err)
 	return "check dmesg";
 }
 
+/* The first line of a /proc or /sys file, or "" */
+static void read_line(const char *path, char *buf, int len)
+{
+	FILE *fp = fopen(path, "r");
+
+	buf[0] = 0;
+	if (fp) {
+		if (!fgets(buf, len, fp))
+			buf[0] = 0;
+		buf[strcspn(buf, "\n")] = 0;
+		fclose(fp);
+	}
+}
+
+/* Kernel lockdown forbids reading kernel state (its registers too). */
+static bool lockdown_confidentiality(void)
+{
+	char ld[128];
+
+	read_line("/sys/kernel/security/lockdown", ld, sizeof(ld));
+	return strstr(ld, "[confidentiality]");
+}
+
 /* Why perf_event_open() may have said no, in perf's words. */
 static const char *witness_hint(int err, const struct perfregs_config *cfg)
 {
 	static char buf[320];
-	char paranoid[16] = "?";
-	FILE *fp = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
+	char paranoid[16];
 
-	if (fp) {
-		if (!fgets(paranoid, sizeof(paranoid), fp))
-			strcpy(paranoid, "?");
-		paranoid[strcspn(paranoid, "\n")] = 0;
-		fclose(fp);
-	}
-	if (err == EPERM && !(cfg->flags & PERFREGS_CF_EXCLUDE_KERNEL)) {
-		char ld[128] = "";
-
-		fp = fopen("/sys/kernel/security/lockdown", "r");
-		if (fp) {
-			if (!fgets(ld, sizeof(ld), fp))
-				ld[0] = 0;
-			fclose(fp);
-		}
-		if (strstr(ld, "[confidentiality]"))
-			return "kernel lockdown (confidentiality) forbids kernel "
-			       "registers: sample user mode only (EVENT:u)";
-	}
+	read_line("/proc/sys/kernel/perf_event_paranoid", paranoid, sizeof(paranoid));
+	if (!paranoid[0])
+		strcpy(paranoid, "?");
+	if (err == EPERM && !(cfg->flags & PERFREGS_CF_EXCLUDE_KERNEL) &&
+	    lockdown_confidentiality())
+		return "kernel lockdown (confidentiality) forbids kernel "
+		       "registers: sample user mode only (EVENT:u)";
 	switch (err) {
 	case EACCES:
 	case EPERM:
@@ -904,6 +914,7 @@ struct options {
 	const char *sampling_opt;	/* the first option that only sets up sampling */
 	double duration;
 	bool all_cpus, no_inherit;
+	bool mode_set;			/* -e's :u/:k given, or nmi, mem: (none taken) */
 	bool tee;			/* -f: decode also what is recorded */
 	int pid, tid;
 	char **command;			/* COMMAND [ARGS], NULL-terminated; NULL if none */
@@ -976,6 +987,7 @@ static int parse_event(const char *arg, struct options *o, struct decoder *d,
 			return EXIT_USAGE;
 		}
 		d->o.event_name = "mem";
+		o->mode_set = true;
 		return GO_ON;
 	}
 	mod = strchr(arg, ':');
@@ -1006,6 +1018,7 @@ static int parse_event(const char *arg, struct options *o, struct decoder *d,
 	}
 	cfg->event = events[i].id;
 	d->o.event_name = events[i].name;
+	o->mode_set = mod || events[i].id == PERFREGS_EV_NMI;
 	if (!period_set)
 		cfg->period = events[i].default_period;
 	return GO_ON;
@@ -1524,6 +1537,39 @@ static void command_go(struct live_run *run)
 }
 
 /*
+ * perf record's fallback: when perf_event_open() refuses an event that
+ * was given no :u or :k because kernel.perf_event_paranoid is above 1
+ * (no CAP_PERFMON: user mode of one's own processes only), sample user
+ * mode only, with a note, and tell the recording.  Not under lockdown:
+ * its refusal says so, and EVENT:u is asked for by name.  True if cfg
+ * changed and is worth another try.
+ */
+static bool user_only_fallback(const struct options *o, struct live *lv,
+			       struct live_run *run, struct perfregs_config *cfg, int ret)
+{
+	char paranoid[16];
+	int err;
+
+	if (!run->r.witness_errno || (ret != -EACCES && ret != -EPERM) || o->mode_set ||
+	    (cfg->flags & (PERFREGS_CF_EXCLUDE_KERNEL | PERFREGS_CF_EXCLUDE_USER)))
+		return false;
+	read_line("/proc/sys/kernel/perf_event_paranoid", paranoid, sizeof(paranoid));
+	if (atoi(paranoid) <= 1 || lockdown_confidentiality())
+		return false;
+	cfg->flags |= PERFREGS_CF_EXCLUDE_KERNEL;
+	if (!lv->d.o.quiet)
+		fprintf(stderr, "perfregs-dump: kernel.perf_event_paranoid is %s: sampling "
+			"user mode only (%s:u), as perf record falls back; CAP_PERFMON or a "
+			"paranoid of 1 samples kernel mode too\n", paranoid,
+			lv->d.o.event_name);
+	err = lv->rec ? rec_update_config(lv->rec, cfg) : 0;
+	if (err)
+		fprintf(stderr, "perfregs-dump: cannot note user mode only in %s: %s\n",
+			o->output, strerror(-err));
+	return true;
+}
+
+/*
  * Configure the session for the target, load what decoding and the
  * recording need before the rings fill, and start sampling.  Returns
  * EXIT_OK or EXIT_SETUP.
@@ -1540,6 +1586,8 @@ static int live_start(struct options *o, struct live *lv, struct live_run *run)
 		cfg->flags |= PERFREGS_CF_INHERIT;
 
 	ret = prf_config(&run->r, cfg);
+	if (ret && user_only_fallback(o, lv, run, cfg, ret))
+		ret = prf_config(&run->r, cfg);
 	if (ret) {
 		if (run->r.witness_errno)
 			fprintf(stderr, "perfregs-dump: perf_event_open(2) refused "

@@ -31,6 +31,7 @@
  * the file and stops at the first malformed item with its offset.
  */
 #include <ctype.h>
+#include <stddef.h>
 #include <errno.h>
 #include <stdio.h>
 #include <fcntl.h>
@@ -140,6 +141,7 @@ struct recorder {
 	size_t krec_off;
 	/* items come from the decoding and the learner threads, whole */
 	pthread_mutex_t lock;
+	bool written;		/* buf's start (the header) went to fd */
 	unsigned char buf[REC_BUF_SIZE];
 };
 
@@ -163,6 +165,7 @@ static void writev_all(struct recorder *r, struct iovec *iov, int cnt)
 			r->error = w < 0 ? errno : EIO;
 			break;
 		}
+		r->written = true;
 		/* a short write: skip what went out */
 		while (cnt && (size_t)w >= iov->iov_len) {
 			w -= (ssize_t)iov->iov_len;
@@ -456,6 +459,26 @@ struct recorder *rec_create(const char *path, const struct perfregs_config *cfg,
 	put_item(r, ITEM_INFO, info, len, NULL, 0);
 	free(info);
 	return r;
+}
+
+/*
+ * The session's configuration changed after rec_create() (the default
+ * event fell back to user mode only): the header says what was sampled.
+ * In the buffer while nothing was written, else in the file, in place.
+ */
+int rec_update_config(struct recorder *r, const struct perfregs_config *cfg)
+{
+	struct perfregs_config c = *cfg;
+	size_t off = offsetof(struct rec_file_header, cfg);
+
+	c.cpus_ptr = 0;
+	pthread_mutex_lock(&r->lock);
+	if (!r->written)
+		memcpy(r->buf + off, &c, sizeof(c));
+	else if (pwrite(r->fd, &c, sizeof(c), (off_t)off) != (ssize_t)sizeof(c) && !r->error)
+		r->error = errno ? errno : EIO;
+	pthread_mutex_unlock(&r->lock);
+	return r->error ? -r->error : 0;
 }
 
 /*

@@ -11,6 +11,7 @@ void rec_info_free(struct decoder *d);
 struct recorder *rec_create(const char *path, const struct perfregs_config *cfg,
 			    const char *event_name);
 int rec_sample(struct recorder *r, int cpu, const struct perfregs_rec_header *h);
+int rec_update_config(struct recorder *r, const struct perfregs_config *cfg);
 int rec_records(struct recorder *r, int cpu, const void *a, size_t alen,
 		const void *b, size_t blen);
 void rec_image(void *arg, const struct image *im);
