@@ -73,8 +73,9 @@ static void usage(FILE *fp)
 "usage: perfregs-dump [OPTIONS] [-- COMMAND [ARGS]]\n"
 "       perfregs-dump record [OPTIONS] [-o FILE] [-- COMMAND [ARGS]]\n"
 "       perfregs-dump report [-i FILE] [-f text|json|folded] [--call-graph dwarf]\n"
-"                            [--flamegraph SVG]\n"
-"       perfregs-dump -i FILE [-f text|json|folded] [--flamegraph SVG]\n"
+"                            [-F FIELDS] [--flamegraph SVG]\n"
+"       perfregs-dump -i FILE [-f text|json|folded] [--fields FIELDS]\n"
+"                             [--flamegraph SVG]\n"
 "       perfregs-dump convert [--to perf|pprof] -i FILE -o OUTPUT\n"
 "Sample interrupt and user registers through /dev/perfregs and decode them.\n"
 "\n"
@@ -84,7 +85,8 @@ static void usage(FILE *fp)
 "                        EVENT:u samples user mode only, EVENT:k kernel\n"
 "                        mode only (not nmi or mem:)\n"
 "  -c, --period N        events per sample (cpu-clock: ns; default 1000000)\n"
-"  -F, --freq HZ         samples per second instead of a period\n"
+"  -F, --freq HZ         samples per second instead of a period (in report,\n"
+"                        -F is --fields, as perf script's -F)\n"
 "  -a, --all-cpus        sample every task on every CPU\n"
 "  -C, --cpu LIST        only these CPUs (e.g. 0,2-3); implies -a\n"
 "  -p, --pid PID         sample this process: its threads, and what it\n"
@@ -111,6 +113,12 @@ static void usage(FILE *fp)
 "  -i, --input FILE      decode the recording FILE\n"
 "  -f, --format FMT      text (default), json (JSON Lines) or folded\n"
 "                        (stacks and counts, for flame graphs)\n"
+"      --fields FIELDS   what text output shows of a sample, in the order\n"
+"                        of FIELDS (report: -F FIELDS too): comm,pid,tid,\n"
+"                        cpu,time,event,ip,sym,mode,abi,context,\n"
+"                        uregs_source,skid on its first line, then iregs,\n"
+"                        uregs,stack,callchain; all by default;\n"
+"                        -FIELD,... or +FIELD,... take from or add to all\n"
 "      --flamegraph SVG  draw the stacks of -f folded as a flame graph: one\n"
 "                        SVG file with search and zoom for a browser\n"
 "      --no-symbols      do not look up symbols\n"
@@ -912,6 +920,7 @@ struct options {
 	struct perfregs_config cfg;
 	const char *output, *input, *cpu_list;
 	const char *sampling_opt;	/* the first option that only sets up sampling */
+	const char *fields_opt;		/* -F or --fields, as given; NULL if neither */
 	double duration;
 	bool all_cpus, no_inherit;
 	bool mode_set;			/* -e's :u/:k given, or nmi, mem: (none taken) */
@@ -1025,6 +1034,77 @@ static int parse_event(const char *arg, struct options *o, struct decoder *d,
 }
 
 /*
+ * -c N or -F/--freq HZ: a period, or a frequency.  -F is --freq but in
+ * report (as perf record's -F and perf script's); short_F says it was
+ * -F.  Returns GO_ON, or EXIT_USAGE once it has said what is wrong.
+ */
+static int parse_rate(const char *arg, bool freq, bool short_F, struct options *o)
+{
+	uint64_t v;
+
+	if (parse_u64(arg, &v) || !v) {
+		fprintf(stderr, "perfregs-dump: %s wants a positive number, not '%s'%s\n",
+			!freq ? "-c" : short_F ? "-F" : "--freq", arg, short_F ?
+			" (-F is --freq here; --fields LIST, or -F in report, picks "
+			"the fields of the text output)" : "");
+		return EXIT_USAGE;
+	}
+	o->cfg.period = v;
+	if (freq)
+		o->cfg.flags |= PERFREGS_CF_FREQ;
+	else
+		o->cfg.flags &= ~PERFREGS_CF_FREQ;
+	if (freq && !o->sampling_opt)	/* in report, -F is no --freq */
+		o->sampling_opt = o->cmd == CMD_REPORT ? "--freq" : "-F/--freq";
+	return GO_ON;
+}
+
+/*
+ * -F/--fields LIST (opt says which): what the text output shows of each
+ * sample (fields_parse()).  Returns GO_ON, or EXIT_USAGE once it has
+ * said what is wrong.
+ */
+static int parse_fields(const char *arg, const char *opt, struct options *o,
+			struct decoder *d)
+{
+	char err[512];
+
+	if (fields_parse(arg, &d->o, err, sizeof(err))) {
+		fprintf(stderr, "perfregs-dump: %s: %s\n", opt, err);
+		return EXIT_USAGE;
+	}
+	o->fields_opt = opt;
+	return GO_ON;
+}
+
+/*
+ * -F/--fields picks what the text output shows: JSON keeps every key
+ * of docs/json-schema.md, -f folded and --flamegraph print stacks, and
+ * convert and a recording without -f print no samples.  Says so and
+ * returns true for those.
+ */
+static bool fields_refused(const struct options *o, const struct decoder *d)
+{
+	const char *what = NULL;
+
+	if (!o->fields_opt)
+		return false;
+	if (d->o.format == FMT_JSON)
+		what = "-f json (its lines keep every key of docs/json-schema.md)";
+	else if (d->o.format == FMT_FOLDED || d->o.flamegraph)
+		what = "-f folded or --flamegraph (they print stacks)";
+	else if (o->cmd == CMD_CONVERT)
+		what = "convert (it prints no samples)";
+	else if ((o->output || o->cmd == CMD_RECORD) && !o->tee)
+		what = "a recording without -f text (it prints no samples)";
+	if (!what)
+		return false;
+	fprintf(stderr, "perfregs-dump: %s picks the fields of the text output: "
+		"not for %s\n", o->fields_opt, what);
+	return true;
+}
+
+/*
  * The subcommand and the options into o, and the decoding options into
  * d->o.  Nothing is checked here that depends on the mode, only each
  * option's own value.  Returns GO_ON, or the exit status: EXIT_USAGE
@@ -1034,11 +1114,12 @@ static int parse_options(int argc, char **argv, struct options *o, struct decode
 {
 	enum { OPT_IREGS = 256, OPT_UREGS, OPT_STACK, OPT_OVERWRITE, OPT_SUMMARY,
 	       OPT_NMI_UNKNOWN, OPT_NO_SYMBOLS, OPT_CALLGRAPH, OPT_SYMFS,
-	       OPT_NO_INHERIT, OPT_FLAMEGRAPH, OPT_TO };
+	       OPT_NO_INHERIT, OPT_FLAMEGRAPH, OPT_TO, OPT_FREQ, OPT_FIELDS };
 	static const struct option longopts[] = {
 		{ "event", required_argument, NULL, 'e' },
 		{ "period", required_argument, NULL, 'c' },
-		{ "freq", required_argument, NULL, 'F' },
+		{ "freq", required_argument, NULL, OPT_FREQ },
+		{ "fields", required_argument, NULL, OPT_FIELDS },
 		{ "all-cpus", no_argument, NULL, 'a' },
 		{ "cpu", required_argument, NULL, 'C' },
 		{ "pid", required_argument, NULL, 'p' },
@@ -1073,7 +1154,7 @@ static int parse_options(int argc, char **argv, struct options *o, struct decode
 		int c;
 		const char *name;
 	} sampling_only[] = {
-		{ 'e', "-e/--event" }, { 'c', "-c/--period" }, { 'F', "-F/--freq" },
+		{ 'e', "-e/--event" }, { 'c', "-c/--period" },	/* --freq: parse_rate() */
 		{ 'a', "-a/--all-cpus" }, { 'C', "-C/--cpu" }, { 'p', "-p/--pid" },
 		{ 't', "-t/--tid" }, { 'd', "-d/--duration" }, { 'm', "-m/--mmap-pages" },
 		{ OPT_IREGS, "--iregs" }, { OPT_UREGS, "--uregs" },
@@ -1081,7 +1162,7 @@ static int parse_options(int argc, char **argv, struct options *o, struct decode
 		{ OPT_NO_INHERIT, "--no-inherit" }, { OPT_NMI_UNKNOWN, "--nmi-unknown" },
 	};
 	struct perfregs_config *cfg = &o->cfg;
-	bool period_set = false, format_set = false;
+	bool period_set = false, format_set = false, short_F;
 	uint64_t v;
 	size_t i;
 	int c, ret;
@@ -1112,6 +1193,9 @@ static int parse_options(int argc, char **argv, struct options *o, struct decode
 			c = OPT_CALLGRAPH;
 			optarg = (char *)"dwarf";
 		}
+		short_F = c == 'F';		/* as perf's: report's fields, else --freq */
+		if (short_F)
+			c = o->cmd == CMD_REPORT ? OPT_FIELDS : OPT_FREQ;
 		for (i = 0; i < sizeof(sampling_only) / sizeof(sampling_only[0]); i++)
 			if (c == sampling_only[i].c && !o->sampling_opt)
 				o->sampling_opt = sampling_only[i].name;
@@ -1122,18 +1206,16 @@ static int parse_options(int argc, char **argv, struct options *o, struct decode
 				return ret;
 			break;
 		case 'c':
-		case 'F':
-			if (parse_u64(optarg, &v) || !v) {
-				fprintf(stderr, "perfregs-dump: -%c wants a positive "
-					"number, not '%s'\n", c, optarg);
-				return EXIT_USAGE;
-			}
-			cfg->period = v;
-			if (c == 'F')
-				cfg->flags |= PERFREGS_CF_FREQ;
-			else
-				cfg->flags &= ~PERFREGS_CF_FREQ;
+		case OPT_FREQ:
+			ret = parse_rate(optarg, c == OPT_FREQ, short_F, o);
+			if (ret != GO_ON)
+				return ret;
 			period_set = true;
+			break;
+		case OPT_FIELDS:
+			ret = parse_fields(optarg, short_F ? "-F" : "--fields", o, d);
+			if (ret != GO_ON)
+				return ret;
 			break;
 		case 'a':
 			o->all_cpus = true;
@@ -1302,12 +1384,25 @@ static int parse_options(int argc, char **argv, struct options *o, struct decode
 			"it takes no -f text or json, and convert none\n");
 		return EXIT_USAGE;
 	}
+	if (fields_refused(o, d))
+		return EXIT_USAGE;
 	if (optind < argc)
 		o->command = argv + optind;
 	return GO_ON;
 }
 
 enum mode { MODE_CONVERT, MODE_DECODE, MODE_LIVE };
+
+/* For a sampling option given with -i: what may have been meant. */
+static const char *sampling_hint(const char *opt)
+{
+	if (!strncmp(opt, "--call-graph", 12))
+		return " (--call-graph dwarf alone unwinds its stacks)";
+	if (!strcmp(opt, "-F/--freq"))
+		return " (the fields of the text output are --fields LIST, or "
+		       "report -F LIST)";
+	return "";
+}
 
 /*
  * What to do, as perf does it: record samples to a file (perfregs.prf
@@ -1338,8 +1433,7 @@ static int pick_mode(struct options *o, enum mode *mode)
 	if (o->input && o->sampling_opt) {
 		fprintf(stderr, "perfregs-dump: -i takes no %s: it sets up sampling, and a "
 			"recording decodes with the settings it was made with%s\n",
-			o->sampling_opt, strncmp(o->sampling_opt, "--call-graph", 12) ? "" :
-			" (--call-graph dwarf alone unwinds its stacks)");
+			o->sampling_opt, sampling_hint(o->sampling_opt));
 		return EXIT_USAGE;
 	}
 	if (o->to_set && o->cmd != CMD_CONVERT) {

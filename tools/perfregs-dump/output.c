@@ -55,6 +55,117 @@ static const char *kabi_name(uint32_t abi)
 	return abi == PERFREGS_ABI_64 ? "64" : abi == PERFREGS_ABI_32 ? "32" : "none";
 }
 
+/* -F/--fields: the names, as perf script spells those it has */
+static const char *const field_names[FIELD_MAX] = {
+	[F_COMM] = "comm", [F_PID] = "pid", [F_TID] = "tid", [F_CPU] = "cpu",
+	[F_TIME] = "time", [F_EVENT] = "event", [F_IP] = "ip", [F_SYM] = "sym",
+	[F_MODE] = "mode", [F_ABI] = "abi", [F_CONTEXT] = "context",
+	[F_UREGS_SOURCE] = "uregs_source", [F_SKID] = "skid",
+	[F_IREGS] = "iregs", [F_UREGS] = "uregs", [F_STACK] = "stack",
+	[F_CALLCHAIN] = "callchain",
+};
+
+/* The field named by the len bytes at name, or FIELD_MAX. */
+static enum field field_find(const char *name, size_t len)
+{
+	int f;
+
+	for (f = 0; f < FIELD_MAX; f++)
+		if (strlen(field_names[f]) == len && !memcmp(name, field_names[f], len))
+			return f;
+	return FIELD_MAX;
+}
+
+/*
+ * Why LIST is refused, into err: what, the item (at most 32 bytes of
+ * it, control bytes as '?': it goes to a terminal) and the names.
+ */
+static int fields_refuse(char *err, size_t errlen, const char *what,
+			 const char *item, size_t len)
+{
+	char shown[40], names[FIELD_MAX * 16];
+	size_t i, n = len > 32 ? 32 : len;
+	int f, off = 0;
+
+	for (i = 0; i < n; i++)
+		shown[i] = item[i] >= ' ' && item[i] < 0x7f ? item[i] : '?';
+	strcpy(shown + n, len > n ? "..." : "");
+	for (f = 0; f < FIELD_MAX && off < (int)sizeof(names); f++)
+		off += snprintf(names + off, sizeof(names) - off, "%s%s",
+				f ? "," : "", field_names[f]);
+	snprintf(err, errlen, "%s%s%s%s; the fields are %s, or +FIELD,-FIELD... to "
+		 "add to or take from them all", what, item ? " '" : "",
+		 item ? shown : "", item ? "'" : "", names);
+	return -1;
+}
+
+/*
+ * -F/--fields LIST into o: field names, comma-separated, shown in that
+ * order; or each with + or - (perf's spelling) to add to or take from
+ * the default, every field in enum field's order.  A name given twice,
+ * an empty name, + or - beside plain names, nothing left to show and a
+ * LIST of more than FIELDS_LIST_MAX bytes are refused.  Returns 0, or -1
+ * with what is wrong in err.
+ */
+int fields_parse(const char *list, struct opts *o, char *err, size_t errlen)
+{
+	size_t len = strnlen(list, FIELDS_LIST_MAX + 1), n;
+	bool change = list[0] == '+' || list[0] == '-';
+	bool seen[FIELD_MAX] = { false }, on[FIELD_MAX];
+	uint8_t order[FIELD_MAX];
+	const char *p = list, *end;
+	unsigned int k = 0, i;
+	enum field f;
+	char op;
+
+	if (len > FIELDS_LIST_MAX)
+		return fields_refuse(err, errlen, "the list is longer than "
+				     FIELDS_LIST_MAX_S " bytes:", list, len);
+	if (!len)
+		return fields_refuse(err, errlen, "the list is empty", NULL, 0);
+	for (f = 0; f < FIELD_MAX; f++)
+		on[f] = true;
+	for (;; p = end + 1) {
+		end = strchr(p, ',');
+		if (!end)
+			end = p + strlen(p);
+		op = *p == '+' || *p == '-' ? *p : 0;
+		n = end - p - !!op;
+		f = field_find(p + !!op, n);
+		if (!n)
+			return fields_refuse(err, errlen, "an empty field name", NULL, 0);
+		if (!op != !change)
+			return fields_refuse(err, errlen, "plain fields and +FIELD or "
+					     "-FIELD do not mix:", p, end - p);
+		if (f == FIELD_MAX)
+			return fields_refuse(err, errlen, "unknown field", p + !!op, n);
+		if (seen[f])
+			return fields_refuse(err, errlen, "field given twice:", p + !!op, n);
+		seen[f] = true;
+		if (change)
+			on[f] = op == '+';
+		else
+			order[k++] = f;		/* each once: k < FIELD_MAX */
+		if (!*end)
+			break;
+	}
+	for (f = 0; change && f < FIELD_MAX; f++)
+		if (on[f])
+			order[k++] = f;
+	if (!k)
+		return fields_refuse(err, errlen, "no field is left to show", NULL, 0);
+	/* the first line's fields, then the lines', each in LIST's order */
+	o->nline = 0;
+	for (i = 0; i < k; i++)
+		if (order[i] < F_IREGS)
+			o->fields[o->nline++] = order[i];
+	o->nfields = o->nline;
+	for (i = 0; i < k; i++)
+		if (order[i] >= F_IREGS)
+			o->fields[o->nfields++] = order[i];
+	return 0;
+}
+
 /* A register value as the layout shows it: 32-bit layouts show 32 bits. */
 static uint64_t reg_value(enum layout layout, uint64_t v)
 {
@@ -353,6 +464,173 @@ static void out_folded(struct decoder *d, const struct perfregs_rec_sample *s,
 		d->folded_dropped++;
 }
 
+/* What out_sample() has worked out of a sample, for its text. */
+struct shown {
+	const struct perfregs_rec_sample *s;
+	struct decoded dd;
+	enum layout ilayout;		/* of the interrupt registers */
+	const uint64_t *vals, *uvals;	/* the interrupt and user registers */
+	uint64_t ip, stack_size, stack_copied;
+	bool in_user;
+	const char *comm, *sym;		/* text_safe() */
+};
+
+/* A sample's line: JSON's escapes, its registers (REGS_TEXT_MAX each). */
+#define LINE_BYTES	(6 * 320 + 512 + 2 * REGS_TEXT_MAX)
+
+/* Without -F: every field, in their order. */
+static const uint8_t all_fields[FIELD_MAX] = {
+	F_COMM, F_PID, F_TID, F_CPU, F_TIME, F_EVENT, F_IP, F_SYM, F_MODE,
+	F_ABI, F_CONTEXT, F_UREGS_SOURCE, F_SKID,
+	F_IREGS, F_UREGS, F_STACK, F_CALLCHAIN,
+};
+
+/*
+ * The fields to show, -F's or all_fields: fields[0..*nline) on the
+ * first line, the others up to *n on lines of their own.
+ */
+static inline const uint8_t *fields_of(const struct opts *o, unsigned int *nline,
+				       unsigned int *n)
+{
+	*nline = o->nfields ? o->nline : F_IREGS;
+	*n = o->nfields ? o->nfields : FIELD_MAX;
+	return o->nfields ? o->fields : all_fields;
+}
+
+/*
+ * One field of a sample's first line at p, as the default line has it;
+ * returns p itself for a field that shows nothing here (a sym not known,
+ * a sample without skid, the fields of lines of their own).
+ */
+static char *text_field(char *p, const struct shown *v, const char *event,
+			enum field f)
+{
+	const struct perfregs_rec_sample *s = v->s;
+
+	switch (f) {
+	case F_COMM:
+		return put_rjust(p, v->comm, 16);
+	case F_PID:
+		return put_dec(p, s->pid, 6, ' ', false);
+	case F_TID:
+		return put_dec(p, s->tid, 6, ' ', true);	/* see text_line() */
+	case F_CPU:
+		*p++ = '[';
+		p = put_dec(p, s->cpu, 3, '0', false);
+		*p++ = ']';
+		return p;
+	case F_TIME:
+		p = put_dec(p, s->time / 1000000000, 0, ' ', false);
+		*p++ = '.';
+		p = put_dec(p, s->time % 1000000000, 9, '0', false);
+		*p++ = ':';
+		return p;
+	case F_EVENT:
+		p = put_str(p, event);
+		*p++ = ':';
+		return p;
+	case F_IP:
+		return put_hex(put_lit(p, "ip 0x"), v->ip, 0);
+	case F_SYM:
+		if (!v->sym[0])
+			return p;
+		*p++ = '(';
+		p = put_str(p, v->sym);
+		*p++ = ')';
+		return p;
+	case F_MODE:
+		return put_str(p, v->in_user ? "user" : "kernel");
+	case F_ABI:
+		p = put_str(put_lit(p, "abi "), v->dd.abi_name);
+		return v->dd.mixed ? put_lit(p, " (mixed mode)") : p;
+	case F_CONTEXT:
+		return put_str(put_lit(p, "ctx "), ctx_name(s->flags));
+	case F_UREGS_SOURCE:
+		p = put_str(put_lit(p, "uregs "), uregs_src_name(s->flags));
+		return s->flags & PERFREGS_SF_ENTRY_RACE ? put_lit(p, " (entry race)") : p;
+	case F_SKID:
+		return s->flags & PERFREGS_SF_SKID ? put_lit(p, "(skid)") : p;
+	default:
+		return p;
+	}
+}
+
+/*
+ * A sample's first line at p: the fields of -F a space apart, pid/tid
+ * with a '/' when tid follows pid, a field that shows nothing without
+ * its space, and no padding at the end (tid's).  So every field gives
+ * "%16s %6u/%-6u [%03u] %lu.%09lu: %s: ip 0x%lx (sym) ...", as the line
+ * was before -F.  Each field once: it fits in LINE_BYTES.
+ */
+static char *text_line(char *p, const struct shown *v, const struct opts *o)
+{
+	const char *event = o->event_name;
+	char *start = p, *q, *end;
+	enum field f, prev = FIELD_MAX;
+	unsigned int i, n, nline;
+	const uint8_t *fields = fields_of(o, &nline, &n);
+
+	for (i = 0; i < nline; i++) {
+		f = fields[i];
+		q = p;
+		if (p != start)
+			*q++ = prev == F_PID && f == F_TID ? '/' : ' ';
+		end = text_field(q, v, event, f);
+		if (end == q)
+			continue;
+		p = end;
+		prev = f;
+	}
+	while (prev == F_TID && p[-1] == ' ')	/* its digits are no spaces */
+		p--;
+	return p;
+}
+
+/*
+ * The lines after a sample's first, in the order of -F: the registers
+ * built at p as the first line is, the stack and the callchain printed
+ * after what is built so far.  Returns where what is left to print ends.
+ */
+static char *text_blocks(struct decoder *d, const struct shown *v, char *line,
+			 char *p)
+{
+	const struct perfregs_rec_sample *s = v->s;
+	bool stack = s->flags & PERFREGS_SF_STACK, callgraph = d->o.callgraph;
+	unsigned int i, n;
+	const uint8_t *fields = fields_of(&d->o, &i, &n);
+	enum field f;
+
+	for (; i < n; i++) {
+		f = fields[i];
+		if (f == F_IREGS && s->iregs_mask)
+			p = out_regs(p, FMT_TEXT, v->ilayout, s->iregs_mask, v->vals,
+				     "iregs");
+		if (f == F_UREGS && s->uregs_mask)
+			p = out_regs(p, FMT_TEXT, v->dd.layout, s->uregs_mask, v->uvals,
+				     "uregs");
+		if (!stack || (f != F_STACK && (f != F_CALLCHAIN || !callgraph)))
+			continue;
+		fwrite_unlocked(line, 1, p - line, d->out);
+		p = line;
+		if (f == F_STACK)
+			fprintf(d->out, "\n    stack: %" PRIu64 " bytes from sp, %" PRIu64
+				" copied", v->stack_size, v->stack_copied);
+		else
+			out_callchain(d, s, v->dd.layout, v->stack_size, v->stack_copied);
+	}
+	return p;
+}
+
+/* A sample as text, built in line (LINE_BYTES). */
+static void out_text(struct decoder *d, const struct shown *v, char *line)
+{
+	char *p = text_line(line, v, &d->o);
+
+	p = text_blocks(d, v, line, p);
+	*p++ = '\n';
+	fwrite_unlocked(line, 1, p - line, d->out);
+}
+
 static void out_sample(struct decoder *d, const struct perfregs_rec_sample *s,
 		       uint64_t stack_size, uint64_t stack_copied)
 {
@@ -370,7 +648,8 @@ static void out_sample(struct decoder *d, const struct perfregs_rec_sample *s,
 	uint64_t ip = ip_idx >= 0 ? vals[ip_idx] :
 		      uip_idx >= 0 ? uvals[uip_idx] : 0;
 	FILE *fp = d->out;
-	char comm[17], sym[320], line[6 * 320 + 512 + 2 * REGS_TEXT_MAX], *p;
+	char comm[17], sym[320], line[LINE_BYTES], *p;
+	struct shown v;
 	int ret = -1;
 
 	memcpy(comm, s->comm, 16);
@@ -431,45 +710,11 @@ static void out_sample(struct decoder *d, const struct perfregs_rec_sample *s,
 	}
 	text_safe(comm);
 	text_safe(sym);
-	/* "%16s %6u/%-6u [%03u] %lu.%09lu: %s: ip 0x%lx (sym) %s abi %s..." */
-	p = put_rjust(p, comm, 16);
-	*p++ = ' ';
-	p = put_dec(p, s->pid, 6, ' ', false);
-	*p++ = '/';
-	p = put_dec(p, s->tid, 6, ' ', true);
-	p = put_lit(p, " [");
-	p = put_dec(p, s->cpu, 3, '0', false);
-	p = put_lit(p, "] ");
-	p = put_dec(p, s->time / 1000000000, 0, ' ', false);
-	*p++ = '.';
-	p = put_dec(p, s->time % 1000000000, 9, '0', false);
-	p = put_str(put_lit(p, ": "), d->o.event_name);
-	p = put_hex(put_lit(p, ": ip 0x"), ip, 0);
-	if (sym[0]) {
-		p = put_str(put_lit(p, " ("), sym);
-		*p++ = ')';
-	}
-	p = put_lit(put_str(p, in_user ? " user" : " kernel"), " abi ");
-	p = put_str(p, dd.abi_name);
-	if (dd.mixed)
-		p = put_lit(p, " (mixed mode)");
-	p = put_str(put_lit(p, " ctx "), ctx_name(s->flags));
-	p = put_str(put_lit(p, " uregs "), uregs_src_name(s->flags));
-	if (s->flags & PERFREGS_SF_ENTRY_RACE)
-		p = put_lit(p, " (entry race)");
-	if (s->flags & PERFREGS_SF_SKID)
-		p = put_lit(p, " (skid)");
-	if (s->iregs_mask)
-		p = out_regs(p, FMT_TEXT, ilayout, s->iregs_mask, vals, "iregs");
-	if (s->uregs_mask)
-		p = out_regs(p, FMT_TEXT, dd.layout, s->uregs_mask, uvals, "uregs");
-	fwrite_unlocked(line, 1, p - line, fp);
-	if (s->flags & PERFREGS_SF_STACK)
-		fprintf(fp, "\n    stack: %" PRIu64 " bytes from sp, %" PRIu64 " copied",
-			stack_size, stack_copied);
-	if (d->o.callgraph && (s->flags & PERFREGS_SF_STACK))
-		out_callchain(d, s, dd.layout, stack_size, stack_copied);
-	fputc('\n', fp);
+	v = (struct shown){ .s = s, .dd = dd, .ilayout = ilayout, .vals = vals,
+			    .uvals = uvals, .ip = ip, .stack_size = stack_size,
+			    .stack_copied = stack_copied, .in_user = in_user,
+			    .comm = comm, .sym = sym };
+	out_text(d, &v, line);
 }
 
 static void out_lost(struct decoder *d, const struct perfregs_rec_lost *l, int cpu)

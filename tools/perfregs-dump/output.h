@@ -12,4 +12,9 @@ void out_summary(struct decoder *d, FILE *fp, enum out_format fmt,
 		 uint64_t produced);
 const char *lost_cause_name(int cause);
 
+/* -F/--fields: the longest LIST taken (every name with +, and more) */
+#define FIELDS_LIST_MAX		512
+#define FIELDS_LIST_MAX_S	"512"
+int fields_parse(const char *list, struct opts *o, char *err, size_t errlen);
+
 #endif

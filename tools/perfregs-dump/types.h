@@ -132,6 +132,18 @@ struct ksym {
 
 enum out_format { FMT_TEXT, FMT_JSON, FMT_FOLDED };
 
+/*
+ * What the text output shows of a sample (-F/--fields, output.c), in
+ * the order of the default line.  The fields up to F_SKID share the
+ * sample's first line; iregs and the rest are lines of their own.
+ */
+enum field {
+	F_COMM, F_PID, F_TID, F_CPU, F_TIME, F_EVENT, F_IP, F_SYM, F_MODE,
+	F_ABI, F_CONTEXT, F_UREGS_SOURCE, F_SKID,
+	F_IREGS, F_UREGS, F_STACK, F_CALLCHAIN,
+	FIELD_MAX
+};
+
 struct opts {
 	enum out_format format;
 	bool quiet;
@@ -142,6 +154,10 @@ struct opts {
 	const char *symfs;	/* --symfs: look for files under this root */
 	const char *flamegraph;	/* --flamegraph: the stacks go to this SVG */
 	const char *event_name;
+	/* -F: enum field, each once, in order: the first line's, then the rest */
+	uint8_t fields[FIELD_MAX];
+	uint8_t nfields;		/* 0: the default, every field */
+	uint8_t nline;			/* of them the first line's */
 };
 
 /*
