@@ -304,7 +304,7 @@ else
 fi
 
 # every option of the tool (its getopt tables in main.c) is in --help
-# and in the man page, short and long
+# and in the man page, short and long,
 help=$("$B/perfregs-dump" --help)
 bad=""
 for o in $(sed -n '/static const struct option longopts/,/};/p' tools/perfregs-dump/main.c |
@@ -318,10 +318,16 @@ for o in $(printf '%s' "$short" | fold -w1); do
 	grep -qF -- "\\-$o\\fR" docs/perfregs-dump.1 || grep -qF -- "\\-$o " docs/perfregs-dump.1 ||
 		grep -qF -- "B \\-$o" docs/perfregs-dump.1 || bad="$bad -$o (man)"
 done
+# and each has an entry of its own, with its text, in a subsection of
+# OPTIONS (tests/man_options.py)
+if ! man=$(/usr/bin/python3 tests/man_options.py tools/perfregs-dump/main.c \
+	   docs/perfregs-dump.1 2>&1); then
+	bad="$bad no described OPTIONS entry: $man"
+fi
 if [ -n "$short" ] && [ -z "$bad" ]; then
-	echo "ok - every option is in --help and in the man page"
+	echo "ok - every option is in --help and in the man page, described in a subsection of OPTIONS"
 else
-	echo "not ok - every option is in --help and in the man page:${bad:- no getopt string found}"
+	echo "not ok - every option is in --help and in the man page, described in a subsection of OPTIONS:${bad:- no getopt string found}"
 fi
 
 # convert, checked by perf: live PIEs stopped in read() by ptrace
