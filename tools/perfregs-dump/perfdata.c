@@ -348,7 +348,8 @@ static unsigned int chain_of(struct conv *c, const struct perfregs_rec_sample *s
 	return n;
 }
 
-static void on_record(void *arg, int cpu, const struct perfregs_rec_header *rec)
+static void on_record(void *arg, int cpu, const struct perfregs_rec_header *rec,
+		      const struct sample_stack *st)
 {
 	struct conv *c = arg;
 
@@ -362,22 +363,15 @@ static void on_record(void *arg, int cpu, const struct perfregs_rec_header *rec)
 				PERF_SAMPLE_REGS_ABI_NONE;
 		uint64_t ip = reg_of(s->iregs_mask, iv, PERFREGS_REG_IP);
 		uint32_t ids[2] = { s->pid, s->tid }, cpus[2] = { (uint32_t)cpu, 0 };
-		uint64_t time = s->time, size, stack_size = 0, chain[1 + 131];
-		const unsigned char *stack = NULL;
-		uint64_t copied = 0;
+		uint64_t time = s->time, size, chain[1 + 131];
 		unsigned int nchain;
 
-		if (s->flags & PERFREGS_SF_STACK) {
-			stack_size = *(const uint64_t *)(uv + prf_popcount(s->uregs_mask));
-			stack = (const unsigned char *)(uv + prf_popcount(s->uregs_mask) + 1);
-			copied = *(const uint64_t *)(stack + stack_size);
-		}
 		comm_once(c, s);
 		if (!c->first || time < c->first)
 			c->first = time;
 		if (time > c->last)
 			c->last = time;
-		nchain = chain_of(c, s, ip, stack, copied, chain + 1, 131);
+		nchain = chain_of(c, s, ip, st->data, st->copied, chain + 1, 131);
 		chain[0] = nchain;
 		size = 8 + 8 + 8 + 8 + 8 + 8;	/* header ip tid time cpu period */
 		size += 8 * (1 + nchain);

@@ -499,7 +499,8 @@ struct pp_frame {
  * the name of the sampled IP); how many.
  */
 static unsigned int frames_of(struct pprof *p, const struct perfregs_rec_sample *s,
-			      enum layout layout, struct pp_frame *f, char *sym, size_t symlen)
+			      const struct sample_stack *st, enum layout layout,
+			      struct pp_frame *f, char *sym, size_t symlen)
 {
 	static struct frame frames[128];
 	struct decoder *d = p->d;
@@ -521,12 +522,8 @@ static unsigned int frames_of(struct pprof *p, const struct perfregs_rec_sample 
 		sym[0] = 0;
 	if (!in_user)
 		f[n++] = (struct pp_frame){ ip, sym, m, ip >= KERNEL_MIN };
-	if (d->o.callgraph && (s->flags & PERFREGS_SF_STACK)) {
-		const uint64_t *sz = uvals + prf_popcount(s->uregs_mask);
-		const unsigned char *stack = (const unsigned char *)(sz + 1);
-
-		nf = unwind_sample(d, s, layout, stack, *(const uint64_t *)(stack + *sz),
-				   frames, 128);
+	if (d->o.callgraph && st->data) {
+		nf = unwind_sample(d, s, layout, st->data, st->copied, frames, 128);
 		for (i = 0; i < nf; i++)
 			f[n++] = (struct pp_frame){ frames[i].lookup, frames[i].sym,
 						    mapping_at(tm, frames[i].lookup), false };
@@ -536,7 +533,8 @@ static unsigned int frames_of(struct pprof *p, const struct perfregs_rec_sample 
 	return n;
 }
 
-static void on_record(void *arg, int cpu, const struct perfregs_rec_header *rec)
+static void on_record(void *arg, int cpu, const struct perfregs_rec_header *rec,
+		      const struct sample_stack *st)
 {
 	const struct perfregs_rec_sample *s = (const void *)rec;
 	struct pprof *p = arg;
@@ -557,7 +555,7 @@ static void on_record(void *arg, int cpu, const struct perfregs_rec_header *rec)
 		p->last = s->time;
 	im = image_find(p->d, s->image_dev, s->image_ino);
 	dd = decide_layout(s->abi, im ? &im->facts : NULL);
-	n = frames_of(p, s, dd.layout, f, sym, sizeof(sym));
+	n = frames_of(p, s, st, dd.layout, f, sym, sizeof(sym));
 	for (i = 0; i < n; i++) {
 		id = f[i].kernel ? kernel_map(p) : f[i].m ? user_map(p, f[i].m) : 0;
 		if (id < 0)

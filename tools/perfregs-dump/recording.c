@@ -942,13 +942,15 @@ static int krec_record(void *arg, int cpu, const struct perfregs_rec_header *rec
 {
 	struct krec_walk *kw = arg;
 	uint64_t before = kw->d->bad_records;
+	/* once, for the decoding and the offset; prf_walk() checked it */
+	uint32_t size = rec->size;
 
-	decode_record(kw->d, cpu, rec, rec->size);
+	decode_record(kw->d, cpu, rec, size);
 	if (kw->d->bad_records != before) {
 		kw->malformed = true;
 		return 1;
 	}
-	kw->at += rec->size;
+	kw->at += size;
 	return 0;
 }
 
