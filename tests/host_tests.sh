@@ -16,6 +16,9 @@
 #  - convert --to pprof's profile shows go tool pprof folded's stacks;
 #  - the learner's own ELF reader agrees with libelf on this machine's files;
 #  - a PIE linked by GNU ld and one by lld are named at their own address;
+#  - a recording written or cut by someone else while it is decoded: what
+#    was checked is what is decoded, and a cut is an error, no SIGBUS
+#    (racefile, and perfregs-dump -i blocked on its output);
 #  - the recording reader survives a bounded libFuzzer run;
 #  - checkpatch is clean, and every barrier comment names its real pair;
 #  - perfregs-dump's files include each other in the layers of its
@@ -845,6 +848,79 @@ print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024)' \
 			echo "not ok - 20000 side-band events ($mode): exit $(cat "$T/storm_$mode.rc"), ${rss:-?} MiB: $(head -c 300 "$T/storm_$mode.err")"
 		fi
 	done
+fi
+
+# A recording is anyone's who can write the file, also while it is
+# decoded: a sample rewritten in the file after decode_record() checked
+# it, and the file cut to half, at the moment the record hook runs
+# (racefile: between the checks and every other read of the sample).
+if [ -x "$B/racefile" ]; then
+	if out=$("$B/racefile" "$T/race.prf" change 2>&1); then
+		echo "ok - a sample rewritten in the file after its checks: what was checked is decoded (json, pprof)"
+	else
+		echo "not ok - a sample rewritten in the file after its checks (exit $?): what was checked must be decoded"
+	fi
+	[ -z "$out" ] || printf '%s\n' "$out" | head -5 | sed 's/^#* */# /'
+	if out=$("$B/racefile" "$T/race.prf" truncate 2>&1); then
+		echo "ok - a recording cut to half while decoded: it shrank while it was read, no SIGBUS (json, pprof)"
+	else
+		echo "not ok - a recording cut to half while decoded (exit $?): an error, not a SIGBUS"
+	fi
+	[ -z "$out" ] || printf '%s\n' "$out" | head -5 | sed 's/^#* */# /'
+	rm -f "$T"/race.prf*
+fi
+
+# The same cut under perfregs-dump -i itself, at a known point: its
+# output is a pipe left unread until it blocks writing to it (it cannot
+# be far into the file then), and the file is cut to half (at a page, so
+# that a mapping of it would fault) before the pipe is read.
+if "$B/mkrec" "$T/cut.prf" 20000; then
+	/usr/bin/python3 - "$B/perfregs-dump" "$T/cut.prf" <<'PY'
+import json, os, subprocess, sys, time
+dump, rec = sys.argv[1:3]
+size = os.path.getsize(rec)
+cut = size // 2 & ~4095
+p = subprocess.Popen([dump, "-q", "-f", "json", "-i", rec],
+                     stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+blocked, deadline = False, time.time() + 30
+while not blocked and p.poll() is None and time.time() < deadline:
+    try:
+        with open(f"/proc/{p.pid}/syscall") as f:
+            blocked = f.read().split()[:2] == ["1", "0x1"]    # write(1, ...)
+    except OSError:
+        break
+    time.sleep(0.005)
+if not blocked:
+    p.kill()
+    p.communicate()
+    print("ok - perfregs-dump -i on a recording cut while it decodes # SKIP "
+          "could not see it block on its output (/proc/PID/syscall)")
+    sys.exit(0)
+os.truncate(rec, cut)
+out, err = p.communicate(timeout=120)
+try:
+    recs = [json.loads(l) for l in out.decode(errors="replace").splitlines()]
+except ValueError:
+    recs = None
+samples = sum(r.get("type") == "sample" for r in recs or [])
+why = []
+if p.returncode != 4:
+    why.append(f"exit {p.returncode}" + (" (a signal)" if p.returncode < 0 else ""))
+if b"shrank while it was read" not in err:
+    why.append("stderr: " + err.decode(errors="replace").strip()[:200])
+if not recs or recs[-1].get("type") != "summary":
+    why.append("output is not whole JSON lines ending in the summary")
+elif not 0 < samples < 80001:
+    why.append(f"{samples} samples of 80001")
+if why:
+    print("not ok - perfregs-dump -i on a recording cut to half while it decodes: "
+          "exit 4, 'shrank while it was read', no SIGBUS: " + "; ".join(why))
+else:
+    print("ok - perfregs-dump -i on a recording cut to half while it decodes: exit 4, "
+          "'shrank while it was read', no SIGBUS")
+    print(f"# {samples} of 80001 samples decoded before the cut at {cut} of {size} bytes")
+PY
+	rm -f "$T/cut.prf"
 fi
 
 # A late event of a process rebuilds the copies of its own children, and

@@ -535,8 +535,10 @@ static int on_record(void *arg, int cpu, const struct perfregs_rec_header *rec)
 {
 	struct live *lv = arg;
 	struct decoder *d = &lv->d;
+	/* once, for the file and the decoding; prf_walk() checked it */
+	uint32_t size = rec->size;
 
-	if (rec->type == PERFREGS_REC_SAMPLE && rec->size >= sizeof(struct perfregs_rec_sample)) {
+	if (rec->type == PERFREGS_REC_SAMPLE && size >= sizeof(struct perfregs_rec_sample)) {
 		const struct perfregs_rec_sample *s = (const void *)rec;
 		int ip_idx;
 
@@ -557,15 +559,15 @@ static int on_record(void *arg, int cpu, const struct perfregs_rec_header *rec)
 		 * so a later decode of the file knows what this one knew.
 		 */
 		pthread_mutex_lock(&d->learn_lock);
-		if (rec_sample(lv->rec, cpu, rec))
+		if (rec_records(lv->rec, cpu, rec, size, NULL, 0))
 			lv->rec_error = 1;
 		if (!lv->tee)
 			d->o.summary = true;	/* count and check, print nothing */
-		decode_record(d, cpu, rec, rec->size);
+		decode_record(d, cpu, rec, size);
 		d->o.summary = summary;
 		pthread_mutex_unlock(&d->learn_lock);
 	} else {
-		decode_record(d, cpu, rec, rec->size);
+		decode_record(d, cpu, rec, size);
 	}
 	return 0;
 }

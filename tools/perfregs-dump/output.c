@@ -361,36 +361,38 @@ static char *out_regs(char *p, enum out_format fmt, enum layout layout,
 	return p;
 }
 
-/* The size a sample record must have, or 0 if its header is inconsistent. */
-static size_t sample_size(const struct perfregs_rec_sample *s, size_t avail,
-			  uint64_t *stack_size, uint64_t *stack_copied)
+/*
+ * Is a sample of size bytes (its header's, read once by the caller) what
+ * its masks and flags say, to the byte?  Its stack into *st.
+ */
+static bool sample_fits(const struct perfregs_rec_sample *s, size_t size,
+			struct sample_stack *st)
 {
-	size_t nregs, need;
-	const uint64_t *p;
+	const unsigned char *p = (const unsigned char *)s;
+	size_t need;
+	uint64_t len;
 
-	if (avail < sizeof(*s) || s->header.size > avail)
-		return 0;
+	memset(st, 0, sizeof(*st));
+	if (size < sizeof(*s))
+		return false;
 	if ((s->iregs_mask | s->uregs_mask) & ~PERFREGS_MASK_64)
-		return 0;
-	nregs = prf_popcount(s->iregs_mask) +
-		prf_popcount(s->uregs_mask);
-	need = sizeof(*s) + 8 * nregs;
-	*stack_size = *stack_copied = 0;
+		return false;
+	need = sizeof(*s) + 8 * (prf_popcount(s->iregs_mask) +
+				 prf_popcount(s->uregs_mask));
 	if (s->flags & PERFREGS_SF_STACK) {
-		if (s->header.size < need + 16)
-			return 0;
-		p = (const uint64_t *)((const char *)s + need);
-		if (p[0] > PERFREGS_MAX_STACK_BYTES || p[0] % 8)
-			return 0;
-		*stack_size = p[0];
-		need += 16 + p[0];
-		if (s->header.size < need)
-			return 0;
-		*stack_copied = *(const uint64_t *)((const char *)s + need - 8);
-		if (*stack_copied > *stack_size)
-			return 0;
+		if (size < need + 16)
+			return false;
+		memcpy(&len, p + need, sizeof(len));
+		if (len > PERFREGS_MAX_STACK_BYTES || len % 8 || size < need + 16 + len)
+			return false;
+		st->data = p + need + 8;
+		st->size = len;
+		memcpy(&st->copied, st->data + len, sizeof(st->copied));
+		if (st->copied > len)
+			return false;
+		need += 16 + len;
 	}
-	return s->header.size == need ? need : 0;
+	return size == need;
 }
 
 /*
@@ -407,16 +409,13 @@ static void text_safe(char *s)
 }
 
 static void out_callchain(struct decoder *d, const struct perfregs_rec_sample *s,
-			  enum layout layout, uint64_t stack_size,
-			  uint64_t stack_copied)
+			  enum layout layout, const struct sample_stack *st)
 {
 	static struct frame frames[128];
-	const unsigned char *stack = (const unsigned char *)s + s->header.size -
-				     8 - stack_size;
 	FILE *fp = d->out;
 	int i, n;
 
-	n = unwind_sample(d, s, layout, stack, stack_copied, frames, 128);
+	n = unwind_sample(d, s, layout, st->data, st->copied, frames, 128);
 	if (d->o.format == FMT_JSON) {
 		fputs(",\"callchain\":[", fp);
 		for (i = 0; i < n; i++) {
@@ -447,16 +446,13 @@ static void out_callchain(struct decoder *d, const struct perfregs_rec_sample *s
 /* -f folded: the sample's frames (sample_frames()) into the table of stacks */
 static void out_folded(struct decoder *d, const struct perfregs_rec_sample *s,
 		       enum layout layout, uint64_t ip, const char *sym,
-		       uint64_t stack_size, uint64_t stack_copied, const char *comm)
+		       const struct sample_stack *st, const char *comm)
 {
 	struct sample_frame sf[SAMPLE_FRAMES_MAX];
 	struct folded_frame f[SAMPLE_FRAMES_MAX];
-	const unsigned char *stack = NULL;
 	unsigned int i, n;
 
-	if (s->flags & PERFREGS_SF_STACK)
-		stack = (const unsigned char *)s + s->header.size - 8 - stack_size;
-	n = sample_frames(d, s, layout, ip, sym, stack, stack_copied, sf);
+	n = sample_frames(d, s, layout, ip, sym, st, sf);
 	for (i = 0; i < n; i++)
 		f[i] = (struct folded_frame){ .sym = sf[i].sym, .dso = sf[i].dso,
 					      .kernel = sf[i].kernel, .i386 = sf[i].i386 };
@@ -470,7 +466,8 @@ struct shown {
 	struct decoded dd;
 	enum layout ilayout;		/* of the interrupt registers */
 	const uint64_t *vals, *uvals;	/* the interrupt and user registers */
-	uint64_t ip, stack_size, stack_copied;
+	const struct sample_stack *st;	/* checked by sample_fits() */
+	uint64_t ip;
 	bool in_user;
 	const char *comm, *sym;		/* text_safe() */
 };
@@ -614,9 +611,9 @@ static char *text_blocks(struct decoder *d, const struct shown *v, char *line,
 		p = line;
 		if (f == F_STACK)
 			fprintf(d->out, "\n    stack: %" PRIu64 " bytes from sp, %" PRIu64
-				" copied", v->stack_size, v->stack_copied);
+				" copied", v->st->size, v->st->copied);
 		else
-			out_callchain(d, s, v->dd.layout, v->stack_size, v->stack_copied);
+			out_callchain(d, s, v->dd.layout, v->st);
 	}
 	return p;
 }
@@ -632,7 +629,7 @@ static void out_text(struct decoder *d, const struct shown *v, char *line)
 }
 
 static void out_sample(struct decoder *d, const struct perfregs_rec_sample *s,
-		       uint64_t stack_size, uint64_t stack_copied)
+		       const struct sample_stack *st)
 {
 	const struct image *im = image_find(d, s->image_dev, s->image_ino);
 	const struct elf_facts *ef = im ? &im->facts : NULL;
@@ -663,7 +660,7 @@ static void out_sample(struct decoder *d, const struct perfregs_rec_sample *s,
 	if (ret)
 		sym[0] = 0;
 	if (d->o.format == FMT_FOLDED || d->o.flamegraph) {	/* the stacks only */
-		out_folded(d, s, dd.layout, ip, sym, stack_size, stack_copied, comm);
+		out_folded(d, s, dd.layout, ip, sym, st, comm);
 		return;
 	}
 	/* the line and both register sets, built by hand like out_regs() */
@@ -700,19 +697,18 @@ static void out_sample(struct decoder *d, const struct perfregs_rec_sample *s,
 		p = out_regs(p, FMT_JSON, ilayout, s->iregs_mask, vals, "iregs");
 		p = out_regs(p, FMT_JSON, dd.layout, s->uregs_mask, uvals, "uregs");
 		fwrite_unlocked(line, 1, p - line, fp);
-		if (s->flags & PERFREGS_SF_STACK)
+		if (st->data)
 			fprintf(fp, ",\"stack\":{\"size\":%" PRIu64 ",\"copied\":%" PRIu64 "}",
-				stack_size, stack_copied);
-		if (d->o.callgraph && (s->flags & PERFREGS_SF_STACK))
-			out_callchain(d, s, dd.layout, stack_size, stack_copied);
+				st->size, st->copied);
+		if (d->o.callgraph && st->data)
+			out_callchain(d, s, dd.layout, st);
 		fputs("}\n", fp);
 		return;
 	}
 	text_safe(comm);
 	text_safe(sym);
 	v = (struct shown){ .s = s, .dd = dd, .ilayout = ilayout, .vals = vals,
-			    .uvals = uvals, .ip = ip, .stack_size = stack_size,
-			    .stack_copied = stack_copied, .in_user = in_user,
+			    .uvals = uvals, .ip = ip, .st = st, .in_user = in_user,
 			    .comm = comm, .sym = sym };
 	out_text(d, &v, line);
 }
@@ -740,40 +736,47 @@ static void out_lost(struct decoder *d, const struct perfregs_rec_lost *l, int c
 	fputc('\n', fp);
 }
 
-/* Decode one kernel record of avail bytes; count what is malformed. */
 void decode_record(struct decoder *d, int cpu,
-		   const struct perfregs_rec_header *rec, size_t avail)
+		   const struct perfregs_rec_header *rec, size_t size)
 {
-	uint64_t ss, sc;
+	struct sample_stack st;
 	int i;
 
 	if (rec->type == PERFREGS_REC_SAMPLE) {
 		const struct perfregs_rec_sample *s = (const void *)rec;
 
-		if (!sample_size(s, avail, &ss, &sc)) {
+		if (!sample_fits(s, size, &st)) {
 			d->bad_records++;
 			return;
 		}
 		d->samples++;
 		if (d->record_hook)
-			d->record_hook(d->learnt_arg, cpu, rec);
+			d->record_hook(d->learnt_arg, cpu, rec, &st);
 		if (!d->o.summary)
-			out_sample(d, s, ss, sc);
+			out_sample(d, s, &st);
 	} else if (rec->type == PERFREGS_REC_LOST) {
-		const struct perfregs_rec_lost *l = (const void *)rec;
+		struct perfregs_rec_lost l = { .header.size = size };
 
-		/* ABI 1 recordings carry 4 causes: the size says how many */
-		if (!prf_lost_nr(rec) || avail < rec->size) {
+		/*
+		 * ABI 1 recordings carry 4 causes: the size says how many.  A
+		 * copy whose header has that size (no more slots than this tool
+		 * knows) is what the counts, the hook and the output read.
+		 */
+		if (!prf_lost_nr(&l.header)) {
 			d->bad_records++;
 			return;
 		}
+		if (size > sizeof(l))
+			size = sizeof(l);
+		memcpy(&l, rec, size);
+		l.header.size = size;
 		for (i = 0; i < PERFREGS_LOST_MAX; i++)
-			d->lost[i] += prf_lost_of(l, i);
+			d->lost[i] += prf_lost_of(&l, i);
 		if (d->record_hook)
-			d->record_hook(d->learnt_arg, cpu, rec);
+			d->record_hook(d->learnt_arg, cpu, &l.header, NULL);
 		/* the stacks only: the losses are in the summary */
 		if (!d->o.summary && d->o.format != FMT_FOLDED && !d->o.flamegraph)
-			out_lost(d, l, cpu);
+			out_lost(d, &l, cpu);
 	}
 	/* other types: from a newer module, skipped */
 }

@@ -6,8 +6,16 @@
 #include <stdio.h>
 #include "types.h"
 
+/*
+ * Decode one kernel record of size bytes: its size as the caller read it
+ * once from its header and checked to lie within the bytes at rec (as
+ * prf_walk() does); the header's size is not read again.  The bytes must
+ * be ours or the kernel's, never a file's or anyone else's mapping: what
+ * is checked here is read again by the output and the hooks.  Counts
+ * what is malformed.
+ */
 void decode_record(struct decoder *d, int cpu,
-		   const struct perfregs_rec_header *rec, size_t avail);
+		   const struct perfregs_rec_header *rec, size_t size);
 void out_summary(struct decoder *d, FILE *fp, enum out_format fmt,
 		 uint64_t produced);
 const char *lost_cause_name(int cause);

@@ -319,15 +319,14 @@ static void put_regs(struct conv *c, uint64_t want, uint64_t have,
  * (at most 2 + SAMPLE_FRAMES_MAX).
  */
 static unsigned int chain_of(struct conv *c, const struct perfregs_rec_sample *s,
-			     uint64_t ip, const unsigned char *stack, uint64_t copied,
-			     uint64_t *chain)
+			     uint64_t ip, const struct sample_stack *st, uint64_t *chain)
 {
 	struct sample_frame f[SAMPLE_FRAMES_MAX];
 	const struct image *im = image_find(c->d, s->image_dev, s->image_ino);
 	struct decoded dd = decide_layout(s->abi, im ? &im->facts : NULL);
 	unsigned int i, n = 0, nf;
 
-	nf = sample_frames(c->d, s, dd.layout, ip, "", stack, copied, f);
+	nf = sample_frames(c->d, s, dd.layout, ip, "", st, f);
 	for (i = 0; i < nf; i++) {
 		if (i == 0 && f[i].kernel)
 			chain[n++] = PERF_CONTEXT_KERNEL;
@@ -338,7 +337,8 @@ static unsigned int chain_of(struct conv *c, const struct perfregs_rec_sample *s
 	return n;
 }
 
-static void on_record(void *arg, int cpu, const struct perfregs_rec_header *rec)
+static void on_record(void *arg, int cpu, const struct perfregs_rec_header *rec,
+		      const struct sample_stack *st)
 {
 	struct conv *c = arg;
 
@@ -355,22 +355,15 @@ static void on_record(void *arg, int cpu, const struct perfregs_rec_header *rec)
 			      reg_of(s->iregs_mask, iv, PERFREGS_REG_IP) :
 			      reg_of(s->uregs_mask, uv, PERFREGS_REG_IP);
 		uint32_t ids[2] = { s->pid, s->tid }, cpus[2] = { (uint32_t)cpu, 0 };
-		uint64_t time = s->time, size, stack_size = 0, chain[3 + SAMPLE_FRAMES_MAX];
-		const unsigned char *stack = NULL;
-		uint64_t copied = 0;
+		uint64_t time = s->time, size, chain[3 + SAMPLE_FRAMES_MAX];
 		unsigned int nchain;
 
-		if (s->flags & PERFREGS_SF_STACK) {
-			stack_size = *(const uint64_t *)(uv + prf_popcount(s->uregs_mask));
-			stack = (const unsigned char *)(uv + prf_popcount(s->uregs_mask) + 1);
-			copied = *(const uint64_t *)(stack + stack_size);
-		}
 		comm_once(c, s);
 		if (!c->first || time < c->first)
 			c->first = time;
 		if (time > c->last)
 			c->last = time;
-		nchain = chain_of(c, s, ip, stack, copied, chain + 1);
+		nchain = chain_of(c, s, ip, st, chain + 1);
 		chain[0] = nchain;
 		size = 8 + 8 + 8 + 8 + 8 + 8;	/* header ip tid time cpu period */
 		size += 8 * (1 + nchain);

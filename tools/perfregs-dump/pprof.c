@@ -499,7 +499,8 @@ struct pp_frame {
  * the sampled IP.  How many.
  */
 static unsigned int frames_of(struct pprof *p, const struct perfregs_rec_sample *s,
-			      enum layout layout, struct pp_frame *f, char *sym, size_t symlen)
+			      const struct sample_stack *st, enum layout layout,
+			      struct pp_frame *f, char *sym, size_t symlen)
 {
 	struct sample_frame sf[SAMPLE_FRAMES_MAX];
 	struct decoder *d = p->d;
@@ -510,8 +511,6 @@ static unsigned int frames_of(struct pprof *p, const struct perfregs_rec_sample 
 	uint64_t ip = ip_idx >= 0 ? vals[ip_idx] : uip_idx >= 0 ? uvals[uip_idx] : 0;
 	const struct task_maps *tm = maps_for_sample(d, s);
 	struct mapping *m = ip < KERNEL_MIN ? mapping_at(tm, ip) : NULL;
-	const unsigned char *stack = NULL;
-	uint64_t copied = 0;
 	unsigned int i, n;
 	int ret = -1;
 
@@ -520,13 +519,7 @@ static unsigned int frames_of(struct pprof *p, const struct perfregs_rec_sample 
 		      m ? mapping_symbol(d, m, ip, ip, sym, symlen) : -1;
 	if (ret)
 		sym[0] = 0;
-	if (s->flags & PERFREGS_SF_STACK) {
-		const uint64_t *sz = uvals + prf_popcount(s->uregs_mask);
-
-		stack = (const unsigned char *)(sz + 1);
-		copied = *(const uint64_t *)(stack + *sz);
-	}
-	n = sample_frames(d, s, layout, ip, sym, stack, copied, sf);
+	n = sample_frames(d, s, layout, ip, sym, st, sf);
 	for (i = 0; i < n; i++) {
 		bool kernel = sf[i].kernel && sf[i].lookup >= KERNEL_MIN;
 
@@ -536,7 +529,8 @@ static unsigned int frames_of(struct pprof *p, const struct perfregs_rec_sample 
 	return n;
 }
 
-static void on_record(void *arg, int cpu, const struct perfregs_rec_header *rec)
+static void on_record(void *arg, int cpu, const struct perfregs_rec_header *rec,
+		      const struct sample_stack *st)
 {
 	const struct perfregs_rec_sample *s = (const void *)rec;
 	struct pprof *p = arg;
@@ -557,7 +551,7 @@ static void on_record(void *arg, int cpu, const struct perfregs_rec_header *rec)
 		p->last = s->time;
 	im = image_find(p->d, s->image_dev, s->image_ino);
 	dd = decide_layout(s->abi, im ? &im->facts : NULL);
-	n = frames_of(p, s, dd.layout, f, sym, sizeof(sym));
+	n = frames_of(p, s, st, dd.layout, f, sym, sizeof(sym));
 	for (i = 0; i < n; i++) {
 		id = f[i].kernel ? kernel_map(p) : f[i].m ? user_map(p, f[i].m) : 0;
 		if (id < 0)

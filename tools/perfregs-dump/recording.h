@@ -20,8 +20,15 @@ void rec_ksym(void *arg, const struct ksym *k);
 void rec_sb(void *arg, const struct sb_event *ev);
 void rec_blob(void *arg, const struct blob *b, const void *data);
 int rec_close(struct recorder *r, uint64_t produced, const uint64_t *lost);
+/*
+ * Decode the recording at path, read into memory of our own as it goes
+ * (never mapped: the file is anyone's who can write it, and may change
+ * or shrink while it is read).  0, or -EBADMSG with the records before
+ * the first malformed item decoded, or -EIO; err says which.
+ */
 int rec_decode(const char *path, struct decoder *d, uint64_t *produced,
 	       char *err, size_t errlen);
+/* The same from buf, which nobody else may write while it is decoded. */
 int rec_decode_buf(const unsigned char *buf, size_t size, struct decoder *d,
 		   uint64_t *produced, char *err, size_t errlen);
 int rec_config(const char *path, struct perfregs_config *cfg, char *err,

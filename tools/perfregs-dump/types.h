@@ -46,6 +46,17 @@ struct elf_facts {
 	struct { uint64_t start, end, pgoff; } exec[4];	/* bytes, page-aligned */
 };
 
+/*
+ * A sample's user stack, as decode_record() found it from the record's
+ * size, read once: the output and the hooks take it from here, and read
+ * none of the record's size fields again.
+ */
+struct sample_stack {
+	const unsigned char *data;	/* in the record; NULL: it has none */
+	uint64_t size;			/* bytes from the SP the record holds */
+	uint64_t copied;		/* of which the kernel could copy */
+};
+
 /* An executable, keyed by the (dev, ino) the kernel reports per sample. */
 struct image {
 	uint32_t dev;
@@ -262,8 +273,12 @@ struct decoder {
 	void (*learnt_sb)(void *arg, const struct sb_event *ev);
 	void (*learnt_blob)(void *arg, const struct blob *b, const void *data);
 	void *learnt_arg;
-	/* every well-formed record, before it is printed (convert) */
-	void (*record_hook)(void *arg, int cpu, const struct perfregs_rec_header *rec);
+	/*
+	 * Every well-formed record, before it is printed (convert); st is
+	 * a sample's stack as decode_record() checked it, NULL for others.
+	 */
+	void (*record_hook)(void *arg, int cpu, const struct perfregs_rec_header *rec,
+			    const struct sample_stack *st);
 };
 
 #endif

@@ -467,14 +467,14 @@ int unwind_sample(struct decoder *d, const struct perfregs_rec_sample *s,
  * IP; then, with --call-graph dwarf and a stack, the user frames
  * unwound; if there are none (not asked, no stack, nothing unwound), a
  * user-mode sample's IP.  ip and sym are the sampled IP and its name
- * (the caller's lookup); stack is NULL for a sample without one.  The
+ * (the caller's lookup); st the stack sample_fits() found (st->data
+ * NULL: the sample has none), or NULL.  The
  * frames' strings live until the next call.  How many, at most
  * SAMPLE_FRAMES_MAX.
  */
 unsigned int sample_frames(struct decoder *d, const struct perfregs_rec_sample *s,
 			   enum layout layout, uint64_t ip, const char *sym,
-			   const unsigned char *stack, uint64_t stack_len,
-			   struct sample_frame *f)
+			   const struct sample_stack *st, struct sample_frame *f)
 {
 	static struct frame frames[SAMPLE_FRAMES_MAX - 1];
 	bool in_user = !(s->flags & PERFREGS_SF_KERNEL);
@@ -484,8 +484,8 @@ unsigned int sample_frames(struct decoder *d, const struct perfregs_rec_sample *
 
 	if (!in_user)
 		f[n++] = (struct sample_frame){ ip, ip, sym, "", true, false };
-	if (d->o.callgraph && stack)
-		nf = unwind_sample(d, s, layout, stack, stack_len, frames,
+	if (d->o.callgraph && st && st->data)
+		nf = unwind_sample(d, s, layout, st->data, st->copied, frames,
 				   SAMPLE_FRAMES_MAX - 1);
 	for (i = 0; i < nf; i++)
 		f[n++] = (struct sample_frame){ frames[i].ip, frames[i].lookup,

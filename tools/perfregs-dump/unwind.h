@@ -30,8 +30,7 @@ struct sample_frame {
 
 unsigned int sample_frames(struct decoder *d, const struct perfregs_rec_sample *s,
 			   enum layout layout, uint64_t ip, const char *sym,
-			   const unsigned char *stack, uint64_t stack_len,
-			   struct sample_frame *f);
+			   const struct sample_stack *st, struct sample_frame *f);
 void unwind_free(struct decoder *d);
 
 #endif
