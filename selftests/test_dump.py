@@ -488,19 +488,25 @@ def run_user_only_fallback(spin):
                            capture_output=True, text=True, cwd=d)
         if q.returncode or q.stderr.strip():
             why.append(f"-q -e cpu-clock: exit {q.returncode}, stderr {q.stderr.strip()[:200]!r}")
-        k = subprocess.run(nobody + [tool, "-q", "-e", "cpu-clock:k", "--", spin, "1"],
-                           capture_output=True, text=True, cwd=d)
+        # refused: and -o over an earlier recording leaves it as it was
+        krec = os.path.join(d, "k.prf")
+        open(krec, "w").write("earlier\n")
+        os.chmod(krec, 0o666)
+        k = subprocess.run(nobody + [tool, "-q", "-e", "cpu-clock:k", "-o", krec, "--", spin,
+                                     "1"], capture_output=True, text=True, cwd=d)
         if k.returncode != 2 or "sampling user mode only" in k.stderr or \
                 "perf_event_paranoid is 2" not in k.stderr:
             why.append(f"-e cpu-clock:k: exit {k.returncode} (want 2, refused), "
                        f"{k.stderr.strip()[:200]!r}")
+        if open(krec).read() != "earlier\n" or os.path.exists(krec + ".old"):
+            why.append("-e cpu-clock:k -o FILE, refused: FILE is not as it was, or FILE.old made")
     finally:
         open(par, "w").write(old_par + "\n")
         os.chmod("/dev/perfregs", old_mode)
         shutil.rmtree(d, ignore_errors=True)
     report(not why, name, "; ".join(why) or
            f"uid 65534 at paranoid 2: {len(recs)} samples, all user mode, one note "
-           f"({notes[0][:100]!r}); the recording says user mode only; -q silent; :k refused")
+           f"({notes[0][:100]!r}); the recording says user mode only; -q silent; :k refused, its -o FILE left as it was")
 
 
 PERF_NAMES = {"ax": "AX", "bx": "BX", "cx": "CX", "dx": "DX", "si": "SI", "di": "DI",

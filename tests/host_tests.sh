@@ -306,6 +306,29 @@ else
 	echo "ok - convert: a 64 KiB path from a recording # SKIP perf is not installed (make deps)"
 fi
 
+# a run refused before it samples (here: no module, no /dev/perfregs)
+# loses no recording: -o FILE over an earlier one leaves it as it was,
+# with no FILE.old, and a new FILE is not left behind empty
+what="a refused run leaves -o FILE as it was: no empty recording, no FILE.old"
+if [ -e /dev/perfregs ]; then
+	echo "ok - $what # SKIP /dev/perfregs exists here"
+else
+	printf 'earlier recording\n' > "$T/keep.prf"
+	"$B/perfregs-dump" -q -o "$T/keep.prf" -- /bin/true 2> "$T/keep.err"
+	rc1=$?
+	"$B/perfregs-dump" record -q -o "$T/new.prf" -- /bin/true 2>> "$T/keep.err"
+	rc2=$?
+	if [ $rc1 = 2 ] && [ $rc2 = 2 ] && [ "$(cat "$T/keep.prf")" = "earlier recording" ] &&
+	   [ ! -e "$T/keep.prf.old" ] && [ ! -e "$T/new.prf" ] &&
+	   grep -q "module is not loaded" "$T/keep.err"; then
+		echo "ok - $what"
+	else
+		echo "not ok - $what: exit $rc1/$rc2, FILE '$(head -c 60 "$T/keep.prf")'," \
+		     "FILE.old $(ls "$T/keep.prf.old" 2>&1 | head -c 80), new FILE" \
+		     "$(ls -l "$T/new.prf" 2>&1 | head -c 80)"
+	fi
+fi
+
 # every option of the tool (its getopt tables in main.c) is in --help
 # and in the man page, short and long,
 help=$("$B/perfregs-dump" --help)

@@ -288,6 +288,9 @@ struct live {
 	int filter_tid;
 	int rec_error;
 	bool tee;		/* -o with -f: record and print */
+	/* -o: its path; a file of our own (made here); FILE.old made of it */
+	const char *rec_path;
+	bool rec_fresh, rec_kept_old;
 	/* only recording: what on_raw_span() saw, for progress and summary */
 	uint64_t raw_samples;
 	uint64_t raw_lost[PERFREGS_LOST_MAX];
@@ -937,13 +940,16 @@ struct options {
  * record keeps perf.data.old: one run's recording is not lost to the
  * next by mistake.  A device, a FIFO or a symlink to one is written to.
  */
-static int keep_old(const char *path)
+static int keep_old(struct live *lv, const char *path)
 {
 	size_t len = strlen(path) + 5;
 	struct stat st;
 	char *old;
+	int gone = stat(path, &st);
 
-	if (stat(path, &st) || !S_ISREG(st.st_mode))
+	lv->rec_path = path;
+	lv->rec_fresh = gone || S_ISREG(st.st_mode);	/* rec_create() makes it */
+	if (gone || !S_ISREG(st.st_mode))
 		return GO_ON;
 	old = malloc(len);
 	if (!old) {
@@ -958,7 +964,35 @@ static int keep_old(const char *path)
 		return EXIT_IO;
 	}
 	free(old);
+	lv->rec_kept_old = true;
 	return GO_ON;
+}
+
+/*
+ * Sampling never started: the recording begun has nothing in it.  Take
+ * it away and put FILE.old back as FILE, so that a refused run loses no
+ * earlier recording (perf record would leave an empty perf.data).
+ */
+static void rec_undo(struct live *lv)
+{
+	size_t len;
+	char *old;
+
+	if (!lv->rec)
+		return;
+	rec_discard(lv->rec);
+	lv->rec = NULL;
+	if (lv->rec_fresh && unlink(lv->rec_path) && errno != ENOENT)
+		return;
+	len = strlen(lv->rec_path) + 5;
+	old = lv->rec_kept_old ? malloc(len) : NULL;
+	if (!old)
+		return;
+	snprintf(old, len, "%s.old", lv->rec_path);
+	if (rename(old, lv->rec_path))
+		fprintf(stderr, "perfregs-dump: cannot put %s back as %s: %s\n", old,
+			lv->rec_path, strerror(errno));
+	free(old);
 }
 
 /* The subcommand in argv[1], taken out of argv: getopt sees the options only. */
@@ -1556,7 +1590,7 @@ static int live_prepare(struct options *o, struct live *lv)
 	}
 	lv->tee = o->tee;
 	if (o->output) {
-		ret = keep_old(o->output);
+		ret = keep_old(lv, o->output);
 		if (ret != GO_ON)
 			return ret;
 		lv->rec = rec_create(o->output, &o->cfg, d->o.event_name);
@@ -1891,20 +1925,26 @@ static int run_live(struct options *o, struct live *lv)
 	if (ret) {
 		fprintf(stderr, "perfregs-dump: cannot open %s: %s; %s\n",
 			PERFREGS_DEVICE, strerror(-ret), open_hint(-ret));
+		rec_undo(lv);
 		return EXIT_SETUP;
 	}
 	lv->r = &run.r;
 	if (o->command) {
 		ret = command_fork(o, lv, &run);
-		if (ret != GO_ON)
+		if (ret != GO_ON) {
+			rec_undo(lv);
 			return ret;
+		}
 	}
 	run.exit_code = live_start(o, lv, &run);
 	if (run.exit_code == EXIT_OK) {
 		live_loop(o, lv, &run);
 		live_finish(o, lv, &run);
 	}
-	return live_end(lv, &run);
+	ret = live_end(lv, &run);
+	if (run.exit_code == EXIT_SETUP)	/* live_start(): never sampled */
+		rec_undo(lv);
+	return ret;
 }
 
 int main(int argc, char **argv)

@@ -620,6 +620,14 @@ void rec_ksym(void *arg, const struct ksym *k)
 	put_item(arg, ITEM_KSYM, &ik, sizeof(ik), k->name, strlen(k->name) + 1);
 }
 
+/* A recording given up before anything was sampled: nothing more written. */
+void rec_discard(struct recorder *r)
+{
+	close(r->fd);
+	pthread_mutex_destroy(&r->lock);
+	free(r);
+}
+
 int rec_close(struct recorder *r, uint64_t produced, const uint64_t *lost)
 {
 	struct item_end e = { .produced = produced };
