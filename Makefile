@@ -86,7 +86,7 @@ MOD_SRCS	:= $(wildcard module/*.c module/*.h) module/Kbuild include/uapi/linux/p
 
 HOST_TESTS	:= $(BUILD)/mkrec $(BUILD)/mkmaps $(BUILD)/mkhostile $(BUILD)/fuzz_recording \
 		   $(BUILD)/elfpeek $(BUILD)/mksb $(BUILD)/mkseed $(BUILD)/mksnap $(BUILD)/mkorder \
-		   $(BUILD)/mkstorm $(BUILD)/mkversions $(BUILD)/dl_target \
+		   $(BUILD)/mkstorm $(BUILD)/mkversions $(BUILD)/mkbig $(BUILD)/big_target $(BUILD)/dl_target \
 		   $(BUILD)/plug_a.so $(BUILD)/plug_b.so $(BUILD)/walk $(BUILD)/racefile
 CHECKPATCH	:= $(BUILD)/linux/scripts/checkpatch.pl
 
@@ -145,6 +145,11 @@ $(BUILD)/mkversions: tests/mkversions.c $(TOOL_LIB_SRCS) $(TOOL_HDRS)
 # a recording written and cut by someone else while it is decoded
 $(BUILD)/racefile: tests/racefile.c $(TOOL_LIB_SRCS) $(TOOL_HDRS)
 	$(CC) $(CFLAGS) $(WARN) $(TOOL_INC) -o $@ tests/racefile.c $(TOOL_LIB_SRCS) $(TOOL_LIBS)
+# large recordings of known stacks in big_target, for the decoder's memory
+$(BUILD)/mkbig: tests/mkbig.c $(TOOL_LIB_SRCS) $(TOOL_HDRS)
+	$(CC) $(CFLAGS) $(WARN) $(TOOL_INC) -o $@ tests/mkbig.c $(TOOL_LIB_SRCS) $(TOOL_LIBS)
+$(BUILD)/big_target: tests/big_target.S
+	$(CC) -no-pie -o $@ $<
 # the record walker and the drains of tools/lib, on rings of its own
 $(BUILD)/walk: tests/walk.c tools/lib/libperfregs.c tools/lib/libperfregs.h include/uapi/linux/perfregs.h
 	@mkdir -p $(BUILD)
