@@ -205,6 +205,9 @@ def run_roundtrip(work):
         a, b = live.stdout.splitlines(), offline.stdout.splitlines()
         diff = next((i for i in range(min(len(a), len(b))) if a[i] != b[i]), min(len(a), len(b)))
         detail += f", first difference at line {diff + 1}"
+        # both lines, for the next time (seen once in 60+ runs: 6.1, 2026-12-02)
+        for tag, lines in (("live", a), ("offline", b)):
+            detail += f"; {tag}: {lines[diff][:400] if diff < len(lines) else '(none)'!r}"
     report(live.returncode == 0 and offline.returncode == 0 and same and n >= 50,
            f"recording_roundtrip_{work}", detail)
     return rec
