@@ -708,30 +708,22 @@ fi
 # answers (a field list is no number), record -F 99 is taken, and -i
 # refuses it as a sampling option; report's is --freq alone
 bad=""
-out=$("$B/perfregs-dump" record -F 0 2>&1); rc=$?
-[ $rc = 1 ] && printf '%s' "$out" | grep -qF -- "-F wants a positive number, not '0'" ||
-	bad="$bad [record -F 0: exit $rc: $out]"
-out=$("$B/perfregs-dump" record -F tid,ip 2>&1); rc=$?
-[ $rc = 1 ] && printf '%s' "$out" | grep -qF -- "-F wants a positive number, not 'tid,ip' (-F is --freq here" ||
-	bad="$bad [record -F tid,ip: exit $rc: $out]"
-out=$("$B/perfregs-dump" record -F 99 2>&1); rc=$?
-[ $rc = 1 ] && printf '%s' "$out" | grep -qF "nothing to sample" ||
-	bad="$bad [record -F 99: exit $rc: $out]"
-out=$("$B/perfregs-dump" -F 99 2>&1); rc=$?
-[ $rc = 1 ] && printf '%s' "$out" | grep -qF "nothing to sample" ||
-	bad="$bad [-F 99: exit $rc: $out]"
-out=$("$B/perfregs-dump" -F tid -i "$T/fl.prf" 2>&1); rc=$?
-[ $rc = 1 ] && printf '%s' "$out" | grep -qF -- "-F wants a positive number, not 'tid'" ||
-	bad="$bad [-F tid -i: exit $rc: $out]"
-out=$("$B/perfregs-dump" -i "$T/fl.prf" -F 99 2>&1); rc=$?
-[ $rc = 1 ] && printf '%s' "$out" | grep -qF -- "-i takes no -F/--freq" ||
-	bad="$bad [-i -F 99: exit $rc: $out]"
-out=$("$B/perfregs-dump" report --freq 99 -i "$T/fl.prf" 2>&1); rc=$?
-[ $rc = 1 ] && printf '%s' "$out" | grep -qF -- "-i takes no --freq:" ||
-	bad="$bad [report --freq 99 -i: exit $rc: $out]"
-out=$("$B/perfregs-dump" record --freq 0 2>&1); rc=$?
-[ $rc = 1 ] && printf '%s' "$out" | grep -qF -- "--freq wants a positive number, not '0'" ||
-	bad="$bad [record --freq 0: exit $rc: $out]"
+# ARGS|what its message says, exit 1 each
+while IFS='|' read -r args want; do
+	# shellcheck disable=SC2086
+	out=$("$B/perfregs-dump" $args 2>&1); rc=$?
+	[ $rc = 1 ] && printf '%s' "$out" | grep -qF -- "$want" ||
+		bad="$bad [$args: exit $rc: $out]"
+done <<RATES
+record -F 0|-F wants a positive number, not '0'
+record -F tid,ip|-F wants a positive number, not 'tid,ip' (-F is --freq here
+record -F 99|nothing to sample
+-F 99|nothing to sample
+-F tid -i $T/fl.prf|-F wants a positive number, not 'tid'
+-i $T/fl.prf -F 99|-i takes no -F/--freq
+report --freq 99 -i $T/fl.prf|-i takes no --freq:
+record --freq 0|--freq wants a positive number, not '0'
+RATES
 if [ -z "$bad" ]; then
 	echo "ok - record -F HZ and -F HZ without a subcommand are still --freq; report takes --freq"
 else
