@@ -940,9 +940,21 @@ struct options {
  * record keeps perf.data.old: one run's recording is not lost to the
  * next by mistake.  A device, a FIFO or a symlink to one is written to.
  */
-static int keep_old(struct live *lv, const char *path)
+/* PATH.old, malloc()ed; NULL (said) without memory */
+static char *old_name(const char *path)
 {
 	size_t len = strlen(path) + 5;
+	char *old = malloc(len);
+
+	if (old)
+		snprintf(old, len, "%s.old", path);
+	else
+		fprintf(stderr, "perfregs-dump: out of memory\n");
+	return old;
+}
+
+static int keep_old(struct live *lv, const char *path)
+{
 	struct stat st;
 	char *old;
 	int gone = stat(path, &st);
@@ -951,12 +963,9 @@ static int keep_old(struct live *lv, const char *path)
 	lv->rec_fresh = gone || S_ISREG(st.st_mode);	/* rec_create() makes it */
 	if (gone || !S_ISREG(st.st_mode))
 		return GO_ON;
-	old = malloc(len);
-	if (!old) {
-		fprintf(stderr, "perfregs-dump: out of memory\n");
+	old = old_name(path);
+	if (!old)
 		return EXIT_IO;
-	}
-	snprintf(old, len, "%s.old", path);
 	if (rename(path, old)) {
 		fprintf(stderr, "perfregs-dump: cannot keep %s as %s: %s\n", path, old,
 			strerror(errno));
@@ -975,7 +984,6 @@ static int keep_old(struct live *lv, const char *path)
  */
 static void rec_undo(struct live *lv)
 {
-	size_t len;
 	char *old;
 
 	if (!lv->rec)
@@ -984,11 +992,9 @@ static void rec_undo(struct live *lv)
 	lv->rec = NULL;
 	if (lv->rec_fresh && unlink(lv->rec_path) && errno != ENOENT)
 		return;
-	len = strlen(lv->rec_path) + 5;
-	old = lv->rec_kept_old ? malloc(len) : NULL;
+	old = lv->rec_kept_old ? old_name(lv->rec_path) : NULL;
 	if (!old)
 		return;
-	snprintf(old, len, "%s.old", lv->rec_path);
 	if (rename(old, lv->rec_path))
 		fprintf(stderr, "perfregs-dump: cannot put %s back as %s: %s\n", old,
 			lv->rec_path, strerror(errno));
