@@ -318,14 +318,19 @@ else
 	rc1=$?
 	"$B/perfregs-dump" record -q -o "$T/new.prf" -- /bin/true 2>> "$T/keep.err"
 	rc2=$?
+	# a symlink the user put there (dangling: its target gets written)
+	# is not removed: only a file this run made, under its name, is
+	ln -s "$T/link_target" "$T/link.prf"
+	"$B/perfregs-dump" record -q -o "$T/link.prf" -- /bin/true 2>> "$T/keep.err"
 	if [ $rc1 = 2 ] && [ $rc2 = 2 ] && [ "$(cat "$T/keep.prf")" = "earlier recording" ] &&
-	   [ ! -e "$T/keep.prf.old" ] && [ ! -e "$T/new.prf" ] &&
+	   [ ! -e "$T/keep.prf.old" ] && [ ! -e "$T/new.prf" ] && [ -L "$T/link.prf" ] &&
 	   grep -q "module is not loaded" "$T/keep.err"; then
 		echo "ok - $what"
 	else
 		echo "not ok - $what: exit $rc1/$rc2, FILE '$(head -c 60 "$T/keep.prf")'," \
 		     "FILE.old $(ls "$T/keep.prf.old" 2>&1 | head -c 80), new FILE" \
-		     "$(ls -l "$T/new.prf" 2>&1 | head -c 80)"
+		     "$(ls -l "$T/new.prf" 2>&1 | head -c 80), symlink" \
+		     "$(ls -l "$T/link.prf" 2>&1 | head -c 80)"
 	fi
 fi
 

@@ -984,13 +984,22 @@ static int keep_old(struct live *lv, const char *path)
  */
 static void rec_undo(struct live *lv)
 {
+	struct stat mine, now;
+	bool known;
 	char *old;
 
 	if (!lv->rec)
 		return;
-	rec_discard(lv->rec);
+	known = !rec_discard(lv->rec, &mine);
 	lv->rec = NULL;
-	if (lv->rec_fresh && unlink(lv->rec_path) && errno != ENOENT)
+	/*
+	 * Only the file this run made, still under its name: not a symlink
+	 * the user had there (its target was written), not another file
+	 * the name leads to now (a directory on the way swapped meanwhile).
+	 */
+	if (!lv->rec_fresh || !known || lstat(lv->rec_path, &now) || !S_ISREG(now.st_mode) ||
+	    now.st_dev != mine.st_dev || now.st_ino != mine.st_ino ||
+	    unlink(lv->rec_path))
 		return;
 	old = lv->rec_kept_old ? old_name(lv->rec_path) : NULL;
 	if (!old)

@@ -620,12 +620,18 @@ void rec_ksym(void *arg, const struct ksym *k)
 	put_item(arg, ITEM_KSYM, &ik, sizeof(ik), k->name, strlen(k->name) + 1);
 }
 
-/* A recording given up before anything was sampled: nothing more written. */
-void rec_discard(struct recorder *r)
+/*
+ * A recording given up before anything was sampled: nothing more
+ * written.  *st: the file it was written to; 0 if that is known.
+ */
+int rec_discard(struct recorder *r, struct stat *st)
 {
+	int ret = fstat(r->fd, st);
+
 	close(r->fd);
 	pthread_mutex_destroy(&r->lock);
 	free(r);
+	return ret;
 }
 
 int rec_close(struct recorder *r, uint64_t produced, const uint64_t *lost)

@@ -19,7 +19,8 @@ void rec_maps(void *arg, const struct task_maps *tm);
 void rec_ksym(void *arg, const struct ksym *k);
 void rec_sb(void *arg, const struct sb_event *ev);
 void rec_blob(void *arg, const struct blob *b, const void *data);
-void rec_discard(struct recorder *r);
+struct stat;
+int rec_discard(struct recorder *r, struct stat *st);
 int rec_close(struct recorder *r, uint64_t produced, const uint64_t *lost);
 /*
  * Decode the recording at path, read into memory of our own as it goes
