@@ -68,7 +68,7 @@ MODULE_PARM_DESC(inject_nest_every,
 module_param_cb(inject_nest_where, &prf_inject_uint_ops,
 		&prf_inject.nest_where, 0600);
 MODULE_PARM_DESC(inject_nest_where,
-		 "test: where inject_nest_every nests: 0 right after the sample counts itself, 1 while the outer writer publishes");
+		 "test: where inject_nest_every nests: 0 right after the sample counts itself, 1 while the outer writer publishes, 2 right after it reserved its record");
 module_param_cb(inject_skid, &prf_inject_bool_ops, &prf_inject.skid, 0600);
 MODULE_PARM_DESC(inject_skid,
 		 "test: perf counters also fire in kernel mode when the session excludes it, as a PMU interrupt that skids into the kernel");

@@ -141,8 +141,8 @@ void prf_ring_reset(struct prf_ring *rb);
 void prf_ring_resume(struct prf_ring *rb);
 void prf_ring_flush_lost(struct prf_ring *rb);
 void prf_ring_stopped(struct prf_ring *rb);
-void prf_ring_write_user(struct prf_handle *h, const void __user *src,
-			 size_t len, size_t *copied);
+void prf_ring_write_stack(struct prf_handle *h, unsigned long start,
+			  const void __user *src, u64 len);
 
 /* sample.c */
 void prf_sample(struct prf_session *s, struct pt_regs *regs, bool throttled);

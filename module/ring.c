@@ -244,38 +244,90 @@ void prf_ring_write(struct prf_handle *h, const void *src, size_t len)
 	h->offset += len;
 }
 
+/* Store a word at @off, 8-aligned: it never wraps (the ring is 8-aligned). */
+static void prf_ring_store(struct prf_ring *rb, unsigned long off, u64 v)
+{
+	*(u64 *)(rb->data + (off & rb->mask)) = v;
+}
+
+/* Zero @len bytes at @off. */
+static void prf_ring_zero(struct prf_ring *rb, unsigned long off, size_t len)
+{
+	unsigned long pos = off & rb->mask;
+	size_t first = min_t(size_t, len, rb->size - pos);
+
+	memset(rb->data + pos, 0, first);
+	if (len > first)
+		memset(rb->data, 0, len - first);
+}
+
 /*
- * Copy @len bytes of user memory, from any context (NMI included: no
- * fault is taken, a missing page just ends the copy).  What could not be
- * copied is zeroed: no stale byte of the ring reaches the reader.
+ * Copy @len bytes of user memory to @off, from any context (NMI
+ * included: no fault is taken, a missing page just ends the copy).
+ * Returns how many bytes were copied, from the start.
  */
-void prf_ring_write_user(struct prf_handle *h, const void __user *src,
-			 size_t len, size_t *copied)
+static size_t prf_ring_copy_user(struct prf_ring *rb, unsigned long off,
+				 const void __user *src, size_t len)
+{
+	unsigned long pos = off & rb->mask;
+	size_t first = min_t(size_t, len, rb->size - pos), left;
+
+	left = copy_from_user_nmi(rb->data + pos, src, first);
+	if (left || len == first)
+		return first - left;
+	left = copy_from_user_nmi(rb->data, src + first, len - first);
+	return len - left;
+}
+
+/*
+ * The user stack block that ends a sample record: { u64 size;
+ * char stack[size]; u64 copied }, with 16 + @len bytes of the
+ * reservation left for it, the record having begun at @start.
+ *
+ * The copy ends at the first page that cannot be read without a fault:
+ * on a main thread's stack, the top of its mapping, often a few hundred
+ * bytes above the SP where 8 KiB were asked for.  The kernel offers no
+ * NMI-safe way to find the end of a thread's stack (find_vma() needs
+ * the mmap lock), so that fault is the bound we use.  When the copy
+ * comes up short and no writer has reserved after us (one that nested
+ * in us since our reservation has), the reservation shrinks to the
+ * bytes copied, rounded up to 8, and the record's header and size
+ * field say so: bytes nobody can use take no room in the ring, the
+ * file or the reader's time.  Else the rest is zeroed: no stale byte of
+ * the ring reaches the reader.  The reader only sees the record once
+ * the outermost writer publishes head, after all of this.
+ */
+void prf_ring_write_stack(struct prf_handle *h, unsigned long start,
+			  const void __user *src, u64 len)
 {
 	struct prf_ring *rb = h->rb;
-	unsigned long pos = h->offset & rb->mask;
-	size_t first, done, left;
+	struct perfregs_rec_header *hdr;
+	unsigned long at = h->offset;
+	u64 copied, keep;
 
-	*copied = 0;
-	if (WARN_ON_ONCE(h->offset + len > h->end))
+	if (WARN_ON_ONCE(at + 16 + len != h->end || len % 8))
 		return;
-	first = min_t(size_t, len, rb->size - pos);
-	left = copy_from_user_nmi(rb->data + pos, src, first);
-	done = first - left;
-	if (!left && len > first) {
-		left = copy_from_user_nmi(rb->data, src + first, len - first);
-		done += len - first - left;
+	/* copy_from_user_nmi() copies nothing of a range past the top */
+	if ((unsigned long)src >= TASK_SIZE_MAX)
+		copied = 0;
+	else
+		copied = prf_ring_copy_user(rb, at + 8, src,
+					    min_t(u64, len, TASK_SIZE_MAX -
+						  (unsigned long)src));
+	keep = round_up(copied, 8);
+	if (keep < len &&
+	    local_cmpxchg(&rb->head, h->end, h->end - (len - keep)) == h->end) {
+		h->end -= len - keep;
+		/* 8-aligned, so the header does not wrap either */
+		hdr = rb->data + (start & rb->mask);
+		hdr->size -= len - keep;
+	} else {
+		keep = len;
 	}
-	*copied = done;
-	/* zero [done, len) */
-	if (done < first) {
-		memset(rb->data + pos + done, 0, first - done);
-		if (len > first)
-			memset(rb->data, 0, len - first);
-	} else if (done < len) {
-		memset(rb->data + (done - first), 0, len - done);
-	}
-	h->offset += len;
+	prf_ring_store(rb, at, keep);
+	prf_ring_zero(rb, at + 8 + copied, keep - copied);
+	prf_ring_store(rb, at + 8 + keep, copied);
+	h->offset = at + 16 + keep;
 }
 
 /*

@@ -354,6 +354,37 @@ static noinline void prf_write_wrapped(const struct prf_session *s,
 	}
 }
 
+/*
+ * How much of the asked @len bytes of user stack from @sp to copy.  The
+ * main thread's frames all lie below mm->start_stack, the SP the task
+ * began with, where argc is: above it are only the argument and
+ * environment pointers and strings and the auxiliary vector, no frame
+ * an unwinder can use (_start marks its return address undefined; its
+ * caller's words are below).  A shell passes kilobytes of environment
+ * (8448 bytes from magic_64's loop to the top of its stack in the test
+ * guest), so this is most of an 8 KiB copy.  An SP within @len below
+ * start_stack is on that stack: no other mapping may lie in the guard
+ * gap below a stack (stack_guard_gap, 1 MiB by default), and the stack
+ * mapping starts at least 128 KiB below its top (setup_arg_pages()).
+ * A task that moved its stack, or a thread's, gets @len; the copy then
+ * ends at the first page it cannot read (prf_ring_write_stack()).
+ * current->mm is the sampled task's own and stays while it runs here;
+ * start_stack is one word, read once (PR_SET_MM may change it: the
+ * task then only cuts its own snapshots short).
+ */
+static u64 prf_stack_len(unsigned long sp, u64 len)
+{
+	struct mm_struct *mm = READ_ONCE(current->mm);
+	unsigned long top;
+
+	if (!mm)
+		return len;
+	top = READ_ONCE(mm->start_stack) + 8;	/* with argc */
+	if (sp < top && top - sp < len)
+		return round_up(top - sp, 8);
+	return len;
+}
+
 /* inject.h: the outermost writer's registers, to nest a sample in leave */
 static DEFINE_PER_CPU(struct pt_regs *, prf_inject_regs);
 
@@ -379,8 +410,8 @@ void prf_sample(struct prf_session *s, struct pt_regs *regs, bool throttled)
 	const struct prf_regsel *usel;
 	struct prf_handle h;
 	u64 stack_size = 0;
+	unsigned long start;
 	u32 size, fixed;
-	size_t copied;
 	u64 *v;
 
 	if (unlikely(!rb))
@@ -436,7 +467,7 @@ void prf_sample(struct prf_session *s, struct pt_regs *regs, bool throttled)
 
 	if (s->cfg.stack_bytes && uregs) {
 		ctx.flags |= PERFREGS_SF_STACK;
-		stack_size = s->cfg.stack_bytes;
+		stack_size = prf_stack_len(uregs->sp, s->cfg.stack_bytes);
 	}
 
 	fixed = sizeof(*rec) + 8 * (isel->n + (usel ? usel->n : 0));
@@ -445,8 +476,13 @@ void prf_sample(struct prf_session *s, struct pt_regs *regs, bool throttled)
 		size += 16 + stack_size;
 	if (prf_ring_begin(rb, &h, size))
 		goto out_leave;
-	if (prf_injecting())
+	start = h.offset;
+	if (prf_injecting()) {
 		prf_inject_sample_delay();
+		/* a writer that reserves after us: no trimming ours */
+		if (local_read(&rb->nest) == 1 && prf_inject_nest_now(2))
+			prf_sample(s, ctx.iregs, false);	/* as an NMI */
+	}
 
 	rec = prf_ring_direct(&h, fixed);
 	if (likely(rec)) {
@@ -459,15 +495,9 @@ void prf_sample(struct prf_session *s, struct pt_regs *regs, bool throttled)
 	} else {
 		prf_write_wrapped(s, &h, size, &ctx, regs, isel, usel);
 	}
-	if (stack_size) {
-		u64 n;
-
-		prf_ring_write(&h, &stack_size, sizeof(stack_size));
-		prf_ring_write_user(&h, (const void __user *)uregs->sp,
-				    stack_size, &copied);
-		n = copied;
-		prf_ring_write(&h, &n, sizeof(n));
-	}
+	if (stack_size)
+		prf_ring_write_stack(&h, start, (const void __user *)uregs->sp,
+				     stack_size);
 
 	/*
 	 * A learner in userspace wants to hear of a new process or image;

@@ -9,7 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <ucontext.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include "common.h"
@@ -322,4 +324,55 @@ const char *param_path(const char *name)
 	i = (i + 1) % 4;
 	snprintf(path[i], sizeof(path[i]), "/sys/module/perfregs/parameters/%s", name);
 	return path[i];
+}
+
+#define OWN_STACK	(64 * 1024)
+
+static void __attribute__((noreturn)) own_stack_spin(void)
+{
+	volatile unsigned long n = 0;
+
+	for (;;)
+		n++;
+}
+
+pid_t start_own_stack_spinner(uint64_t *top)
+{
+	static ucontext_t here, there;
+	int fds[2];
+	char *map;
+	pid_t pid;
+
+	map = mmap(NULL, OWN_STACK + 4096, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (map == MAP_FAILED)
+		return -1;
+	/* the page above the stack: a copy from the SP stops there */
+	if (mprotect(map + OWN_STACK, 4096, PROT_NONE) || pipe(fds)) {
+		munmap(map, OWN_STACK + 4096);
+		return -1;
+	}
+	*top = (uintptr_t)map + OWN_STACK;
+	pid = fork();
+	if (pid == 0) {
+		close(fds[0]);
+		close(fds[1]);	/* the parent reads EOF: we are about to spin */
+		getcontext(&there);
+		there.uc_stack.ss_sp = map;
+		there.uc_stack.ss_size = OWN_STACK;
+		there.uc_link = NULL;
+		makecontext(&there, own_stack_spin, 0);
+		swapcontext(&here, &there);
+		_exit(1);
+	}
+	close(fds[1]);
+	if (pid > 0) {
+		char c;
+
+		while (read(fds[0], &c, 1) < 0 && errno == EINTR)
+			;
+	}
+	close(fds[0]);
+	munmap(map, OWN_STACK + 4096);
+	return pid;
 }

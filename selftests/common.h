@@ -40,6 +40,14 @@ int workload_start(struct workload *w, char *const argv[], char *why,
 		   size_t whylen);
 int workload_wait(struct workload *w);	/* its exit status */
 
+/*
+ * A child spinning forever on a stack of its own: 64 KiB of an
+ * anonymous mapping with an inaccessible page above it, so that a
+ * stack snapshot from its SP ends at *top, the first byte it cannot
+ * read.  Returns its pid (kill it), or -1.
+ */
+pid_t start_own_stack_spinner(uint64_t *top);
+
 /* Directory of the test binary, for finding workloads and the tool. */
 const char *selftest_dir(void);
 

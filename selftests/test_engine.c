@@ -915,6 +915,167 @@ TEST_F(sess, user_stack_snapshot)
 	EXPECT_EQ(0, bad);
 }
 
+/* The SP pid began with (where argc is), from /proc/PID/stat; 0 if unknown. */
+static uint64_t start_stack(pid_t pid)
+{
+	unsigned long long v = 0;
+	char path[64], buf[1024], *p;
+	ssize_t n;
+	int fd, i;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = 0;
+	p = strrchr(buf, ')');
+	/* startstack is field 28; field 3 follows the comm */
+	for (i = 3; p && i <= 28; i++)
+		p = strchr(p + 1, ' ');
+	if (p)
+		sscanf(p + 1, "%llu", &v);
+	return v;
+}
+
+/* A sample's stack block: its size and how much was copied. */
+static const unsigned char *sample_stack(const struct perfregs_rec_sample *s,
+					 uint64_t *size, uint64_t *copied)
+{
+	unsigned int nregs = __builtin_popcountll(s->iregs_mask) +
+			     __builtin_popcountll(s->uregs_mask);
+	const uint64_t *p = (const uint64_t *)s->regs + nregs;
+
+	*size = p[0];
+	memcpy(copied, (const char *)(p + 1) + *size, sizeof(*copied));
+	return (const unsigned char *)(p + 1);
+}
+
+/*
+ * Asked for more stack than the main thread's frames take, the kernel
+ * copies from SP up to the SP the task began with, where argc is, and
+ * no further: above are only the arguments, the environment and the
+ * auxiliary vector (8 KiB of them in this guest), no frame.  In
+ * magic_64's spin loop every snapshot must end there, be that long in
+ * the record, and match the live stack (the words of main()'s callers,
+ * below argc, do not change while it runs).
+ */
+TEST_F(sess, user_stack_ends_at_argc)
+{
+	size_t i, checked = 0, bad = 0, differ = 0;
+	char why[256], path[64];
+	struct workload w;
+	uint64_t top;
+	int memfd;
+
+	ASSERT_EQ(0, start_workload(&w, "magic_64", "2", why, sizeof(why)))
+		TH_LOG("%s", why);
+	top = start_stack(w.pid) + 8;
+	ASSERT_LT(8, top);
+	self->cfg.pid = w.pid;
+	self->cfg.stack_bytes = 32768;
+	self->cfg.data_pages = 256;
+	ASSERT_EQ(0, prf_config(&self->r, &self->cfg));
+	ASSERT_EQ(0, prf_start(&self->r));
+	usleep(500000);
+	prf_stop(&self->r);
+	prf_drain(&self->r, collect_record, &self->set);
+	snprintf(path, sizeof(path), "/proc/%d/mem", w.pid);
+	memfd = open(path, O_RDONLY);
+	ASSERT_LE(0, memfd);
+	for (i = 0; i < self->set.n; i++) {
+		const struct perfregs_rec_sample *s = self->set.s[i];
+		uint64_t ip, sp, size, copied, want, tail;
+		const unsigned char *stack;
+		unsigned char live[256];
+
+		if (!(s->flags & PERFREGS_SF_STACK))
+			continue;
+		stack = sample_stack(s, &size, &copied);
+		EXPECT_EQ(s->header.size, stack + size + 8 - (const unsigned char *)s);
+		if (!sample_ureg(s, PERFREGS_REG_IP, &ip) ||
+		    !sample_ureg(s, PERFREGS_REG_SP, &sp) ||
+		    ip < w.loop_start || ip >= w.loop_end)
+			continue;
+		checked++;
+		want = (top - sp + 7) & ~7ULL;
+		if (copied != want || size != want) {
+			if (bad++ < 3)
+				TH_LOG("sample %zu: sp 0x%llx, %llu bytes to argc's end, "
+				       "%llu copied, size %llu", i,
+				       (unsigned long long)sp, (unsigned long long)want,
+				       (unsigned long long)copied, (unsigned long long)size);
+			continue;
+		}
+		tail = copied < sizeof(live) ? copied : sizeof(live);
+		if (pread(memfd, live, tail, sp + copied - tail) != (ssize_t)tail ||
+		    memcmp(live, stack + copied - tail, tail))
+			differ++;
+	}
+	close(memfd);
+	workload_wait(&w);
+	TH_LOG("%zu in-loop snapshots of 32768 bytes asked: %zu not ending at "
+	       "argc (0x%llx), %zu whose last bytes differ from the live stack",
+	       checked, bad, (unsigned long long)top - 8, differ);
+	EXPECT_LE(10, checked);
+	EXPECT_EQ(0, bad);
+	EXPECT_EQ(0, differ);
+}
+
+/*
+ * Elsewhere, on a thread's stack or one a program made, the copy ends
+ * at the first page the kernel cannot read, and the reservation gives
+ * back the rest: the record carries the bytes copied, rounded up to 8,
+ * not the 32768 asked.  The spinner's stack has an inaccessible page
+ * right above it.
+ */
+TEST_F(sess, user_stack_trimmed_at_a_fault)
+{
+	size_t i, checked = 0, bad = 0;
+	uint64_t top;
+	pid_t pid;
+
+	pid = start_own_stack_spinner(&top);
+	ASSERT_LT(0, pid);
+	self->cfg.pid = pid;
+	self->cfg.stack_bytes = 32768;
+	self->cfg.data_pages = 256;
+	ASSERT_EQ(0, prf_config(&self->r, &self->cfg));
+	ASSERT_EQ(0, prf_start(&self->r));
+	usleep(500000);
+	prf_stop(&self->r);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	prf_drain(&self->r, collect_record, &self->set);
+	for (i = 0; i < self->set.n; i++) {
+		const struct perfregs_rec_sample *s = self->set.s[i];
+		uint64_t sp, size, copied;
+		const unsigned char *stack;
+
+		if (!(s->flags & PERFREGS_SF_STACK) ||
+		    !sample_ureg(s, PERFREGS_REG_SP, &sp) ||
+		    sp >= top || top - sp > 4096)
+			continue;
+		stack = sample_stack(s, &size, &copied);
+		EXPECT_EQ(s->header.size, stack + size + 8 - (const unsigned char *)s);
+		checked++;
+		if (copied != top - sp || size != ((copied + 7) & ~7ULL)) {
+			if (bad++ < 3)
+				TH_LOG("sample %zu: sp 0x%llx, %llu bytes to the fault, "
+				       "%llu copied, size %llu", i, (unsigned long long)sp,
+				       (unsigned long long)(top - sp),
+				       (unsigned long long)copied, (unsigned long long)size);
+		}
+	}
+	TH_LOG("%zu snapshots on the spinner's own stack: %zu not trimmed to "
+	       "the fault at 0x%llx", checked, bad, (unsigned long long)top);
+	EXPECT_LE(10, checked);
+	EXPECT_EQ(0, bad);
+}
+
 /* -F: the kernel adjusts the period to reach the asked frequency. */
 TEST_F(sess, frequency_mode)
 {

@@ -768,6 +768,113 @@ TEST_F(knob, counters_nest_while_publishing)
 	outermost_writer(_metadata, self, "1");
 }
 
+/*
+ * A stack copy that comes up short gives the rest of its reservation
+ * back only if nothing was reserved after it: here every sample takes
+ * a nested one right after it reserved (inject_nest_where=2), on the
+ * spinner's own stack whose copies end at a fault.  The nested records
+ * are trimmed, the outer ones, with a record after them, keep the size
+ * asked with the rest zeroed; every record must parse, sizes agree, and
+ * the ring (filled with 0xa5 first) show no byte a writer forgot.
+ */
+struct trim_check {
+	uint64_t asked, samples, trimmed, kept, bad;
+	char why[160];
+};
+
+static int check_trim(void *arg, int cpu, const struct perfregs_rec_header *h)
+{
+	const struct perfregs_rec_sample *s = (const void *)h;
+	struct trim_check *c = arg;
+	const unsigned char *stack;
+	uint64_t size, copied, i;
+	size_t want;
+
+	if (h->type != PERFREGS_REC_SAMPLE)
+		return 0;
+	c->samples++;
+	if (!(s->flags & PERFREGS_SF_STACK))
+		return 0;
+	want = sizeof(*s) + 8 * (__builtin_popcountll(s->iregs_mask) +
+				 __builtin_popcountll(s->uregs_mask));
+	if (want + 16 > h->size) {
+		snprintf(c->why, sizeof(c->why), "record of %u bytes", h->size);
+		c->bad++;
+		return 0;
+	}
+	memcpy(&size, (const char *)s + want, 8);
+	stack = (const unsigned char *)s + want + 8;
+	if (size > c->asked || want + 16 + size != h->size) {
+		snprintf(c->why, sizeof(c->why), "stack size %llu in a record of %u",
+			 (unsigned long long)size, h->size);
+		c->bad++;
+		return 0;
+	}
+	memcpy(&copied, stack + size, 8);
+	if (copied > size || (size < c->asked && size != ((copied + 7) & ~7ULL))) {
+		snprintf(c->why, sizeof(c->why), "%llu copied, size %llu",
+			 (unsigned long long)copied, (unsigned long long)size);
+		c->bad++;
+		return 0;
+	}
+	for (i = copied; i < size; i++)
+		if (stack[i]) {
+			snprintf(c->why, sizeof(c->why), "byte %llu of %llu not zero",
+				 (unsigned long long)i, (unsigned long long)size);
+			c->bad++;
+			return 0;
+		}
+	if (size < c->asked)
+		c->trimmed++;
+	else if (copied < size)
+		c->kept++;
+	return 0;
+}
+
+TEST_F(knob, stack_trim_under_a_nested_writer)
+{
+	struct trim_check c = { .asked = 32768 };
+	struct perfregs_config cfg;
+	uint64_t top, produced, lost;
+	struct prf_reader r;
+	int i;
+
+	ASSERT_EQ(0, set_for_test(param_path("poison_rings"), "1"));
+	self->child = start_own_stack_spinner(&top);
+	ASSERT_LT(0, self->child);
+	ASSERT_EQ(0, prf_open(&r, NULL));
+	prf_config_default(&cfg);
+	cfg.pid = self->child;
+	cfg.period = 500000;
+	cfg.data_pages = 64;
+	cfg.stack_bytes = c.asked;
+	ASSERT_EQ(0, prf_config(&r, &cfg));
+	ASSERT_EQ(0, set_for_test(param_path("inject_nest_where"), "2"));
+	ASSERT_EQ(0, set_for_test(param_path("inject_nest_every"), "1"));
+	ASSERT_EQ(0, prf_start(&r));
+	for (i = 0; i < 20; i++) {
+		usleep(20000);
+		ASSERT_LE(0, prf_drain(&r, check_trim, &c));
+	}
+	prf_stop(&r);
+	ASSERT_LE(0, prf_drain(&r, check_trim, &c));
+	produced = prf_produced(&r);
+	lost = prf_lost_total(&r, PERFREGS_LOST_FULL) +
+	       prf_lost_total(&r, PERFREGS_LOST_NESTED);
+	prf_close(&r);
+	restore_state();
+	TH_LOG("%llu samples of %llu produced, %llu lost: %llu trimmed, %llu kept "
+	       "whole (a record after them), %llu bad%s%s",
+	       (unsigned long long)c.samples, (unsigned long long)produced,
+	       (unsigned long long)lost, (unsigned long long)c.trimmed,
+	       (unsigned long long)c.kept, (unsigned long long)c.bad,
+	       c.bad ? ", first: " : "", c.why);
+	EXPECT_EQ(0, c.bad);
+	EXPECT_EQ(produced, c.samples + lost) TH_LOG("a sample went missing");
+	EXPECT_LT(5, c.trimmed);
+	EXPECT_LT(5, c.kept);
+}
+
 /* ---- exe_file ------------------------------------------------------------ */
 
 /*

@@ -288,6 +288,7 @@ TEST_F(unpriv, sees_no_kernel)
 
 struct byte_check {
 	size_t samples, lost, partial_stacks, bad;
+	uint64_t stack_bytes;	/* asked for */
 	char why[256];
 };
 
@@ -354,7 +355,11 @@ static int check_bytes(void *arg, int cpu, const struct perfregs_rec_header *h)
 		want += 16 + *size;
 		if (copied > *size)
 			bad(c, "stack_copied > stack_size", cpu, h->size);
-		else if (copied < *size)
+		else if (*size < c->stack_bytes && *size != ((copied + 7) & ~7ULL))
+			bad(c, "stack trimmed, but not to stack_copied", cpu, h->size);
+		else if (*size > c->stack_bytes)
+			bad(c, "stack_size > stack_bytes", cpu, h->size);
+		if (copied < c->stack_bytes)
 			c->partial_stacks++;
 		for (i = copied; i < *size; i++)
 			if (stack[i]) {
@@ -369,7 +374,7 @@ static int check_bytes(void *arg, int cpu, const struct perfregs_rec_header *h)
 
 TEST_F(state, records_fully_written)
 {
-	struct byte_check c = { 0 };
+	struct byte_check c = { .stack_bytes = 32768 };
 	struct perfregs_config cfg;
 	struct prf_reader r;
 	pid_t busy;
@@ -387,7 +392,7 @@ TEST_F(state, records_fully_written)
 	/* room for about three samples: stalls lose records (LOST records) */
 	cfg.data_pages = 32;
 	/* more than the stack holds above the SP: copies come up short */
-	cfg.stack_bytes = 32768;
+	cfg.stack_bytes = c.stack_bytes;
 	ASSERT_EQ(0, prf_config(&r, &cfg));
 	restore_state();	/* only the rings made above are poisoned */
 	ASSERT_EQ(0, prf_start(&r));

@@ -146,8 +146,15 @@ enum perfregs_event {
  * uregs_mask_32 or uregs_mask_64 per sample, from the ABI of the user
  * frame, so one session sampling 32- and 64-bit tasks needs no help.
  *
- * stack_bytes > 0 (a multiple of 8) copies that much user stack from the
- * user SP into every sample that has user registers.
+ * stack_bytes > 0 (a multiple of 8) copies up to that much user stack
+ * from the user SP into every sample that has user registers: less when
+ * the main thread's frames end sooner (at the SP it started with, where
+ * argc is, above which lie only its arguments, environment and
+ * auxiliary vector), or when the copy meets a page it cannot read (the
+ * top of a stack mapping).  The record then carries only the bytes
+ * copied, rounded up to 8, unless another record was written after it
+ * meanwhile (an NMI nesting in the sample): then stack_size is
+ * stack_bytes and the rest is zero.
  *
  * perf_fd: a perf event the caller opened with perf_event_open(2)
  * for the same event (type, config, period or frequency, exclude_user,
@@ -355,7 +362,8 @@ enum perfregs_abi {
  *	__u32 reserved2;	zero
  *	__u64 iregs[hweight64(iregs_mask)];	ascending register number
  *	__u64 uregs[hweight64(uregs_mask)];
- *	{ __u64 stack_size;			if PERFREGS_SF_STACK
+ *	{ __u64 stack_size;			if PERFREGS_SF_STACK; at
+ *						most stack_bytes, see there
  *	  char  stack[stack_size];		from the user SP up
  *	  __u64 stack_copied; }			bytes really copied; the rest
  *						of stack[] is zero
