@@ -227,7 +227,7 @@ bench: all $(BUILD)/bench/work $(BUILD)/bench/chain_pie
 
 $(BUILD)/bench/work: bench/work.c
 	@mkdir -p $(@D)
-	$(CC) -O2 -static -o $@ $<
+	$(CC) -O2 -static -pthread -o $@ $<
 
 # the unwinding comparison's chain as a dynamic PIE, which perf unwinds
 $(BUILD)/bench/chain_pie: selftests/chain.c

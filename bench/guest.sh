@@ -134,6 +134,62 @@ for period in 1000000 250000 100000; do
 	done
 done
 
+# 1d. with user stacks: each tool's own --call-graph dwarf,SIZE at one
+# period, normal and overwrite mode, on the main thread at three sizes
+# (the cost per stack byte) and on a second thread at 8 KiB, whose
+# stack has no end the module can see.  Lines "dw kind=K size=S
+# where=W rep=R ns=N [samples= lost= bytes=]"; bytes: the file's size.
+DW_PERIOD=250000
+DW_ITER=$((ITER / 2))
+dw_run() {	# tool size where output [option] -> work ns
+	local arg=${3#main}
+	if [ "$1" = perf ]; then
+		$ON_T $PERF record -q ${5:-} -e cpu-clock -c $DW_PERIOD --call-graph dwarf,$2 \
+			-m 256 -o "$4" -- $ON_W $WORK "$DW_ITER" $arg > $WOUT 2>/dev/null
+	else
+		$ON_T $B/perfregs-dump -q ${5:-} -e cpu-clock -c $DW_PERIOD --call-graph dwarf,$2 \
+			-m 256 -o "$4" -- $ON_W $WORK "$DW_ITER" $arg > $WOUT
+	fi
+	ns
+}
+dw() {		# kind size where rep: one run, one line of $raw
+	local t s l f
+	case $1 in
+	base)
+		t=$($ON_W $WORK "$DW_ITER" ${3#main} > $WOUT; ns)
+		echo "dw run=base size=$2 where=$3 rep=$4 ns=$t" >> "$raw" ;;
+	perf|ours)
+		f=$OUT/dw-$1.data
+		t=$(dw_run "$1" "$2" "$3" "$f")
+		if [ "$1" = perf ]; then
+			read -r s l < <(perf_samples "$f")
+		else
+			$B/perfregs-dump -q --summary -f json -i "$f" > "$OUT/sum.json"
+			read -r s l < <(ours_samples "$OUT/sum.json")
+		fi
+		echo "dw run=$1 size=$2 where=$3 rep=$4 ns=$t samples=$s lost=$l" \
+		     "bytes=$(stat -c %s "$f")" >> "$raw" ;;
+	perf_ow|ours_ow)
+		t=$(dw_run "${1%_ow}" "$2" "$3" "$OUT/dw-ow.data" --overwrite)
+		echo "dw run=$1 size=$2 where=$3 rep=$4 ns=$t" >> "$raw" ;;
+	esac
+}
+if [ "$MODE" = icount ]; then
+	for case in 2048:main 8192:main 32768:main 8192:thread; do
+		for rep in $(seq "$REPS"); do
+			case $((rep % 3)) in
+			0) order="base perf ours perf_ow ours_ow" ;;
+			1) order="perf ours base ours_ow perf_ow" ;;
+			2) order="ours base perf perf_ow ours_ow" ;;
+			esac
+			for kind in $order; do
+				dw "$kind" "${case%:*}" "${case#*:}" "$rep"
+			done
+		done
+	done
+	rm -f "$OUT"/dw-*.data
+fi
+
 # 1b. cost per sample inside the kernel: function_graph durations of
 # perfregs' handler (prf_sample) and of perf's sample output for the same
 # registers (perf_event_output_forward), one run of each
@@ -190,6 +246,24 @@ for period in 50000 20000 10000 5000; do
 	echo "rate tool=ours period=$period ns=$t samples=$s lost=$l" >> "$raw"
 done
 
+# 2a. the same with 8 KiB user stacks, each tool's --call-graph
+# dwarf,8192 with the same buffer (-m 256)
+for period in 100000 50000 20000 10000; do
+	for tool in perf ours; do
+		f=$OUT/dwrate-$tool.data
+		t=$(DW_PERIOD=$period DW_ITER=$ITER dw_run $tool 8192 main "$f")
+		if [ $tool = perf ]; then
+			read -r s l < <(perf_samples "$f")
+		else
+			$B/perfregs-dump -q --summary -f json -i "$f" > "$OUT/sum.json"
+			read -r s l < <(ours_samples "$OUT/sum.json")
+		fi
+		echo "dwrate tool=$tool period=$period ns=$t samples=$s lost=$l" \
+		     "bytes=$(stat -c %s "$f")" >> "$raw"
+		rm -f "$f"
+	done
+done
+
 # 2b. recordings for the decode comparison on the host: same event,
 # period and registers, a longer run so start-up costs amortize
 ITER_DECODE=$((ITER * 3))
@@ -213,6 +287,9 @@ $ON_T $PERF record -q -e cpu-clock --call-graph dwarf,4096 -o "$OUT/perf-chain.d
 $PERF script -i "$OUT/perf-chain.data" -F ip,sym 2>/dev/null > "$OUT/perf-chain.txt"
 $ON_T $B/perfregs-dump -q -f json --call-graph dwarf,4096 -m 256 -o "$OUT/ours-chain.prf" \
 	-- sh -c "exec $ON_W $CHAIN 2 > /dev/null" > "$OUT/ours-chain.jsonl"
+# 4. recordings with stacks of Debian's xz for the unwinding comparison
+# on the host (bench/run reads them)
+RAW=$raw B=$B ON_T="$ON_T" ON_W="$ON_W" PERF=$PERF bench/guest_unwind.sh "$OUT" 4
 rmmod perfregs
 echo "max_sample_rate_end=$(cat /proc/sys/kernel/perf_event_max_sample_rate)" >> "$raw"
 dmesg | grep -c 'lowering kernel.perf_event_max_sample_rate' | sed 's/^/rate_lowered=/' >> "$raw"
