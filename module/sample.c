@@ -363,14 +363,15 @@ static noinline void prf_write_wrapped(const struct prf_session *s,
  * caller's words are below).  A shell passes kilobytes of environment
  * (8448 bytes from magic_64's loop to the top of its stack in the test
  * guest), so this is most of an 8 KiB copy.  An SP within @len below
- * start_stack is on that stack: no other mapping may lie in the guard
- * gap below a stack (stack_guard_gap, 1 MiB by default), and the stack
- * mapping starts at least 128 KiB below its top (setup_arg_pages()).
- * A task that moved its stack, or a thread's, gets @len; the copy then
- * ends at the first page it cannot read (prf_ring_write_stack()).
- * current->mm is the sampled task's own and stays while it runs here;
- * start_stack is one word, read once (PR_SET_MM may change it: the
- * task then only cuts its own snapshots short).
+ * start_stack is on that stack: the stack mapping reaches 128 KiB below
+ * its top unless RLIMIT_STACK is smaller (setup_arg_pages()), and mmap
+ * places nothing in the guard gap below it (stack_guard_gap, 1 MiB by
+ * default).  Only the task itself can make it otherwise (MAP_FIXED
+ * there, PR_SET_MM_START_STACK), and then it only cuts its own
+ * snapshots short.  An SP elsewhere (a thread's, a stack the program
+ * made) gets @len: the copy then ends at the first page it cannot read
+ * (prf_ring_write_stack()).  current->mm is the sampled task's own and
+ * stays while it runs here; start_stack is one word, read once.
  */
 static u64 prf_stack_len(unsigned long sp, u64 len)
 {
