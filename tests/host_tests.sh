@@ -890,6 +890,57 @@ if [ -x "$B/racefile" ]; then
 	rm -f "$T"/race.prf*
 fi
 
+# An item's size is anyone's: a sparse file of a few KiB on disk that
+# claims a 4 GiB item (here past the header and the info of mkrec's
+# recording, then an end item after the hole) must cost neither 4 GiB
+# of memory nor the time to read them.  A kernel record item larger than
+# a writer makes is refused at its offset, exit 4; an item of a type the
+# tool does not know is gone past, unread: the end item after it counts
+# (exit 0).  Under ulimit -v 1 GiB, peak RSS below 64 MiB, in 20 s.
+if "$B/mkrec" "$T/sparse_src.prf" 1; then
+	bad=""
+	for kind in krec unknown; do
+		/usr/bin/python3 - "$T/sparse_src.prf" "$T/sparse.prf" $kind <<'PY'
+import struct, sys
+src, dst, kind = sys.argv[1:4]
+b = open(src, "rb").read()
+hsize = struct.unpack_from("<I", b, 8)[0]
+isize = struct.unpack_from("<I", b, hsize + 4)[0]     # ITEM_INFO, first
+big = 0xfffffff8
+with open(dst, "wb") as f:
+    f.write(b[:hsize + isize])
+    f.write(struct.pack("<II", 5 if kind == "krec" else 0x7fff, big))
+    f.seek(hsize + isize + big)
+    f.write(struct.pack("<II", 6, 56) + bytes(48))      # ITEM_END
+PY
+		out=$( (ulimit -v 1048576; timeout 20 /usr/bin/time -f '%M %e' "$B/perfregs-dump" -q \
+			--summary -i "$T/sparse.prf") 2>&1 >/dev/null)
+		rc=$?
+		read -r kb secs < <(printf '%s\n' "$out" | tail -1)
+		want_rc=4
+		if [ $kind = krec ]; then
+			printf '%s' "$out" | grep -q "malformed recording at offset [0-9]*: an item of type 5 claims 4294967288 bytes, more than any writer makes" ||
+				bad="$bad $kind: '$(printf '%s' "$out" | head -c 300)';"
+		else
+			want_rc=0
+		fi
+		[ $rc = $want_rc ] || bad="$bad $kind: exit $rc, not $want_rc ($(printf '%s' "$out" | head -c 200));"
+		case "$kb" in
+		''|*[!0-9]*) bad="$bad $kind: no RSS measured;" ;;
+		*) [ "$kb" -lt 65536 ] || bad="$bad $kind: peak RSS $kb KiB;" ;;
+		esac
+		echo "# a 4 GiB $kind item on a sparse file: exit $rc, ${kb:-?} KiB peak RSS, ${secs:-?} s"
+	done
+	rm -f "$T/sparse.prf" "$T/sparse_src.prf"
+	if [ -z "$bad" ]; then
+		echo "ok - a sparse recording claiming a 4 GiB item: refused at its offset, or gone past unread; small RSS"
+	else
+		echo "not ok - a sparse recording claiming a 4 GiB item: refused at its offset, or gone past unread; small RSS:$bad"
+	fi
+else
+	echo "not ok - a sparse recording claiming a 4 GiB item (mkrec failed)"
+fi
+
 # The same cut under perfregs-dump -i itself, at a known point: its
 # output is a pipe left unread until it blocks writing to it (it cannot
 # be far into the file then), and the file is cut to half (at a page, so

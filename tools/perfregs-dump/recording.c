@@ -27,8 +27,9 @@
  *
  * Everything a sample's decoding needs (its image, maps, side-band
  * events, kernel symbol) is written before the sample.  A reader skips
- * items of a type it does not know.  The reader checks every size against
- * the file and stops at the first malformed item with its offset.
+ * items of a type it does not know, unread.  The reader checks every size
+ * against the file and against the most a writer makes of its type
+ * (item_max()), and stops at the first malformed item with its offset.
  */
 #include <ctype.h>
 #include <stddef.h>
@@ -36,6 +37,7 @@
 #include <stdio.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,6 +61,64 @@ enum {
 	ITEM_INFO = 1, ITEM_IMAGE, ITEM_MAPS, ITEM_KSYM, ITEM_KREC, ITEM_END, ITEM_SB,
 	ITEM_BLOB,
 };
+
+/*
+ * The largest item of each known type a writer makes, its header and
+ * padding included.  The reader refuses a larger one before it reads a
+ * byte of it: the sizes are anyone's who wrote the file, and a sparse
+ * file claiming a 4 GiB item was 4 GiB of the reader's memory.
+ *   INFO   under 4 KiB of facts, and the command line: this writer keeps
+ *          REC_INFO_ARGS bytes of it, older ones all of it, and execve()
+ *          takes at most 6 MiB of strings and pointers (3/4 of _STK_LIM):
+ *          an arg= costs 4 bytes more than its string, its pointer 8
+ *   IMAGE  a path of at most PATH_MAX (readlink(), realpath())
+ *   MAPS   MAPS_MAX mappings (symbols.c), 56 bytes and a path of a
+ *          /proc/PID/maps line (shorter than 4096 bytes) each
+ *   KSYM   a name from /proc/kallsyms, shorter than KSYM_NAME_LEN (512)
+ *   KREC   a ring's unread records, written straight from it: at most
+ *          PERFREGS_MAX_DATA_PAGES of x86-64's 4 KiB pages; or the
+ *          records of one CPU gathered in the buffer (REC_BUF_SIZE)
+ *   END    the counters, of PERFREGS_LOST_SLOTS causes at most
+ *   SB     struct item_sb and a perf MMAP2 file name (PATH_MAX at most;
+ *          the kernel's d_path() buffer) or a comm
+ *   BLOB   an image of BLOB_MAX bytes at most
+ * Items of a type this tool does not know are gone past unbuffered,
+ * whatever their size.
+ */
+#define KSYM_NAME_LEN	512
+#define ITEM_ALIGN(n)	(((uint64_t)(n) + 7) & ~7ULL)
+#define INFO_MAX	(8ULL << 20)
+#define IMAGE_MAX	ITEM_ALIGN(8 + 16 + PATH_MAX)
+#define MAPS_ITEM_MAX	(8 + 16 + (uint64_t)MAPS_MAX * (56 + 4096))
+#define KSYM_MAX	ITEM_ALIGN(8 + 16 + KSYM_NAME_LEN)
+#define KREC_MAX	(8 + 8 + (uint64_t)PERFREGS_MAX_DATA_PAGES * 4096)
+#define END_MAX		(8 + 8 + 8 * PERFREGS_LOST_SLOTS)
+#define SB_MAX		ITEM_ALIGN(8 + 72 + PATH_MAX)
+#define BLOB_ITEM_MAX	(8 + 8 + (uint64_t)BLOB_MAX)
+
+/* The most a writer puts in an item of type; 0 for a type not known. */
+static uint64_t item_max(uint32_t type)
+{
+	switch (type) {
+	case ITEM_INFO:
+		return INFO_MAX;
+	case ITEM_IMAGE:
+		return IMAGE_MAX;
+	case ITEM_MAPS:
+		return MAPS_ITEM_MAX;
+	case ITEM_KSYM:
+		return KSYM_MAX;
+	case ITEM_KREC:
+		return KREC_MAX;
+	case ITEM_END:
+		return END_MAX;
+	case ITEM_SB:
+		return SB_MAX;
+	case ITEM_BLOB:
+		return BLOB_ITEM_MAX;
+	}
+	return 0;
+}
 
 struct rec_file_header {
 	char magic[8];
@@ -215,6 +275,8 @@ static void put_item(struct recorder *r, uint32_t type, const void *a, size_t al
 	size_t len = sizeof(struct item) + alen + blen;
 	struct item it = { type, (uint32_t)((len + 7) & ~7UL) };
 
+	if (ITEM_ALIGN(len) > item_max(type))
+		return;		/* no reader takes it (a name no kernel makes) */
 	pthread_mutex_lock(&r->lock);
 	put(r, &it, sizeof(it));
 	put(r, a, alen);
@@ -572,6 +634,8 @@ void rec_maps(void *arg, const struct task_maps *tm)
 
 	for (i = 0; i < tm->n; i++)
 		len += 56 + ((strlen(tm->m[i].path) + 1 + 7) & ~7UL);
+	if (len > MAPS_ITEM_MAX)
+		return;		/* no reader takes it */
 	it.type = ITEM_MAPS;
 	it.size = (uint32_t)len;
 	pthread_mutex_lock(&r->lock);
@@ -841,6 +905,7 @@ struct rec_src {
 	size_t pos, len;	/* mem[pos, len) is read and not yet consumed */
 	uint64_t off;		/* the file offset of mem[pos] */
 	uint64_t size;		/* the file's size when opened: no more is read */
+	bool seekable;		/* a regular file: lseek() goes past bytes unread */
 	bool shrunk;		/* it ended before size: truncated meanwhile */
 	int error;		/* errno of a failed read() */
 };
@@ -911,6 +976,37 @@ static void src_skip(struct rec_src *s, size_t n)
 	s->off += n;
 }
 
+/*
+ * Go past n bytes from the current offset, keeping none: what lies in
+ * mem, then the rest by lseek() on a regular file, or read a buffer
+ * at a time from anything else.  Returns how many it went past, fewer
+ * than n only where src_fill() would stop.
+ */
+static uint64_t src_pass(struct rec_src *s, uint64_t n)
+{
+	size_t have = s->len - s->pos, k;
+	uint64_t done = have < n ? have : n;
+
+	src_skip(s, (size_t)done);
+	while (done < n && s->fd >= 0 && !s->error && !s->shrunk) {
+		s->pos = s->len = 0;	/* all consumed */
+		if (s->seekable) {
+			if (lseek(s->fd, (off_t)(n - done), SEEK_CUR) < 0) {
+				s->error = errno;
+				break;
+			}
+			s->off += n - done;	/* the next read() finds a cut, if any */
+			return n;
+		}
+		k = src_fill(s, n - done < s->cap ? (size_t)(n - done) : s->cap);
+		if (!k)
+			break;
+		src_skip(s, k);
+		done += k;
+	}
+	return done;
+}
+
 static int rec_decode_src(struct rec_src *s, const char *path, struct decoder *d,
 			  uint64_t *produced, char *err, size_t errlen);
 
@@ -931,6 +1027,7 @@ int rec_decode(const char *path, struct decoder *d, uint64_t *produced,
 	}
 	/* a regular file is read up to its size now; anything else to its end */
 	s.size = S_ISREG(st.st_mode) ? (uint64_t)st.st_size : UINT64_MAX;
+	s.seekable = S_ISREG(st.st_mode);
 	s.buf = malloc(s.cap);
 	if (!s.buf) {
 		snprintf(err, errlen, "cannot read %s: %s", path, strerror(ENOMEM));
@@ -1070,6 +1167,25 @@ static int rec_decode_src(struct rec_src *s, const char *path, struct decoder *d
 			ret = bad(err, errlen, off, it.size > s->size - off ?
 				  "item runs past the end of the file (truncated?)" :
 				  "impossible item size");
+			goto out;
+		}
+		if (!item_max(it.type)) {
+			/* an item of a newer tool: gone past, not kept */
+			if (src_pass(s, it.size) < it.size) {
+				ret = src_short(s, path, off,
+						"item runs past the end of the file (truncated?)",
+						err, errlen);
+				goto out;
+			}
+			continue;
+		}
+		if (it.size > item_max(it.type)) {
+			char what[128];
+
+			snprintf(what, sizeof(what), "an item of type %u claims %u bytes, "
+				 "more than any writer makes of it (%" PRIu64 ")", it.type,
+				 it.size, item_max(it.type));
+			ret = bad(err, errlen, off, what);
 			goto out;
 		}
 		if (src_fill(s, it.size) < it.size) {
@@ -1265,8 +1381,6 @@ static int rec_decode_src(struct rec_src *s, const char *path, struct decoder *d
 			ended = true;
 			break;
 		}
-		default:
-			break;	/* an item of a newer tool: skip it */
 		}
 		src_skip(s, it.size);
 	}

@@ -376,6 +376,8 @@ static void maps_learn_locked(struct decoder *d, const struct perfregs_rec_sampl
 			continue;
 		if (inode == s->image_ino)
 			saw_image = true;	/* the image's code is mapped */
+		if (n == MAPS_MAX)
+			continue;	/* more than a recording's item holds */
 		line[strcspn(line, "\n")] = 0;
 		if (n == cap) {
 			void *p = realloc(m, (cap = cap ? cap * 2 : 8) * sizeof(*m));

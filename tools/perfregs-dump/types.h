@@ -82,6 +82,9 @@ struct mapping {
 	bool base_known;
 };
 
+/* The executable mappings of a task kept from /proc/PID/maps, at most */
+#define MAPS_MAX	4096
+
 /*
  * The executable mappings of a task: of one task image, keyed by (pid,
  * image ino), when learnt from /proc/PID/maps; or one version of a
