@@ -289,6 +289,71 @@ else
 	echo "not ok - -v tells where, by what command and with what settings a recording was made (no mksnap or program)"
 fi
 
+# A recording read from a pipe or a FIFO, as perf report -i - reads
+# one: each byte is read once, so no subcommand may open it twice (-v
+# read the header again, convert read it first through stdio, and a
+# FIFO's second open waits for a writer for good).  -i - (the standard
+# input), -i /dev/stdin and -i FIFO give what -i FILE gives, byte for
+# byte, for -f json, report, convert, convert --to pprof, and -v's
+# session line; 10 s each, so that a hang fails.
+if [ -s "$T/syn.prf" ]; then
+	bad=""
+	mkfifo "$T/pipe_fifo"
+	"$B/perfregs-dump" -q -f json -i "$T/syn.prf" > "$T/pipe_want.json" 2>&1
+	"$B/perfregs-dump" convert -q -i "$T/syn.prf" -o "$T/pipe_want.data" 2>&1
+	"$B/perfregs-dump" convert --to pprof -q -i "$T/syn.prf" -o "$T/pipe_want.pb.gz" 2>&1
+	"$B/perfregs-dump" -v -q -i "$T/syn.prf" 2>&1 >/dev/null | grep "session:" > "$T/pipe_want.v"
+	[ -s "$T/pipe_want.v" ] || bad="$bad no -v session line from the file;"
+	# HOW ARGS: the recording through HOW (pipe, fifo) to perfregs-dump ARGS
+	# with IN for its name; stdout in $T/pipe_got, stderr in $T/pipe_err
+	through() {
+		local how=$1 a args=()
+		shift
+		for a in "$@"; do
+			if [ "$a" = IN ] && [ "$how" = fifo ]; then a=$T/pipe_fifo
+			elif [ "$a" = IN ]; then a=-; fi
+			args+=("$a")
+		done
+		if [ "$how" = fifo ]; then
+			timeout 10 sh -c 'cat "$1" > "$2"' _ "$T/syn.prf" "$T/pipe_fifo" &
+			timeout 10 "$B/perfregs-dump" "${args[@]}" > "$T/pipe_got" 2> "$T/pipe_err"
+		else
+			cat "$T/syn.prf" | timeout 10 "$B/perfregs-dump" "${args[@]}" \
+				> "$T/pipe_got" 2> "$T/pipe_err"
+		fi
+		local rc=$?
+		wait
+		return $rc
+	}
+	for how in pipe fifo; do
+		through $how -q -f json -i IN && cmp -s "$T/pipe_got" "$T/pipe_want.json" ||
+			bad="$bad $how -f json: $(head -c 200 "$T/pipe_err");"
+		through $how report -q -f json -i IN && cmp -s "$T/pipe_got" "$T/pipe_want.json" ||
+			bad="$bad $how report: $(head -c 200 "$T/pipe_err");"
+		rm -f "$T/pipe.data" "$T/pipe.pb.gz"
+		through $how convert -q -i IN -o "$T/pipe.data" &&
+			cmp -s "$T/pipe.data" "$T/pipe_want.data" ||
+			bad="$bad $how convert: $(head -c 200 "$T/pipe_err");"
+		through $how convert --to pprof -q -i IN -o "$T/pipe.pb.gz" &&
+			cmp -s "$T/pipe.pb.gz" "$T/pipe_want.pb.gz" ||
+			bad="$bad $how convert --to pprof: $(head -c 200 "$T/pipe_err");"
+		through $how -v -q -i IN && [ "$(grep "session:" "$T/pipe_err")" = "$(cat "$T/pipe_want.v")" ] ||
+			bad="$bad $how -v: exit $?: $(head -c 200 "$T/pipe_err");"
+	done
+	cat "$T/syn.prf" | timeout 10 "$B/perfregs-dump" -q -f json -i /dev/stdin > "$T/pipe_got" &&
+		cmp -s "$T/pipe_got" "$T/pipe_want.json" || bad="$bad -i /dev/stdin;"
+	# standard input a regular file, read from where it stands
+	(head -c 0; timeout 10 "$B/perfregs-dump" -q -f json -i -) < "$T/syn.prf" > "$T/pipe_got" &&
+		cmp -s "$T/pipe_got" "$T/pipe_want.json" || bad="$bad -i - < FILE;"
+	if [ -z "$bad" ]; then
+		echo "ok - a recording from a pipe (-i -, -i /dev/stdin) or a FIFO: json, report, convert, pprof and -v as from the file"
+	else
+		echo "not ok - a recording from a pipe (-i -, -i /dev/stdin) or a FIFO: json, report, convert, pprof and -v as from the file:$bad"
+	fi
+else
+	echo "not ok - a recording from a pipe or a FIFO (no synthetic recording)"
+fi
+
 # a recording's path is anyone's length: convert leaves out of perf.data
 # a mapping whose path would not fit perf's 16-bit record size (or its
 # PATH_MAX): perf script reads the file whole, the sample is there

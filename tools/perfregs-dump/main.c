@@ -110,7 +110,8 @@ static void usage(FILE *fp)
 "  -o, --output FILE     record to FILE instead of decoding (with -f:\n"
 "                        record and decode); an existing FILE is kept\n"
 "                        as FILE.old\n"
-"  -i, --input FILE      decode the recording FILE\n"
+"  -i, --input FILE      decode the recording FILE (a pipe too; -: the\n"
+"                        standard input)\n"
 "  -f, --format FMT      text (default), json (JSON Lines) or folded\n"
 "                        (stacks and counts, for flame graphs)\n"
 "      --fields FIELDS   what text output shows of a sample, in the order\n"
@@ -825,8 +826,6 @@ static void verbose_session(const struct perfregs_config *cfg, const char *event
 static void verbose_recording(const char *path, const struct decoder *d)
 {
 	const struct rec_info *in = &d->info;
-	struct perfregs_config cfg;
-	char err[256];
 	unsigned int i;
 
 	fprintf(stderr, "perfregs-dump: %s: recorded by perfregs-dump %s on %s (kernel %s, "
@@ -848,8 +847,9 @@ static void verbose_recording(const char *path, const struct decoder *d)
 		}
 		fputc('\n', stderr);
 	}
-	if (!rec_config(path, &cfg, err, sizeof(err)))
-		verbose_session(&cfg, d->o.event_name);
+	/* the header as it was read: a FIFO or a pipe gives it once */
+	if (in->cfg_known)
+		verbose_session(&in->cfg, d->o.event_name);
 	fprintf(stderr, "perfregs-dump: %zu kernel symbols, %u vDSO images\n", d->nksyms,
 		d->nblobs);
 }

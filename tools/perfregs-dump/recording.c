@@ -1007,62 +1007,100 @@ static uint64_t src_pass(struct rec_src *s, uint64_t n)
 	return done;
 }
 
-static int rec_decode_src(struct rec_src *s, const char *path, struct decoder *d,
-			  uint64_t *produced, char *err, size_t errlen);
+static int src_header(struct rec_src *s, const char *path, struct rec_file_header *h,
+		      char *err, size_t errlen);
+static int src_items(struct rec_src *s, const struct rec_file_header *h, const char *path,
+		     struct decoder *d, uint64_t *produced, char *err, size_t errlen);
+
+/* A recording being read, once, from its start: its header checked. */
+struct rec_input {
+	struct rec_src s;
+	struct rec_file_header h;
+	const char *path;	/* as messages name it */
+	bool own_fd;		/* not standard input's */
+};
+
+int rec_open(const char *path, struct rec_input **inp, struct perfregs_config *cfg,
+	     char *err, size_t errlen)
+{
+	struct rec_input *in = calloc(1, sizeof(*in));
+	bool std_in = !strcmp(path, "-");
+	struct stat st;
+	off_t at = 0;
+	int ret;
+
+	*inp = NULL;
+	if (!in) {
+		snprintf(err, errlen, "cannot read %s: %s", path, strerror(ENOMEM));
+		return -EIO;
+	}
+	in->path = std_in ? "the standard input" : path;
+	in->s.cap = REC_CHUNK;
+	in->s.fd = std_in ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
+	in->own_fd = !std_in;
+	if (in->s.fd < 0 || fstat(in->s.fd, &st)) {
+		snprintf(err, errlen, "cannot read %s: %s", in->path, strerror(errno));
+		rec_input_free(in);
+		return -EIO;
+	}
+	/*
+	 * A regular file is read up to its size now (from where standard
+	 * input stands in it); anything else, a pipe or a FIFO, to its end,
+	 * each byte once.
+	 */
+	if (S_ISREG(st.st_mode) && std_in)
+		at = lseek(in->s.fd, 0, SEEK_CUR);
+	in->s.seekable = S_ISREG(st.st_mode) && at >= 0 && at <= st.st_size;
+	in->s.size = in->s.seekable ? (uint64_t)(st.st_size - at) : UINT64_MAX;
+	in->s.buf = malloc(in->s.cap);
+	if (!in->s.buf) {
+		snprintf(err, errlen, "cannot read %s: %s", in->path, strerror(ENOMEM));
+		rec_input_free(in);
+		return -EIO;
+	}
+	in->s.mem = in->s.buf;
+	if (in->s.seekable)
+		posix_fadvise(in->s.fd, at, 0, POSIX_FADV_SEQUENTIAL);
+	ret = src_header(&in->s, in->path, &in->h, err, errlen);
+	if (ret) {
+		rec_input_free(in);
+		return ret;
+	}
+	if (cfg)
+		*cfg = in->h.cfg;
+	*inp = in;
+	return 0;
+}
+
+int rec_read(struct rec_input *in, struct decoder *d, uint64_t *produced,
+	     char *err, size_t errlen)
+{
+	return src_items(&in->s, &in->h, in->path, d, produced, err, errlen);
+}
+
+void rec_input_free(struct rec_input *in)
+{
+	if (!in)
+		return;
+	if (in->own_fd && in->s.fd >= 0)
+		close(in->s.fd);
+	free(in->s.buf);
+	free(in);
+}
 
 int rec_decode(const char *path, struct decoder *d, uint64_t *produced,
 	       char *err, size_t errlen)
 {
-	struct rec_src s = { .cap = REC_CHUNK };
-	struct stat st;
+	struct rec_input *in;
 	int ret;
 
 	*produced = 0;
-	s.fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (s.fd < 0 || fstat(s.fd, &st)) {
-		snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
-		if (s.fd >= 0)
-			close(s.fd);
-		return -EIO;
-	}
-	/* a regular file is read up to its size now; anything else to its end */
-	s.size = S_ISREG(st.st_mode) ? (uint64_t)st.st_size : UINT64_MAX;
-	s.seekable = S_ISREG(st.st_mode);
-	s.buf = malloc(s.cap);
-	if (!s.buf) {
-		snprintf(err, errlen, "cannot read %s: %s", path, strerror(ENOMEM));
-		close(s.fd);
-		return -EIO;
-	}
-	s.mem = s.buf;
-	posix_fadvise(s.fd, 0, 0, POSIX_FADV_SEQUENTIAL);
-	ret = rec_decode_src(&s, path, d, produced, err, errlen);
-	free(s.buf);
-	close(s.fd);
+	ret = rec_open(path, &in, NULL, err, errlen);
+	if (ret)
+		return ret;
+	ret = rec_read(in, d, produced, err, errlen);
+	rec_input_free(in);
 	return ret;
-}
-
-/* The session configuration a recording was made with. */
-int rec_config(const char *path, struct perfregs_config *cfg, char *err,
-	       size_t errlen)
-{
-	struct rec_file_header h;
-	FILE *fp = fopen(path, "rb");
-	size_t n = 0;
-
-	if (!fp) {
-		snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
-		return -EIO;
-	}
-	n = fread(&h, 1, sizeof(h), fp);
-	fclose(fp);
-	if (n != sizeof(h) || memcmp(h.magic, REC_MAGIC, 8) ||
-	    h.version < REC_VERSION_MIN || h.version > REC_VERSION) {
-		snprintf(err, errlen, "%s is not a perfregs recording this tool reads", path);
-		return -EBADMSG;
-	}
-	*cfg = h.cfg;
-	return 0;
 }
 
 /* The kernel records of an item, as rec_decode_buf() walks them. */
@@ -1113,40 +1151,52 @@ int rec_decode_buf(const unsigned char *buf, size_t size, struct decoder *d,
 		   uint64_t *produced, char *err, size_t errlen)
 {
 	struct rec_src s = { .fd = -1, .mem = buf, .len = size, .size = size };
+	struct rec_file_header h;
+	int ret;
 
 	*produced = 0;
-	return rec_decode_src(&s, "the recording", d, produced, err, errlen);
+	ret = src_header(&s, "the recording", &h, err, errlen);
+	return ret ? ret : src_items(&s, &h, "the recording", d, produced, err, errlen);
+}
+
+/* The file header of s into *h, checked, and gone past. */
+static int src_header(struct rec_src *s, const char *path, struct rec_file_header *h,
+		      char *err, size_t errlen)
+{
+	if (src_fill(s, sizeof(*h)) < sizeof(*h))
+		return src_short(s, path, s->off + (s->len - s->pos),
+				 "file shorter than its header", err, errlen);
+	memcpy(h, s->mem + s->pos, sizeof(*h));
+	if (memcmp(h->magic, REC_MAGIC, 8)) {
+		snprintf(err, errlen, "not a perfregs recording (bad magic at offset 0)");
+		return -EBADMSG;
+	}
+	if (h->version < REC_VERSION_MIN || h->version > REC_VERSION ||
+	    h->header_size != sizeof(*h)) {
+		snprintf(err, errlen, "recording format %u, this tool reads %u to %u",
+			 h->version, REC_VERSION_MIN, REC_VERSION);
+		return -EBADMSG;
+	}
+	src_skip(s, sizeof(*h));
+	return 0;
 }
 
 /*
- * The items of s, each decoded from memory of our own where it lies
- * whole (or the caller's, which nobody else writes): no byte of an item
- * changes between its checks and its use.
+ * The items of s after its header h, each decoded from memory of our
+ * own where it lies whole (or the caller's, which nobody else writes):
+ * no byte of an item changes between its checks and its use.
  */
-static int rec_decode_src(struct rec_src *s, const char *path, struct decoder *d,
-			  uint64_t *produced, char *err, size_t errlen)
+static int src_items(struct rec_src *s, const struct rec_file_header *hp, const char *path,
+		     struct decoder *d, uint64_t *produced, char *err, size_t errlen)
 {
-	struct rec_file_header h;
+	const struct rec_file_header h = *hp;
 	bool ended = false;
 	uint64_t off = 0;
 	int ret = 0;
 
 	*produced = 0;
-	if (src_fill(s, sizeof(h)) < sizeof(h))
-		return src_short(s, path, s->off + (s->len - s->pos),
-				 "file shorter than its header", err, errlen);
-	memcpy(&h, s->mem + s->pos, sizeof(h));
-	if (memcmp(h.magic, REC_MAGIC, 8)) {
-		snprintf(err, errlen, "not a perfregs recording (bad magic at offset 0)");
-		return -EBADMSG;
-	}
-	if (h.version < REC_VERSION_MIN || h.version > REC_VERSION ||
-	    h.header_size != sizeof(h)) {
-		snprintf(err, errlen, "recording format %u, this tool reads %u to %u",
-			 h.version, REC_VERSION_MIN, REC_VERSION);
-		return -EBADMSG;
-	}
-	src_skip(s, sizeof(h));
+	d->info.cfg = h.cfg;
+	d->info.cfg_known = true;
 	while (!ended) {
 		struct item it;
 		const unsigned char *body;

@@ -217,6 +217,8 @@ struct rec_info {
 	char cpuid[96];			/* vendor,family,model,stepping */
 	uint64_t mem_kb;
 	bool event_seen;		/* the first event= counts */
+	struct perfregs_config cfg;	/* the file header's session */
+	bool cfg_known;			/* a header was read */
 };
 
 #define PERFREGS_TOOL_VERSION	"1.0"
