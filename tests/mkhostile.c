@@ -14,12 +14,13 @@
  * (read-only, build-id HEX with -D) over the page of BP from offset 0:
  * words the unwinder reads at BP are then outside the stack snapshot,
  * in DATA.  With -k, a recorded kernel symbol NAME and a kernel-mode
- * sample 0x10 into it.
+ * sample 0x10 into it; with -K, N more kernel symbols of 16 bytes, ksymI,
+ * each below the one before (descending order, after NAME's).
  *
  * With -A, the recording's command line (its arg= info) is ARG, the
  * option given once per word.
  *
- * usage: mkhostile FILE [-e EVENT] [-c COMM] [-k NAME] [-a ADDR] [-A ARG]...
+ * usage: mkhostile FILE [-e EVENT] [-c COMM] [-k NAME [-K N]] [-a ADDR] [-A ARG]...
  *                  [-m PATH [-b HEX] [-s] [-f BP [-d DATA [-D HEX]]]]
  */
 #include <stdio.h>
@@ -96,9 +97,10 @@ int main(int argc, char **argv)
 	struct mapping m[2] = { 0 }, *code = &m[0], *dm = &m[1];
 	bool stack = false;
 	struct recorder *r;
+	long more_ksyms = 0, i;
 	int c, n = 1;
 
-	while ((c = getopt(argc, argv, "e:c:k:a:m:b:sf:d:D:A:")) != -1) {
+	while ((c = getopt(argc, argv, "e:c:k:K:a:m:b:sf:d:D:A:")) != -1) {
 		switch (c) {
 		case 'e':
 			event = optarg;
@@ -108,6 +110,9 @@ int main(int argc, char **argv)
 			break;
 		case 'k':
 			ksym = optarg;
+			break;
+		case 'K':
+			more_ksyms = atol(optarg);
 			break;
 		case 'a':
 			addr = strtoull(optarg, NULL, 0);
@@ -142,7 +147,7 @@ int main(int argc, char **argv)
 	}
 	if (optind + 1 != argc) {
 usage:
-		fprintf(stderr, "usage: mkhostile FILE [-e EVENT] [-c COMM] [-k NAME] "
+		fprintf(stderr, "usage: mkhostile FILE [-e EVENT] [-c COMM] [-k NAME [-K N]] "
 			"[-a ADDR] [-A ARG]... [-m PATH [-b HEX] [-s] [-f BP [-d DATA [-D HEX]]]]\n");
 		return 2;
 	}
@@ -183,6 +188,15 @@ usage:
 				  .name = (char *)ksym };
 
 		rec_ksym(r, &k);
+		for (i = 0; i < more_ksyms; i++) {
+			char name[32];
+
+			snprintf(name, sizeof(name), "ksym%ld", i);
+			k.start = KSYM_START - 16 * (uint64_t)(i + 1);
+			k.end = k.start + 16;
+			k.name = name;
+			rec_ksym(r, &k);
+		}
 	}
 	sample(r, comm, false, stack);
 	if (ksym) {

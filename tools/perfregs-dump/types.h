@@ -252,8 +252,8 @@ struct decoder {
 	struct unwinder *unwinders;	/* an attached Dwfl per address space */
 	char *debuginfo_path;		/* where libdw finds debug files */
 	bool sideband;			/* side-band events are coming */
-	struct ksym *ksyms;		/* sorted by start */
-	size_t nksyms, ksyms_cap;
+	struct ksym *ksyms;		/* [0, ksyms_sorted) by start, then as added */
+	size_t nksyms, ksyms_cap, ksyms_sorted;
 	struct { uint64_t start, end; } ksym_seen[64];	/* ksym_learn() */
 	char *ksyms_blob;		/* /proc/kallsyms, names point into it */
 	bool ksyms_loaded;
