@@ -354,6 +354,60 @@ else
 	echo "not ok - a recording from a pipe or a FIFO (no synthetic recording)"
 fi
 
+# The header of a recording to a FIFO (record -o FIFO, or a pipe) once
+# the session fell back to user mode only (rec_update_config(), as
+# record does when perf refuses kernel mode; mkhostile -U): with a
+# command line of 480 KB (16 words of 30000 bytes: the info outgrew the
+# write buffer, which sent the header away) it must still say "user mode
+# only", its info keeping 64 KiB of the words; and when the header went
+# out before (-L: 1000 records straight to the file) the recorder says
+# it cannot be updated and goes on: the recording is whole, exit 0 (a
+# pwrite() to the FIFO made a sticky error of it, the recording lost).
+# A regular file is updated in place either way.
+long=$(head -c 30000 /dev/zero | tr '\0' a)
+args=()
+for _ in $(seq 16); do args+=(-A "$long"); done
+mkfifo "$T/hdr_fifo"
+bad=""
+# OUT ARGS...: mkhostile to OUT (fifo: through $T/hdr_fifo into $T/hdr.prf)
+hdr() {
+	local out=$1 rc
+	shift
+	rm -f "$T/hdr.prf"
+	if [ "$out" = fifo ]; then
+		timeout 10 sh -c 'cat "$1" > "$2"' _ "$T/hdr_fifo" "$T/hdr.prf" &
+		timeout 10 "$B/mkhostile" "$T/hdr_fifo" "$@" 2> "$T/hdr.err"
+		rc=$?
+		wait
+	else
+		"$B/mkhostile" "$T/hdr.prf" "$@" 2> "$T/hdr.err"
+		rc=$?
+	fi
+	return $rc
+}
+session() {
+	"$B/perfregs-dump" -v -q -i "$T/hdr.prf" 2>&1 >/dev/null | grep "session:"
+}
+for out in fifo file; do
+	if hdr $out "${args[@]}" -U && [ ! -s "$T/hdr.err" ] &&
+	   session | grep -q ", user mode only$"; then
+		sz=$(stat -c %s "$T/hdr.prf")
+		[ "$sz" -gt 60000 ] && [ "$sz" -lt 70000 ] || bad="$bad $out, long command line: $sz bytes;"
+	else
+		bad="$bad $out, long command line: $(head -c 200 "$T/hdr.err") '$(session)';"
+	fi
+done
+if ! hdr fifo -L 1000 -U || ! grep -q "the header says kernel mode too: Illegal seek" "$T/hdr.err" ||
+   ! "$B/perfregs-dump" -q --summary -i "$T/hdr.prf" > /dev/null 2>&1; then
+	bad="$bad fifo, header gone: $(head -c 200 "$T/hdr.err");"
+fi
+hdr file -L 1000 -U && session | grep -q ", user mode only$" || bad="$bad file, header gone: $(session);"
+if [ -z "$bad" ]; then
+	echo "ok - a FIFO's recording header says user mode only after the fallback; once it went out, said, no error"
+else
+	echo "not ok - a FIFO's recording header says user mode only after the fallback; once it went out, said, no error:$bad"
+fi
+
 # a recording's path is anyone's length: convert leaves out of perf.data
 # a mapping whose path would not fit perf's 16-bit record size (or its
 # PATH_MAX): perf script reads the file whole, the sample is there

@@ -20,7 +20,14 @@
  * With -A, the recording's command line (its arg= info) is ARG, the
  * option given once per word.
  *
+ * With -L, N LOST records first, in one write straight to FILE (as a
+ * ring's records go): the header has left the buffer then.  With -U,
+ * the session then falls back to user mode only (rec_update_config()),
+ * as record does when perf refuses kernel mode; a header that cannot
+ * be updated is said, and is no error.
+ *
  * usage: mkhostile FILE [-e EVENT] [-c COMM] [-k NAME [-K N]] [-a ADDR] [-A ARG]...
+ *                  [-L N] [-U]
  *                  [-m PATH [-b HEX] [-s] [-f BP [-d DATA [-D HEX]]]]
  */
 #include <stdio.h>
@@ -97,10 +104,11 @@ int main(int argc, char **argv)
 	struct mapping m[2] = { 0 }, *code = &m[0], *dm = &m[1];
 	bool stack = false;
 	struct recorder *r;
-	long more_ksyms = 0, i;
+	long more_ksyms = 0, nlost = 0, i;
+	bool user_only = false;
 	int c, n = 1;
 
-	while ((c = getopt(argc, argv, "e:c:k:K:a:m:b:sf:d:D:A:")) != -1) {
+	while ((c = getopt(argc, argv, "e:c:k:K:a:m:b:sf:d:D:A:L:U")) != -1) {
 		switch (c) {
 		case 'e':
 			event = optarg;
@@ -113,6 +121,12 @@ int main(int argc, char **argv)
 			break;
 		case 'K':
 			more_ksyms = atol(optarg);
+			break;
+		case 'L':
+			nlost = atol(optarg);
+			break;
+		case 'U':
+			user_only = true;
 			break;
 		case 'a':
 			addr = strtoull(optarg, NULL, 0);
@@ -148,7 +162,8 @@ int main(int argc, char **argv)
 	if (optind + 1 != argc) {
 usage:
 		fprintf(stderr, "usage: mkhostile FILE [-e EVENT] [-c COMM] [-k NAME [-K N]] "
-			"[-a ADDR] [-A ARG]... [-m PATH [-b HEX] [-s] [-f BP [-d DATA [-D HEX]]]]\n");
+			"[-a ADDR] [-A ARG]... [-m PATH [-b HEX] [-s] [-f BP [-d DATA [-D HEX]]]] "
+			"[-L N] [-U]\n");
 		return 2;
 	}
 	prf_config_default(&cfg);
@@ -157,6 +172,29 @@ usage:
 	if (!r) {
 		perror(argv[optind]);
 		return 1;
+	}
+	if (nlost > 0) {
+		struct perfregs_rec_lost *l = calloc(nlost, sizeof(*l));
+
+		for (i = 0; l && i < nlost; i++) {
+			l[i].header.type = PERFREGS_REC_LOST;
+			l[i].header.size = sizeof(*l);
+			l[i].time = 500;
+		}
+		if (!l || rec_records(r, 0, l, nlost * sizeof(*l), NULL, 0)) {
+			perror(argv[optind]);
+			return 1;
+		}
+		free(l);
+	}
+	if (user_only) {
+		int err;
+
+		cfg.flags |= PERFREGS_CF_EXCLUDE_KERNEL;
+		err = rec_update_config(r, &cfg);
+		if (err)
+			fprintf(stderr, "mkhostile: the header says kernel mode too: %s\n",
+				strerror(-err));
 	}
 	rec_image(r, &im);
 	if (path) {

@@ -1708,7 +1708,11 @@ static bool user_only_fallback(const struct options *o, struct live *lv,
 			"paranoid of 1 samples kernel mode too\n", paranoid,
 			lv->d.o.event_name);
 	err = lv->rec ? rec_update_config(lv->rec, cfg) : 0;
-	if (err)
+	if (err == -ESPIPE)
+		fprintf(stderr, "perfregs-dump: cannot note user mode only in %s: its "
+			"header went out already, and a pipe is not rewritten: it says "
+			"user and kernel mode\n", o->output);
+	else if (err)
 		fprintf(stderr, "perfregs-dump: cannot note user mode only in %s: %s\n",
 			o->output, strerror(-err));
 	return true;

@@ -201,6 +201,7 @@ struct recorder {
 	/* items come from the decoding and the learner threads, whole */
 	pthread_mutex_t lock;
 	bool written;		/* buf's start (the header) went to fd */
+	bool seekable;		/* fd is a regular file: pwrite() reaches the header */
 	unsigned char buf[REC_BUF_SIZE];
 };
 
@@ -408,10 +409,17 @@ static unsigned long total_mem(void)
 	return kb;
 }
 
+/*
+ * The bytes of arg= words ITEM_INFO keeps, at most: the header and the
+ * info stay in the buffer until sampling starts, so that
+ * rec_update_config() finds them there, also when the file is a pipe.
+ */
+#define REC_INFO_ARGS	(64 * 1024)
+
 /* ITEM_INFO's text: key=value strings, each with its NUL; NULL if no memory */
 static char *info_text(const char *event_name, size_t *len)
 {
-	size_t cap = 4096, n = 0, i, k;
+	size_t cap = 4096, n = 0, i, k, args = 0;
 	char *p = malloc(cap), *q;
 	struct utsname u;
 	char hex[41], host[256], desc[128], cpuid[96];
@@ -457,6 +465,9 @@ static char *info_text(const char *event_name, size_t *len)
 	for (w = 0; w < rec_argc; w++) {
 		size_t a = strlen(rec_argv[w]);
 
+		if (args + a + 5 > REC_INFO_ARGS)
+			break;	/* the rest of a command line this long is left out */
+		args += a + 5;
 		if (n + a + 5 > cap) {
 			cap = (n + a + 5) * 2;
 			q = realloc(p, cap);
@@ -483,6 +494,7 @@ struct recorder *rec_create(const char *path, const struct perfregs_config *cfg,
 {
 	struct rec_file_header h = { .magic = REC_MAGIC };
 	struct recorder *r = calloc(1, sizeof(*r));
+	struct stat st;
 	size_t len;
 	char *info;
 	int n;
@@ -508,6 +520,7 @@ struct recorder *rec_create(const char *path, const struct perfregs_config *cfg,
 		free(r);
 		return NULL;
 	}
+	r->seekable = !fstat(r->fd, &st) && S_ISREG(st.st_mode);
 	pthread_mutex_init(&r->lock, NULL);
 	h.header_size = sizeof(h);
 	h.version = REC_VERSION;
@@ -525,21 +538,29 @@ struct recorder *rec_create(const char *path, const struct perfregs_config *cfg,
 /*
  * The session's configuration changed after rec_create() (the default
  * event fell back to user mode only): the header says what was sampled.
- * In the buffer while nothing was written, else in the file, in place.
+ * In the buffer while nothing was written (always, before sampling
+ * starts: the info is bounded), else in the file, in place.  A pipe or
+ * a FIFO that has the header already cannot take it again: -ESPIPE, and
+ * the recording goes on with the header it has.
  */
 int rec_update_config(struct recorder *r, const struct perfregs_config *cfg)
 {
 	struct perfregs_config c = *cfg;
 	size_t off = offsetof(struct rec_file_header, cfg);
+	int ret = 0;
 
 	c.cpus_ptr = 0;
 	pthread_mutex_lock(&r->lock);
 	if (!r->written)
 		memcpy(r->buf + off, &c, sizeof(c));
+	else if (!r->seekable)
+		ret = -ESPIPE;
 	else if (pwrite(r->fd, &c, sizeof(c), (off_t)off) != (ssize_t)sizeof(c) && !r->error)
 		r->error = errno ? errno : EIO;
+	if (!ret && r->error)
+		ret = -r->error;
 	pthread_mutex_unlock(&r->lock);
-	return r->error ? -r->error : 0;
+	return ret;
 }
 
 /*
