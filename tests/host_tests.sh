@@ -428,7 +428,7 @@ fi
 # a run refused before it samples (here: no module, no /dev/perfregs)
 # loses no recording: -o FILE over an earlier one leaves it as it was,
 # with no FILE.old, and a new FILE is not left behind empty
-what="a refused run leaves -o FILE as it was: no empty recording, no FILE.old"
+what="a refused run leaves -o FILE as it was: no empty recording, no FILE.old, no symlink followed"
 if [ -e /dev/perfregs ]; then
 	echo "ok - $what # SKIP /dev/perfregs exists here"
 else
@@ -437,19 +437,33 @@ else
 	rc1=$?
 	"$B/perfregs-dump" record -q -o "$T/new.prf" -- /bin/true 2>> "$T/keep.err"
 	rc2=$?
-	# a symlink the user put there (dangling: its target gets written)
-	# is not removed: only a file this run made, under its name, is
+	# a symlink the user put there is not removed: only a file this run
+	# made, under its name, is.  Nor is one followed where a file is
+	# made (one planted in a shared directory): a dangling one's target
+	# is not created, one to a file leaves it as it was, and one at
+	# FILE.old is taken over by FILE's name, its target untouched.
 	ln -s "$T/link_target" "$T/link.prf"
 	"$B/perfregs-dump" record -q -o "$T/link.prf" -- /bin/true 2>> "$T/keep.err"
+	printf 'victim\n' > "$T/victim"
+	cp "$T/victim" "$T/victim2"
+	ln -s "$T/victim" "$T/to_file.prf"
+	"$B/perfregs-dump" record -q -o "$T/to_file.prf" -- /bin/true 2>> "$T/keep.err"
+	ln -s "$T/victim2" "$T/keep.prf.old"
+	"$B/perfregs-dump" record -q -o "$T/keep.prf" -- /bin/true 2>> "$T/keep.err"
 	if [ $rc1 = 2 ] && [ $rc2 = 2 ] && [ "$(cat "$T/keep.prf")" = "earlier recording" ] &&
-	   [ ! -e "$T/keep.prf.old" ] && [ ! -e "$T/new.prf" ] && [ -L "$T/link.prf" ] &&
+	   [ ! -e "$T/keep.prf.old" ] && [ ! -L "$T/keep.prf.old" ] && [ ! -e "$T/new.prf" ] &&
+	   [ -L "$T/link.prf" ] && [ ! -e "$T/link_target" ] &&
+	   [ "$(readlink "$T/to_file.prf")" = "$T/victim" ] && [ ! -e "$T/to_file.prf.old" ] &&
+	   [ "$(cat "$T/victim" "$T/victim2")" = "$(printf 'victim\nvictim')" ] &&
 	   grep -q "module is not loaded" "$T/keep.err"; then
 		echo "ok - $what"
 	else
 		echo "not ok - $what: exit $rc1/$rc2, FILE '$(head -c 60 "$T/keep.prf")'," \
-		     "FILE.old $(ls "$T/keep.prf.old" 2>&1 | head -c 80), new FILE" \
+		     "FILE.old $(ls -l "$T/keep.prf.old" 2>&1 | head -c 80), new FILE" \
 		     "$(ls -l "$T/new.prf" 2>&1 | head -c 80), symlink" \
-		     "$(ls -l "$T/link.prf" 2>&1 | head -c 80)"
+		     "$(ls -l "$T/link.prf" 2>&1 | head -c 80), its target" \
+		     "$(ls -l "$T/link_target" 2>&1 | head -c 80), to a file" \
+		     "$(ls -l "$T/to_file.prf" 2>&1 | head -c 80), victims '$(cat "$T/victim" "$T/victim2" | head -c 40)'"
 	fi
 fi
 

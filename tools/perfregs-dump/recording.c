@@ -492,6 +492,14 @@ fail:
 struct recorder *rec_create(const char *path, const struct perfregs_config *cfg,
 			    const char *event_name)
 {
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+
+	return fd < 0 ? NULL : rec_create_fd(fd, path, cfg, event_name);
+}
+
+struct recorder *rec_create_fd(int fd, const char *path, const struct perfregs_config *cfg,
+			       const char *event_name)
+{
 	struct rec_file_header h = { .magic = REC_MAGIC };
 	struct recorder *r = calloc(1, sizeof(*r));
 	struct stat st;
@@ -499,8 +507,11 @@ struct recorder *rec_create(const char *path, const struct perfregs_config *cfg,
 	char *info;
 	int n;
 
-	if (!r)
+	if (!r) {
+		close(fd);
+		errno = ENOMEM;
 		return NULL;
+	}
 	/*
 	 * Touch the buffer now: its page faults would otherwise come while
 	 * the sampled workload runs, and count as overhead.
@@ -510,16 +521,12 @@ struct recorder *rec_create(const char *path, const struct perfregs_config *cfg,
 	r->path = path;
 	info = info_text(event_name, &len);
 	if (!info) {
+		close(fd);
 		free(r);
 		errno = ENOMEM;
 		return NULL;
 	}
-	r->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-	if (r->fd < 0) {
-		free(info);
-		free(r);
-		return NULL;
-	}
+	r->fd = fd;
 	r->seekable = !fstat(r->fd, &st) && S_ISREG(st.st_mode);
 	pthread_mutex_init(&r->lock, NULL);
 	h.header_size = sizeof(h);

@@ -10,6 +10,9 @@ void rec_cmdline(int argc, char *const *argv);
 void rec_info_free(struct decoder *d);
 struct recorder *rec_create(const char *path, const struct perfregs_config *cfg,
 			    const char *event_name);
+/* The same to fd, opened for writing by the caller: the recorder's now */
+struct recorder *rec_create_fd(int fd, const char *path, const struct perfregs_config *cfg,
+			       const char *event_name);
 int rec_sample(struct recorder *r, int cpu, const struct perfregs_rec_header *h);
 int rec_update_config(struct recorder *r, const struct perfregs_config *cfg);
 int rec_records(struct recorder *r, int cpu, const void *a, size_t alen,
