@@ -289,6 +289,125 @@ else
 	echo "not ok - -v tells where, by what command and with what settings a recording was made (no mksnap or program)"
 fi
 
+# A recording read from a pipe or a FIFO, as perf report -i - reads
+# one: each byte is read once, so no subcommand may open it twice (-v
+# read the header again, convert read it first through stdio, and a
+# FIFO's second open waits for a writer for good).  -i - (the standard
+# input), -i /dev/stdin and -i FIFO give what -i FILE gives, byte for
+# byte, for -f json, report, convert, convert --to pprof, and -v's
+# session line; 10 s each, so that a hang fails.
+if [ -s "$T/syn.prf" ]; then
+	bad=""
+	mkfifo "$T/pipe_fifo"
+	"$B/perfregs-dump" -q -f json -i "$T/syn.prf" > "$T/pipe_want.json" 2>&1
+	"$B/perfregs-dump" convert -q -i "$T/syn.prf" -o "$T/pipe_want.data" 2>&1
+	"$B/perfregs-dump" convert --to pprof -q -i "$T/syn.prf" -o "$T/pipe_want.pb.gz" 2>&1
+	"$B/perfregs-dump" -v -q -i "$T/syn.prf" 2>&1 >/dev/null | grep "session:" > "$T/pipe_want.v"
+	[ -s "$T/pipe_want.v" ] || bad="$bad no -v session line from the file;"
+	# HOW ARGS: the recording through HOW (pipe, fifo) to perfregs-dump ARGS
+	# with IN for its name; stdout in $T/pipe_got, stderr in $T/pipe_err
+	through() {
+		local how=$1 a args=()
+		shift
+		for a in "$@"; do
+			if [ "$a" = IN ] && [ "$how" = fifo ]; then a=$T/pipe_fifo
+			elif [ "$a" = IN ]; then a=-; fi
+			args+=("$a")
+		done
+		if [ "$how" = fifo ]; then
+			timeout 10 sh -c 'cat "$1" > "$2"' _ "$T/syn.prf" "$T/pipe_fifo" &
+			timeout 10 "$B/perfregs-dump" "${args[@]}" > "$T/pipe_got" 2> "$T/pipe_err"
+		else
+			cat "$T/syn.prf" | timeout 10 "$B/perfregs-dump" "${args[@]}" \
+				> "$T/pipe_got" 2> "$T/pipe_err"
+		fi
+		local rc=$?
+		wait
+		return $rc
+	}
+	for how in pipe fifo; do
+		through $how -q -f json -i IN && cmp -s "$T/pipe_got" "$T/pipe_want.json" ||
+			bad="$bad $how -f json: $(head -c 200 "$T/pipe_err");"
+		through $how report -q -f json -i IN && cmp -s "$T/pipe_got" "$T/pipe_want.json" ||
+			bad="$bad $how report: $(head -c 200 "$T/pipe_err");"
+		rm -f "$T/pipe.data" "$T/pipe.pb.gz"
+		through $how convert -q -i IN -o "$T/pipe.data" &&
+			cmp -s "$T/pipe.data" "$T/pipe_want.data" ||
+			bad="$bad $how convert: $(head -c 200 "$T/pipe_err");"
+		through $how convert --to pprof -q -i IN -o "$T/pipe.pb.gz" &&
+			cmp -s "$T/pipe.pb.gz" "$T/pipe_want.pb.gz" ||
+			bad="$bad $how convert --to pprof: $(head -c 200 "$T/pipe_err");"
+		through $how -v -q -i IN && [ "$(grep "session:" "$T/pipe_err")" = "$(cat "$T/pipe_want.v")" ] ||
+			bad="$bad $how -v: exit $?: $(head -c 200 "$T/pipe_err");"
+	done
+	cat "$T/syn.prf" | timeout 10 "$B/perfregs-dump" -q -f json -i /dev/stdin > "$T/pipe_got" &&
+		cmp -s "$T/pipe_got" "$T/pipe_want.json" || bad="$bad -i /dev/stdin;"
+	# standard input a regular file, read from where it stands
+	(head -c 0; timeout 10 "$B/perfregs-dump" -q -f json -i -) < "$T/syn.prf" > "$T/pipe_got" &&
+		cmp -s "$T/pipe_got" "$T/pipe_want.json" || bad="$bad -i - < FILE;"
+	if [ -z "$bad" ]; then
+		echo "ok - a recording from a pipe (-i -, -i /dev/stdin) or a FIFO: json, report, convert, pprof and -v as from the file"
+	else
+		echo "not ok - a recording from a pipe (-i -, -i /dev/stdin) or a FIFO: json, report, convert, pprof and -v as from the file:$bad"
+	fi
+else
+	echo "not ok - a recording from a pipe or a FIFO (no synthetic recording)"
+fi
+
+# The header of a recording to a FIFO (record -o FIFO, or a pipe) once
+# the session fell back to user mode only (rec_update_config(), as
+# record does when perf refuses kernel mode; mkhostile -U): with a
+# command line of 480 KB (16 words of 30000 bytes: the info outgrew the
+# write buffer, which sent the header away) it must still say "user mode
+# only", its info keeping 64 KiB of the words; and when the header went
+# out before (-L: 1000 records straight to the file) the recorder says
+# it cannot be updated and goes on: the recording is whole, exit 0 (a
+# pwrite() to the FIFO made a sticky error of it, the recording lost).
+# A regular file is updated in place either way.
+long=$(head -c 30000 /dev/zero | tr '\0' a)
+args=()
+for _ in $(seq 16); do args+=(-A "$long"); done
+mkfifo "$T/hdr_fifo"
+bad=""
+# OUT ARGS...: mkhostile to OUT (fifo: through $T/hdr_fifo into $T/hdr.prf)
+hdr() {
+	local out=$1 rc
+	shift
+	rm -f "$T/hdr.prf"
+	if [ "$out" = fifo ]; then
+		timeout 10 sh -c 'cat "$1" > "$2"' _ "$T/hdr_fifo" "$T/hdr.prf" &
+		timeout 10 "$B/mkhostile" "$T/hdr_fifo" "$@" 2> "$T/hdr.err"
+		rc=$?
+		wait
+	else
+		"$B/mkhostile" "$T/hdr.prf" "$@" 2> "$T/hdr.err"
+		rc=$?
+	fi
+	return $rc
+}
+session() {
+	"$B/perfregs-dump" -v -q -i "$T/hdr.prf" 2>&1 >/dev/null | grep "session:"
+}
+for out in fifo file; do
+	if hdr $out "${args[@]}" -U && [ ! -s "$T/hdr.err" ] &&
+	   session | grep -q ", user mode only$"; then
+		sz=$(stat -c %s "$T/hdr.prf")
+		[ "$sz" -gt 60000 ] && [ "$sz" -lt 70000 ] || bad="$bad $out, long command line: $sz bytes;"
+	else
+		bad="$bad $out, long command line: $(head -c 200 "$T/hdr.err") '$(session)';"
+	fi
+done
+if ! hdr fifo -L 1000 -U || ! grep -q "the header says kernel mode too: Illegal seek" "$T/hdr.err" ||
+   ! "$B/perfregs-dump" -q --summary -i "$T/hdr.prf" > /dev/null 2>&1; then
+	bad="$bad fifo, header gone: $(head -c 200 "$T/hdr.err");"
+fi
+hdr file -L 1000 -U && session | grep -q ", user mode only$" || bad="$bad file, header gone: $(session);"
+if [ -z "$bad" ]; then
+	echo "ok - a FIFO's recording header says user mode only after the fallback; once it went out, said, no error"
+else
+	echo "not ok - a FIFO's recording header says user mode only after the fallback; once it went out, said, no error:$bad"
+fi
+
 # a recording's path is anyone's length: convert leaves out of perf.data
 # a mapping whose path would not fit perf's 16-bit record size (or its
 # PATH_MAX): perf script reads the file whole, the sample is there
@@ -309,7 +428,7 @@ fi
 # a run refused before it samples (here: no module, no /dev/perfregs)
 # loses no recording: -o FILE over an earlier one leaves it as it was,
 # with no FILE.old, and a new FILE is not left behind empty
-what="a refused run leaves -o FILE as it was: no empty recording, no FILE.old"
+what="a refused run leaves -o FILE as it was: no empty recording, no FILE.old, no symlink followed"
 if [ -e /dev/perfregs ]; then
 	echo "ok - $what # SKIP /dev/perfregs exists here"
 else
@@ -318,19 +437,33 @@ else
 	rc1=$?
 	"$B/perfregs-dump" record -q -o "$T/new.prf" -- /bin/true 2>> "$T/keep.err"
 	rc2=$?
-	# a symlink the user put there (dangling: its target gets written)
-	# is not removed: only a file this run made, under its name, is
+	# a symlink the user put there is not removed: only a file this run
+	# made, under its name, is.  Nor is one followed where a file is
+	# made (one planted in a shared directory): a dangling one's target
+	# is not created, one to a file leaves it as it was, and one at
+	# FILE.old is taken over by FILE's name, its target untouched.
 	ln -s "$T/link_target" "$T/link.prf"
 	"$B/perfregs-dump" record -q -o "$T/link.prf" -- /bin/true 2>> "$T/keep.err"
+	printf 'victim\n' > "$T/victim"
+	cp "$T/victim" "$T/victim2"
+	ln -s "$T/victim" "$T/to_file.prf"
+	"$B/perfregs-dump" record -q -o "$T/to_file.prf" -- /bin/true 2>> "$T/keep.err"
+	ln -s "$T/victim2" "$T/keep.prf.old"
+	"$B/perfregs-dump" record -q -o "$T/keep.prf" -- /bin/true 2>> "$T/keep.err"
 	if [ $rc1 = 2 ] && [ $rc2 = 2 ] && [ "$(cat "$T/keep.prf")" = "earlier recording" ] &&
-	   [ ! -e "$T/keep.prf.old" ] && [ ! -e "$T/new.prf" ] && [ -L "$T/link.prf" ] &&
+	   [ ! -e "$T/keep.prf.old" ] && [ ! -L "$T/keep.prf.old" ] && [ ! -e "$T/new.prf" ] &&
+	   [ -L "$T/link.prf" ] && [ ! -e "$T/link_target" ] &&
+	   [ "$(readlink "$T/to_file.prf")" = "$T/victim" ] && [ ! -e "$T/to_file.prf.old" ] &&
+	   [ "$(cat "$T/victim" "$T/victim2")" = "$(printf 'victim\nvictim')" ] &&
 	   grep -q "module is not loaded" "$T/keep.err"; then
 		echo "ok - $what"
 	else
 		echo "not ok - $what: exit $rc1/$rc2, FILE '$(head -c 60 "$T/keep.prf")'," \
-		     "FILE.old $(ls "$T/keep.prf.old" 2>&1 | head -c 80), new FILE" \
+		     "FILE.old $(ls -l "$T/keep.prf.old" 2>&1 | head -c 80), new FILE" \
 		     "$(ls -l "$T/new.prf" 2>&1 | head -c 80), symlink" \
-		     "$(ls -l "$T/link.prf" 2>&1 | head -c 80)"
+		     "$(ls -l "$T/link.prf" 2>&1 | head -c 80), its target" \
+		     "$(ls -l "$T/link_target" 2>&1 | head -c 80), to a file" \
+		     "$(ls -l "$T/to_file.prf" 2>&1 | head -c 80), victims '$(cat "$T/victim" "$T/victim2" | head -c 40)'"
 	fi
 fi
 
@@ -890,6 +1023,61 @@ if [ -x "$B/racefile" ]; then
 	rm -f "$T"/race.prf*
 fi
 
+# An item's size is anyone's: a sparse file of a few KiB on disk that
+# claims a 4 GiB item (here past the header and the info of mkrec's
+# recording, then an end item after the hole) must cost neither 4 GiB
+# of memory nor the time to read them.  A kernel record item larger than
+# a writer makes is refused at its offset, exit 4; an item of a type the
+# tool does not know is gone past, unread: the end item after it counts
+# (exit 0).  Under ulimit -v 1 GiB, peak RSS below 64 MiB, in 20 s.
+# (An ASan build reserves terabytes of shadow: no ulimit -v for it,
+# the RSS bound stays.)
+if "$B/mkrec" "$T/sparse_src.prf" 1; then
+	bad=""
+	vlimit=1048576
+	ldd "$B/perfregs-dump" 2>/dev/null | grep -q libasan && vlimit=unlimited
+	for kind in krec unknown; do
+		/usr/bin/python3 - "$T/sparse_src.prf" "$T/sparse.prf" $kind <<'PY'
+import struct, sys
+src, dst, kind = sys.argv[1:4]
+b = open(src, "rb").read()
+hsize = struct.unpack_from("<I", b, 8)[0]
+isize = struct.unpack_from("<I", b, hsize + 4)[0]     # ITEM_INFO, first
+big = 0xfffffff8
+with open(dst, "wb") as f:
+    f.write(b[:hsize + isize])
+    f.write(struct.pack("<II", 5 if kind == "krec" else 0x7fff, big))
+    f.seek(hsize + isize + big)
+    f.write(struct.pack("<II", 6, 56) + bytes(48))      # ITEM_END
+PY
+		out=$( (ulimit -v $vlimit; timeout 20 /usr/bin/time -f '%M %e' "$B/perfregs-dump" -q \
+			--summary -i "$T/sparse.prf") 2>&1 >/dev/null)
+		rc=$?
+		read -r kb secs < <(printf '%s\n' "$out" | tail -1)
+		want_rc=4
+		if [ $kind = krec ]; then
+			printf '%s' "$out" | grep -q "malformed recording at offset [0-9]*: an item of type 5 claims 4294967288 bytes, more than any writer makes" ||
+				bad="$bad $kind: '$(printf '%s' "$out" | head -c 300)';"
+		else
+			want_rc=0
+		fi
+		[ $rc = $want_rc ] || bad="$bad $kind: exit $rc, not $want_rc ($(printf '%s' "$out" | head -c 200));"
+		case "$kb" in
+		''|*[!0-9]*) bad="$bad $kind: no RSS measured;" ;;
+		*) [ "$kb" -lt 65536 ] || bad="$bad $kind: peak RSS $kb KiB;" ;;
+		esac
+		echo "# a 4 GiB $kind item on a sparse file: exit $rc, ${kb:-?} KiB peak RSS, ${secs:-?} s"
+	done
+	rm -f "$T/sparse.prf" "$T/sparse_src.prf"
+	if [ -z "$bad" ]; then
+		echo "ok - a sparse recording claiming a 4 GiB item: refused at its offset, or gone past unread; small RSS"
+	else
+		echo "not ok - a sparse recording claiming a 4 GiB item: refused at its offset, or gone past unread; small RSS:$bad"
+	fi
+else
+	echo "not ok - a sparse recording claiming a 4 GiB item (mkrec failed)"
+fi
+
 # The same cut under perfregs-dump -i itself, at a known point: its
 # output is a pipe left unread until it blocks writing to it (it cannot
 # be far into the file then), and the file is cut to half (at a page, so
@@ -968,6 +1156,25 @@ if [ -x "$B/mkstorm" ]; then
 	else
 		echo "not ok - a child linked 4000 times to its parent is rebuilt once per late event: exit $(cat "$T/storm_alt.rc") in 30 s of CPU"
 	fi
+fi
+
+# A recording's kernel symbols come in any order: 400000 of them, each
+# below the one before, then a sample in the first.  Inserted in place,
+# each moved all the others: 47 s of CPU (13.5 s for 200000, 2.3 s for
+# 100000); appended and sorted once, 0.08 s.  10 s of CPU fail only the
+# quadratic.
+if "$B/mkhostile" "$T/ksyms.prf" -k target -K 400000; then
+	( ulimit -t 10; /usr/bin/time -f '%U' -o "$T/ksyms.time" "$B/perfregs-dump" -q -f json \
+		-i "$T/ksyms.prf" > "$T/ksyms.out" 2> "$T/ksyms.err"; echo $? > "$T/ksyms.rc" )
+	if [ "$(cat "$T/ksyms.rc")" = 0 ] &&
+	   [ "$(grep -o '"sym":"[^"]*"' "$T/ksyms.out")" = '"sym":"target+0x10"' ]; then
+		echo "ok - 400000 kernel symbols in descending order: $(tail -1 "$T/ksyms.time") s of CPU, the sample named"
+	else
+		echo "not ok - 400000 kernel symbols in descending order: exit $(cat "$T/ksyms.rc") under 10 s of CPU: $(head -c 200 "$T/ksyms.err")"
+	fi
+	rm -f "$T/ksyms.prf" "$T/ksyms.out"
+else
+	echo "not ok - 400000 kernel symbols in descending order (mkhostile failed)"
 fi
 
 # The decoder's memory does not grow with the number of samples: 2e5 and

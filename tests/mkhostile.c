@@ -14,12 +14,20 @@
  * (read-only, build-id HEX with -D) over the page of BP from offset 0:
  * words the unwinder reads at BP are then outside the stack snapshot,
  * in DATA.  With -k, a recorded kernel symbol NAME and a kernel-mode
- * sample 0x10 into it.
+ * sample 0x10 into it; with -K, N more kernel symbols of 16 bytes, ksymI,
+ * each below the one before (descending order, after NAME's).
  *
  * With -A, the recording's command line (its arg= info) is ARG, the
  * option given once per word.
  *
- * usage: mkhostile FILE [-e EVENT] [-c COMM] [-k NAME] [-a ADDR] [-A ARG]...
+ * With -L, N LOST records first, in one write straight to FILE (as a
+ * ring's records go): the header has left the buffer then.  With -U,
+ * the session then falls back to user mode only (rec_update_config()),
+ * as record does when perf refuses kernel mode; a header that cannot
+ * be updated is said, and is no error.
+ *
+ * usage: mkhostile FILE [-e EVENT] [-c COMM] [-k NAME [-K N]] [-a ADDR] [-A ARG]...
+ *                  [-L N] [-U]
  *                  [-m PATH [-b HEX] [-s] [-f BP [-d DATA [-D HEX]]]]
  */
 #include <stdio.h>
@@ -96,9 +104,11 @@ int main(int argc, char **argv)
 	struct mapping m[2] = { 0 }, *code = &m[0], *dm = &m[1];
 	bool stack = false;
 	struct recorder *r;
+	long more_ksyms = 0, nlost = 0, i;
+	bool user_only = false;
 	int c, n = 1;
 
-	while ((c = getopt(argc, argv, "e:c:k:a:m:b:sf:d:D:A:")) != -1) {
+	while ((c = getopt(argc, argv, "e:c:k:K:a:m:b:sf:d:D:A:L:U")) != -1) {
 		switch (c) {
 		case 'e':
 			event = optarg;
@@ -108,6 +118,15 @@ int main(int argc, char **argv)
 			break;
 		case 'k':
 			ksym = optarg;
+			break;
+		case 'K':
+			more_ksyms = atol(optarg);
+			break;
+		case 'L':
+			nlost = atol(optarg);
+			break;
+		case 'U':
+			user_only = true;
 			break;
 		case 'a':
 			addr = strtoull(optarg, NULL, 0);
@@ -142,8 +161,9 @@ int main(int argc, char **argv)
 	}
 	if (optind + 1 != argc) {
 usage:
-		fprintf(stderr, "usage: mkhostile FILE [-e EVENT] [-c COMM] [-k NAME] "
-			"[-a ADDR] [-A ARG]... [-m PATH [-b HEX] [-s] [-f BP [-d DATA [-D HEX]]]]\n");
+		fprintf(stderr, "usage: mkhostile FILE [-e EVENT] [-c COMM] [-k NAME [-K N]] "
+			"[-a ADDR] [-A ARG]... [-m PATH [-b HEX] [-s] [-f BP [-d DATA [-D HEX]]]] "
+			"[-L N] [-U]\n");
 		return 2;
 	}
 	prf_config_default(&cfg);
@@ -152,6 +172,29 @@ usage:
 	if (!r) {
 		perror(argv[optind]);
 		return 1;
+	}
+	if (nlost > 0) {
+		struct perfregs_rec_lost *l = calloc(nlost, sizeof(*l));
+
+		for (i = 0; l && i < nlost; i++) {
+			l[i].header.type = PERFREGS_REC_LOST;
+			l[i].header.size = sizeof(*l);
+			l[i].time = 500;
+		}
+		if (!l || rec_records(r, 0, l, nlost * sizeof(*l), NULL, 0)) {
+			perror(argv[optind]);
+			return 1;
+		}
+		free(l);
+	}
+	if (user_only) {
+		int err;
+
+		cfg.flags |= PERFREGS_CF_EXCLUDE_KERNEL;
+		err = rec_update_config(r, &cfg);
+		if (err)
+			fprintf(stderr, "mkhostile: the header says kernel mode too: %s\n",
+				strerror(-err));
 	}
 	rec_image(r, &im);
 	if (path) {
@@ -183,6 +226,15 @@ usage:
 				  .name = (char *)ksym };
 
 		rec_ksym(r, &k);
+		for (i = 0; i < more_ksyms; i++) {
+			char name[32];
+
+			snprintf(name, sizeof(name), "ksym%ld", i);
+			k.start = KSYM_START - 16 * (uint64_t)(i + 1);
+			k.end = k.start + 16;
+			k.name = name;
+			rec_ksym(r, &k);
+		}
 	}
 	sample(r, comm, false, stack);
 	if (ksym) {

@@ -10,6 +10,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <poll.h>
 #include <inttypes.h>
@@ -110,7 +111,8 @@ static void usage(FILE *fp)
 "  -o, --output FILE     record to FILE instead of decoding (with -f:\n"
 "                        record and decode); an existing FILE is kept\n"
 "                        as FILE.old\n"
-"  -i, --input FILE      decode the recording FILE\n"
+"  -i, --input FILE      decode the recording FILE (a pipe too; -: the\n"
+"                        standard input)\n"
 "  -f, --format FMT      text (default), json (JSON Lines) or folded\n"
 "                        (stacks and counts, for flame graphs)\n"
 "      --fields FIELDS   what text output shows of a sample, in the order\n"
@@ -288,8 +290,15 @@ struct live {
 	int filter_tid;
 	int rec_error;
 	bool tee;		/* -o with -f: record and print */
-	/* -o: its path; a file of our own (made here); FILE.old made of it */
-	const char *rec_path;
+	/*
+	 * -o: its path, its directory (out_open()) and its name and its
+	 * .old's in there; a file of our own (made here); FILE.old made of
+	 * what FILE was (rec_old_st)
+	 */
+	const char *rec_path, *rec_base;
+	int rec_dirfd;
+	char *rec_old;
+	struct stat rec_old_st;
 	bool rec_fresh, rec_kept_old;
 	/* only recording: what on_raw_span() saw, for progress and summary */
 	uint64_t raw_samples;
@@ -825,8 +834,6 @@ static void verbose_session(const struct perfregs_config *cfg, const char *event
 static void verbose_recording(const char *path, const struct decoder *d)
 {
 	const struct rec_info *in = &d->info;
-	struct perfregs_config cfg;
-	char err[256];
 	unsigned int i;
 
 	fprintf(stderr, "perfregs-dump: %s: recorded by perfregs-dump %s on %s (kernel %s, "
@@ -848,8 +855,9 @@ static void verbose_recording(const char *path, const struct decoder *d)
 		}
 		fputc('\n', stderr);
 	}
-	if (!rec_config(path, &cfg, err, sizeof(err)))
-		verbose_session(&cfg, d->o.event_name);
+	/* the header as it was read: a FIFO or a pipe gives it once */
+	if (in->cfg_known)
+		verbose_session(&in->cfg, d->o.event_name);
 	fprintf(stderr, "perfregs-dump: %zu kernel symbols, %u vDSO images\n", d->nksyms,
 		d->nblobs);
 }
@@ -936,45 +944,93 @@ struct options {
 };
 
 /*
- * -o FILE over an existing regular file keeps it as FILE.old, as perf
- * record keeps perf.data.old: one run's recording is not lost to the
- * next by mistake.  A device, a FIFO or a symlink to one is written to.
+ * -o FILE, as record makes it.  Every name is taken relative to FILE's
+ * directory, opened once (a directory on the way swapped meanwhile
+ * changes nothing after), and no symlink that may have been planted at
+ * FILE or FILE.old is followed where something is made:
+ *  - an existing regular FILE, or a symlink that leads to no device or
+ *    FIFO (its target untouched, if any), is kept as FILE.old, as perf
+ *    record keeps perf.data.old: renameat() moves the name, and takes
+ *    FILE.old's place whatever is there, without following it;
+ *  - FILE is then made with O_CREAT | O_EXCL | O_NOFOLLOW: a name that
+ *    appeared meanwhile, a symlink above all, is an error, never opened;
+ *  - a device or a FIFO, or a symlink to one, is written to; one that
+ *    turns out a regular file once open (swapped meanwhile) is refused.
+ * Returns the descriptor, or -1 once it has said why.
  */
-/* PATH.old, malloc()ed; NULL (said) without memory */
-static char *old_name(const char *path)
+static int out_open(struct live *lv, const char *path)
 {
-	size_t len = strlen(path) + 5;
-	char *old = malloc(len);
-
-	if (old)
-		snprintf(old, len, "%s.old", path);
-	else
-		fprintf(stderr, "perfregs-dump: out of memory\n");
-	return old;
-}
-
-static int keep_old(struct live *lv, const char *path)
-{
-	struct stat st;
-	char *old;
-	int gone = stat(path, &st);
+	const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
+	struct stat st, to;
+	char *dir;
+	int fd;
 
 	lv->rec_path = path;
-	lv->rec_fresh = gone || S_ISREG(st.st_mode);	/* rec_create() makes it */
-	if (gone || !S_ISREG(st.st_mode))
-		return GO_ON;
-	old = old_name(path);
-	if (!old)
-		return EXIT_IO;
-	if (rename(path, old)) {
-		fprintf(stderr, "perfregs-dump: cannot keep %s as %s: %s\n", path, old,
-			strerror(errno));
-		free(old);
-		return EXIT_IO;
+	lv->rec_base = base;
+	lv->rec_dirfd = -1;
+	if (!*base || !strcmp(base, ".") || !strcmp(base, "..")) {
+		fprintf(stderr, "perfregs-dump: cannot write %s: %s\n", path, strerror(EISDIR));
+		return -1;
 	}
-	free(old);
-	lv->rec_kept_old = true;
-	return GO_ON;
+	dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
+	lv->rec_old = malloc(strlen(base) + 5);
+	if (!dir || !lv->rec_old) {
+		free(dir);
+		fprintf(stderr, "perfregs-dump: out of memory\n");
+		return -1;
+	}
+	sprintf(lv->rec_old, "%s.old", base);
+	lv->rec_dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (lv->rec_dirfd < 0) {
+		fprintf(stderr, "perfregs-dump: cannot write %s: its directory %s: %s\n",
+			path, dir, strerror(errno));
+		free(dir);
+		return -1;
+	}
+	free(dir);
+	if (fstatat(lv->rec_dirfd, base, &st, AT_SYMLINK_NOFOLLOW)) {
+		if (errno != ENOENT) {
+			fprintf(stderr, "perfregs-dump: cannot write %s: %s\n", path,
+				strerror(errno));
+			return -1;
+		}
+	} else if (S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "perfregs-dump: cannot write %s: %s\n", path, strerror(EISDIR));
+		return -1;
+	} else if (!S_ISREG(st.st_mode) &&
+		   (!S_ISLNK(st.st_mode) || (!fstatat(lv->rec_dirfd, base, &to, 0) &&
+					     !S_ISREG(to.st_mode) && !S_ISDIR(to.st_mode)))) {
+		/* a device or a FIFO, or a symlink to one: written to */
+		fd = openat(lv->rec_dirfd, base, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+		if (fd >= 0 && (fstat(fd, &to) || S_ISREG(to.st_mode))) {
+			close(fd);
+			fd = -1;
+			errno = EEXIST;	/* a file now: not ours to write over */
+		}
+		if (fd < 0)
+			fprintf(stderr, "perfregs-dump: cannot write %s: %s\n", path,
+				strerror(errno));
+		return fd;
+	} else if (renameat(lv->rec_dirfd, base, lv->rec_dirfd, lv->rec_old)) {
+		fprintf(stderr, "perfregs-dump: cannot keep %s as %s.old: %s\n", path, path,
+			strerror(errno));
+		return -1;
+	} else {
+		lv->rec_kept_old = true;
+		lv->rec_old_st = st;	/* what FILE.old is, if it is still ours */
+	}
+	fd = openat(lv->rec_dirfd, base, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		    0666);
+	if (fd < 0) {
+		fprintf(stderr, "perfregs-dump: cannot make %s: %s%s\n", path, strerror(errno),
+			errno == EEXIST || errno == ELOOP ? " (it appeared meanwhile: "
+			"another process at work in that directory?)" : "");
+		if (lv->rec_kept_old)
+			fprintf(stderr, "perfregs-dump: what was %s is %s.old\n", path, path);
+		return -1;
+	}
+	lv->rec_fresh = true;
+	return fd;
 }
 
 /*
@@ -986,28 +1042,25 @@ static void rec_undo(struct live *lv)
 {
 	struct stat mine, now;
 	bool known;
-	char *old;
 
 	if (!lv->rec)
 		return;
 	known = !rec_discard(lv->rec, &mine);
 	lv->rec = NULL;
 	/*
-	 * Only the file this run made, still under its name: not a symlink
-	 * the user had there (its target was written), not another file
-	 * the name leads to now (a directory on the way swapped meanwhile).
+	 * Only the file this run made, still under its name in the directory
+	 * it was made in; and FILE.old back only if it is still what FILE was.
 	 */
-	if (!lv->rec_fresh || !known || lstat(lv->rec_path, &now) || !S_ISREG(now.st_mode) ||
-	    now.st_dev != mine.st_dev || now.st_ino != mine.st_ino ||
-	    unlink(lv->rec_path))
+	if (!lv->rec_fresh || !known ||
+	    fstatat(lv->rec_dirfd, lv->rec_base, &now, AT_SYMLINK_NOFOLLOW) ||
+	    !S_ISREG(now.st_mode) || now.st_dev != mine.st_dev || now.st_ino != mine.st_ino ||
+	    unlinkat(lv->rec_dirfd, lv->rec_base, 0) || !lv->rec_kept_old)
 		return;
-	old = lv->rec_kept_old ? old_name(lv->rec_path) : NULL;
-	if (!old)
-		return;
-	if (rename(old, lv->rec_path))
-		fprintf(stderr, "perfregs-dump: cannot put %s back as %s: %s\n", old,
-			lv->rec_path, strerror(errno));
-	free(old);
+	if (fstatat(lv->rec_dirfd, lv->rec_old, &now, AT_SYMLINK_NOFOLLOW) ||
+	    now.st_dev != lv->rec_old_st.st_dev || now.st_ino != lv->rec_old_st.st_ino ||
+	    renameat(lv->rec_dirfd, lv->rec_old, lv->rec_dirfd, lv->rec_base))
+		fprintf(stderr, "perfregs-dump: cannot put %s.old back as %s\n", lv->rec_path,
+			lv->rec_path);
 }
 
 /* The subcommand in argv[1], taken out of argv: getopt sees the options only. */
@@ -1561,7 +1614,6 @@ struct live_run {
 static int live_prepare(struct options *o, struct live *lv)
 {
 	struct decoder *d = &lv->d;
-	int ret;
 
 	if (!o->command && !o->all_cpus && o->pid < 0 && o->tid < 0) {
 		fprintf(stderr, "perfregs-dump: nothing to sample: give a COMMAND, "
@@ -1605,10 +1657,11 @@ static int live_prepare(struct options *o, struct live *lv)
 	}
 	lv->tee = o->tee;
 	if (o->output) {
-		ret = keep_old(lv, o->output);
-		if (ret != GO_ON)
-			return ret;
-		lv->rec = rec_create(o->output, &o->cfg, d->o.event_name);
+		int fd = out_open(lv, o->output);
+
+		if (fd < 0)
+			return EXIT_IO;
+		lv->rec = rec_create_fd(fd, o->output, &o->cfg, d->o.event_name);
 		if (!lv->rec) {
 			fprintf(stderr, "perfregs-dump: cannot write %s: %s\n", o->output,
 				strerror(errno));
@@ -1708,7 +1761,11 @@ static bool user_only_fallback(const struct options *o, struct live *lv,
 			"paranoid of 1 samples kernel mode too\n", paranoid,
 			lv->d.o.event_name);
 	err = lv->rec ? rec_update_config(lv->rec, cfg) : 0;
-	if (err)
+	if (err == -ESPIPE)
+		fprintf(stderr, "perfregs-dump: cannot note user mode only in %s: its "
+			"header went out already, and a pipe is not rewritten: it says "
+			"user and kernel mode\n", o->output);
+	else if (err)
 		fprintf(stderr, "perfregs-dump: cannot note user mode only in %s: %s\n",
 			o->output, strerror(-err));
 	return true;
@@ -1911,6 +1968,8 @@ static int live_end(struct live *lv, struct live_run *run)
 		waitpid(run->child, &run->status, 0);
 	}
 	prf_close(&run->r);
+	if (lv->rec_path && lv->rec_dirfd >= 0)
+		close(lv->rec_dirfd);
 	sb_close(lv->sb);
 	decoder_free(&lv->d);
 	if (run->exit_code == EXIT_OK && WIFEXITED(run->status) &&

@@ -572,6 +572,7 @@ int perfdata_convert(const char *in, const char *out, struct decoder *d,
 		[PERFREGS_EV_NMI] = PERF_COUNT_SW_CPU_CLOCK,
 	};
 	struct perfregs_config cfg;
+	struct rec_input *src;
 	struct perf_file_header h = { 0 };
 	struct perf_file_attr fa = { 0 };
 	struct conv c = { .d = d };
@@ -579,12 +580,14 @@ int perfdata_convert(const char *in, const char *out, struct decoder *d,
 	size_t i;
 	int ret;
 
-	ret = rec_config(in, &cfg, err, errlen);
+	/* the recording is read once, from its header on: it may be a pipe */
+	ret = rec_open(in, &src, &cfg, err, errlen);
 	if (ret)
 		return ret;
 	c.fp = fopen(out, "wb");
 	if (!c.fp) {
 		snprintf(err, errlen, "cannot write %s: %s", out, strerror(errno));
+		rec_input_free(src);
 		return -EIO;
 	}
 	c.umask = cfg.uregs_mask_64 & ~SEGS;
@@ -629,7 +632,8 @@ int perfdata_convert(const char *in, const char *out, struct decoder *d,
 	d->o.summary = true;
 	/* every stack the recording has is unwound (sample_frames()) */
 	d->o.callgraph = true;
-	ret = rec_decode(in, d, &produced, err, errlen);
+	ret = rec_read(src, d, &produced, err, errlen);
+	rec_input_free(src);
 
 	h.magic = 0x32454c4946524550ULL;	/* "PERFILE2" */
 	h.size = sizeof(h);

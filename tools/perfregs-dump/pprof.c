@@ -935,20 +935,25 @@ int pprof_convert(const char *in, const char *out, struct decoder *d,
 		  char *err, size_t errlen)
 {
 	struct perfregs_config cfg;
+	struct rec_input *src;
 	struct pprof *p;
 	uint64_t produced;
 	char werr[256];
 	int ret, wret;
 
-	ret = rec_config(in, &cfg, err, errlen);
+	/* the recording is read once, from its header on: it may be a pipe */
+	ret = rec_open(in, &src, &cfg, err, errlen);
 	if (ret)
 		return ret;
 	p = pprof_begin(d, &cfg, out, err, errlen);
-	if (!p)
+	if (!p) {
+		rec_input_free(src);
 		return -EIO;
+	}
 	/* every stack the recording has is unwound, as for perf.data */
 	d->o.callgraph = true;
-	ret = rec_decode(in, d, &produced, err, errlen);
+	ret = rec_read(src, d, &produced, err, errlen);
+	rec_input_free(src);
 	wret = pprof_write(p, werr, sizeof(werr));
 	pprof_free(p);
 	if (wret) {

@@ -27,8 +27,9 @@
  *
  * Everything a sample's decoding needs (its image, maps, side-band
  * events, kernel symbol) is written before the sample.  A reader skips
- * items of a type it does not know.  The reader checks every size against
- * the file and stops at the first malformed item with its offset.
+ * items of a type it does not know, unread.  The reader checks every size
+ * against the file and against the most a writer makes of its type
+ * (item_max()), and stops at the first malformed item with its offset.
  */
 #include <ctype.h>
 #include <stddef.h>
@@ -36,6 +37,7 @@
 #include <stdio.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,6 +61,64 @@ enum {
 	ITEM_INFO = 1, ITEM_IMAGE, ITEM_MAPS, ITEM_KSYM, ITEM_KREC, ITEM_END, ITEM_SB,
 	ITEM_BLOB,
 };
+
+/*
+ * The largest item of each known type a writer makes, its header and
+ * padding included.  The reader refuses a larger one before it reads a
+ * byte of it: the sizes are anyone's who wrote the file, and a sparse
+ * file claiming a 4 GiB item was 4 GiB of the reader's memory.
+ *   INFO   under 4 KiB of facts, and the command line: this writer keeps
+ *          REC_INFO_ARGS bytes of it, older ones all of it, and execve()
+ *          takes at most 6 MiB of strings and pointers (3/4 of _STK_LIM):
+ *          an arg= costs 4 bytes more than its string, its pointer 8
+ *   IMAGE  a path of at most PATH_MAX (readlink(), realpath())
+ *   MAPS   MAPS_MAX mappings (symbols.c), 56 bytes and a path of a
+ *          /proc/PID/maps line (shorter than 4096 bytes) each
+ *   KSYM   a name from /proc/kallsyms, shorter than KSYM_NAME_LEN (512)
+ *   KREC   a ring's unread records, written straight from it: at most
+ *          PERFREGS_MAX_DATA_PAGES of x86-64's 4 KiB pages; or the
+ *          records of one CPU gathered in the buffer (REC_BUF_SIZE)
+ *   END    the counters, of PERFREGS_LOST_SLOTS causes at most
+ *   SB     struct item_sb and a perf MMAP2 file name (PATH_MAX at most;
+ *          the kernel's d_path() buffer) or a comm
+ *   BLOB   an image of BLOB_MAX bytes at most
+ * Items of a type this tool does not know are gone past unbuffered,
+ * whatever their size.
+ */
+#define KSYM_NAME_LEN	512
+#define ITEM_ALIGN(n)	(((uint64_t)(n) + 7) & ~7ULL)
+#define INFO_MAX	(8ULL << 20)
+#define IMAGE_MAX	ITEM_ALIGN(8 + 16 + PATH_MAX)
+#define MAPS_ITEM_MAX	(8 + 16 + (uint64_t)MAPS_MAX * (56 + 4096))
+#define KSYM_MAX	ITEM_ALIGN(8 + 16 + KSYM_NAME_LEN)
+#define KREC_MAX	(8 + 8 + (uint64_t)PERFREGS_MAX_DATA_PAGES * 4096)
+#define END_MAX		(8 + 8 + 8 * PERFREGS_LOST_SLOTS)
+#define SB_MAX		ITEM_ALIGN(8 + 72 + PATH_MAX)
+#define BLOB_ITEM_MAX	(8 + 8 + (uint64_t)BLOB_MAX)
+
+/* The most a writer puts in an item of type; 0 for a type not known. */
+static uint64_t item_max(uint32_t type)
+{
+	switch (type) {
+	case ITEM_INFO:
+		return INFO_MAX;
+	case ITEM_IMAGE:
+		return IMAGE_MAX;
+	case ITEM_MAPS:
+		return MAPS_ITEM_MAX;
+	case ITEM_KSYM:
+		return KSYM_MAX;
+	case ITEM_KREC:
+		return KREC_MAX;
+	case ITEM_END:
+		return END_MAX;
+	case ITEM_SB:
+		return SB_MAX;
+	case ITEM_BLOB:
+		return BLOB_ITEM_MAX;
+	}
+	return 0;
+}
 
 struct rec_file_header {
 	char magic[8];
@@ -141,6 +201,7 @@ struct recorder {
 	/* items come from the decoding and the learner threads, whole */
 	pthread_mutex_t lock;
 	bool written;		/* buf's start (the header) went to fd */
+	bool seekable;		/* fd is a regular file: pwrite() reaches the header */
 	unsigned char buf[REC_BUF_SIZE];
 };
 
@@ -215,6 +276,8 @@ static void put_item(struct recorder *r, uint32_t type, const void *a, size_t al
 	size_t len = sizeof(struct item) + alen + blen;
 	struct item it = { type, (uint32_t)((len + 7) & ~7UL) };
 
+	if (ITEM_ALIGN(len) > item_max(type))
+		return;		/* no reader takes it (a name no kernel makes) */
 	pthread_mutex_lock(&r->lock);
 	put(r, &it, sizeof(it));
 	put(r, a, alen);
@@ -346,10 +409,17 @@ static unsigned long total_mem(void)
 	return kb;
 }
 
+/*
+ * The bytes of arg= words ITEM_INFO keeps, at most: the header and the
+ * info stay in the buffer until sampling starts, so that
+ * rec_update_config() finds them there, also when the file is a pipe.
+ */
+#define REC_INFO_ARGS	(64 * 1024)
+
 /* ITEM_INFO's text: key=value strings, each with its NUL; NULL if no memory */
 static char *info_text(const char *event_name, size_t *len)
 {
-	size_t cap = 4096, n = 0, i, k;
+	size_t cap = 4096, n = 0, i, k, args = 0;
 	char *p = malloc(cap), *q;
 	struct utsname u;
 	char hex[41], host[256], desc[128], cpuid[96];
@@ -395,6 +465,9 @@ static char *info_text(const char *event_name, size_t *len)
 	for (w = 0; w < rec_argc; w++) {
 		size_t a = strlen(rec_argv[w]);
 
+		if (args + a + 5 > REC_INFO_ARGS)
+			break;	/* the rest of a command line this long is left out */
+		args += a + 5;
 		if (n + a + 5 > cap) {
 			cap = (n + a + 5) * 2;
 			q = realloc(p, cap);
@@ -419,14 +492,26 @@ fail:
 struct recorder *rec_create(const char *path, const struct perfregs_config *cfg,
 			    const char *event_name)
 {
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+
+	return fd < 0 ? NULL : rec_create_fd(fd, path, cfg, event_name);
+}
+
+struct recorder *rec_create_fd(int fd, const char *path, const struct perfregs_config *cfg,
+			       const char *event_name)
+{
 	struct rec_file_header h = { .magic = REC_MAGIC };
 	struct recorder *r = calloc(1, sizeof(*r));
+	struct stat st;
 	size_t len;
 	char *info;
 	int n;
 
-	if (!r)
+	if (!r) {
+		close(fd);
+		errno = ENOMEM;
 		return NULL;
+	}
 	/*
 	 * Touch the buffer now: its page faults would otherwise come while
 	 * the sampled workload runs, and count as overhead.
@@ -436,16 +521,13 @@ struct recorder *rec_create(const char *path, const struct perfregs_config *cfg,
 	r->path = path;
 	info = info_text(event_name, &len);
 	if (!info) {
+		close(fd);
 		free(r);
 		errno = ENOMEM;
 		return NULL;
 	}
-	r->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-	if (r->fd < 0) {
-		free(info);
-		free(r);
-		return NULL;
-	}
+	r->fd = fd;
+	r->seekable = !fstat(r->fd, &st) && S_ISREG(st.st_mode);
 	pthread_mutex_init(&r->lock, NULL);
 	h.header_size = sizeof(h);
 	h.version = REC_VERSION;
@@ -463,21 +545,29 @@ struct recorder *rec_create(const char *path, const struct perfregs_config *cfg,
 /*
  * The session's configuration changed after rec_create() (the default
  * event fell back to user mode only): the header says what was sampled.
- * In the buffer while nothing was written, else in the file, in place.
+ * In the buffer while nothing was written (always, before sampling
+ * starts: the info is bounded), else in the file, in place.  A pipe or
+ * a FIFO that has the header already cannot take it again: -ESPIPE, and
+ * the recording goes on with the header it has.
  */
 int rec_update_config(struct recorder *r, const struct perfregs_config *cfg)
 {
 	struct perfregs_config c = *cfg;
 	size_t off = offsetof(struct rec_file_header, cfg);
+	int ret = 0;
 
 	c.cpus_ptr = 0;
 	pthread_mutex_lock(&r->lock);
 	if (!r->written)
 		memcpy(r->buf + off, &c, sizeof(c));
+	else if (!r->seekable)
+		ret = -ESPIPE;
 	else if (pwrite(r->fd, &c, sizeof(c), (off_t)off) != (ssize_t)sizeof(c) && !r->error)
 		r->error = errno ? errno : EIO;
+	if (!ret && r->error)
+		ret = -r->error;
 	pthread_mutex_unlock(&r->lock);
-	return r->error ? -r->error : 0;
+	return ret;
 }
 
 /*
@@ -572,6 +662,8 @@ void rec_maps(void *arg, const struct task_maps *tm)
 
 	for (i = 0; i < tm->n; i++)
 		len += 56 + ((strlen(tm->m[i].path) + 1 + 7) & ~7UL);
+	if (len > MAPS_ITEM_MAX)
+		return;		/* no reader takes it */
 	it.type = ITEM_MAPS;
 	it.size = (uint32_t)len;
 	pthread_mutex_lock(&r->lock);
@@ -841,6 +933,7 @@ struct rec_src {
 	size_t pos, len;	/* mem[pos, len) is read and not yet consumed */
 	uint64_t off;		/* the file offset of mem[pos] */
 	uint64_t size;		/* the file's size when opened: no more is read */
+	bool seekable;		/* a regular file: lseek() goes past bytes unread */
 	bool shrunk;		/* it ended before size: truncated meanwhile */
 	int error;		/* errno of a failed read() */
 };
@@ -911,61 +1004,131 @@ static void src_skip(struct rec_src *s, size_t n)
 	s->off += n;
 }
 
-static int rec_decode_src(struct rec_src *s, const char *path, struct decoder *d,
-			  uint64_t *produced, char *err, size_t errlen);
+/*
+ * Go past n bytes from the current offset, keeping none: what lies in
+ * mem, then the rest by lseek() on a regular file, or read a buffer
+ * at a time from anything else.  Returns how many it went past, fewer
+ * than n only where src_fill() would stop.
+ */
+static uint64_t src_pass(struct rec_src *s, uint64_t n)
+{
+	size_t have = s->len - s->pos, k;
+	uint64_t done = have < n ? have : n;
+
+	src_skip(s, (size_t)done);
+	while (done < n && s->fd >= 0 && !s->error && !s->shrunk) {
+		s->pos = s->len = 0;	/* all consumed */
+		if (s->seekable) {
+			if (lseek(s->fd, (off_t)(n - done), SEEK_CUR) < 0) {
+				s->error = errno;
+				break;
+			}
+			s->off += n - done;	/* the next read() finds a cut, if any */
+			return n;
+		}
+		k = src_fill(s, n - done < s->cap ? (size_t)(n - done) : s->cap);
+		if (!k)
+			break;
+		src_skip(s, k);
+		done += k;
+	}
+	return done;
+}
+
+static int src_header(struct rec_src *s, const char *path, struct rec_file_header *h,
+		      char *err, size_t errlen);
+static int src_items(struct rec_src *s, const struct rec_file_header *h, const char *path,
+		     struct decoder *d, uint64_t *produced, char *err, size_t errlen);
+
+/* A recording being read, once, from its start: its header checked. */
+struct rec_input {
+	struct rec_src s;
+	struct rec_file_header h;
+	const char *path;	/* as messages name it */
+	bool own_fd;		/* not standard input's */
+};
+
+int rec_open(const char *path, struct rec_input **inp, struct perfregs_config *cfg,
+	     char *err, size_t errlen)
+{
+	struct rec_input *in = calloc(1, sizeof(*in));
+	bool std_in = !strcmp(path, "-");
+	struct stat st;
+	off_t at = 0;
+	int ret;
+
+	*inp = NULL;
+	if (!in) {
+		snprintf(err, errlen, "cannot read %s: %s", path, strerror(ENOMEM));
+		return -EIO;
+	}
+	in->path = std_in ? "the standard input" : path;
+	in->s.cap = REC_CHUNK;
+	in->s.fd = std_in ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
+	in->own_fd = !std_in;
+	if (in->s.fd < 0 || fstat(in->s.fd, &st)) {
+		snprintf(err, errlen, "cannot read %s: %s", in->path, strerror(errno));
+		rec_input_free(in);
+		return -EIO;
+	}
+	/*
+	 * A regular file is read up to its size now (from where standard
+	 * input stands in it); anything else, a pipe or a FIFO, to its end,
+	 * each byte once.
+	 */
+	if (S_ISREG(st.st_mode) && std_in)
+		at = lseek(in->s.fd, 0, SEEK_CUR);
+	in->s.seekable = S_ISREG(st.st_mode) && at >= 0 && at <= st.st_size;
+	in->s.size = in->s.seekable ? (uint64_t)(st.st_size - at) : UINT64_MAX;
+	in->s.buf = malloc(in->s.cap);
+	if (!in->s.buf) {
+		snprintf(err, errlen, "cannot read %s: %s", in->path, strerror(ENOMEM));
+		rec_input_free(in);
+		return -EIO;
+	}
+	in->s.mem = in->s.buf;
+	if (in->s.seekable)
+		posix_fadvise(in->s.fd, at, 0, POSIX_FADV_SEQUENTIAL);
+	ret = src_header(&in->s, in->path, &in->h, err, errlen);
+	if (ret) {
+		rec_input_free(in);
+		return ret;
+	}
+	if (cfg)
+		*cfg = in->h.cfg;
+	*inp = in;
+	return 0;
+}
+
+int rec_read(struct rec_input *in, struct decoder *d, uint64_t *produced,
+	     char *err, size_t errlen)
+{
+	return src_items(&in->s, &in->h, in->path, d, produced, err, errlen);
+}
+
+void rec_input_free(struct rec_input *in)
+{
+	if (!in)
+		return;
+	if (in->own_fd && in->s.fd >= 0)
+		close(in->s.fd);
+	free(in->s.buf);
+	free(in);
+}
 
 int rec_decode(const char *path, struct decoder *d, uint64_t *produced,
 	       char *err, size_t errlen)
 {
-	struct rec_src s = { .cap = REC_CHUNK };
-	struct stat st;
+	struct rec_input *in;
 	int ret;
 
 	*produced = 0;
-	s.fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (s.fd < 0 || fstat(s.fd, &st)) {
-		snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
-		if (s.fd >= 0)
-			close(s.fd);
-		return -EIO;
-	}
-	/* a regular file is read up to its size now; anything else to its end */
-	s.size = S_ISREG(st.st_mode) ? (uint64_t)st.st_size : UINT64_MAX;
-	s.buf = malloc(s.cap);
-	if (!s.buf) {
-		snprintf(err, errlen, "cannot read %s: %s", path, strerror(ENOMEM));
-		close(s.fd);
-		return -EIO;
-	}
-	s.mem = s.buf;
-	posix_fadvise(s.fd, 0, 0, POSIX_FADV_SEQUENTIAL);
-	ret = rec_decode_src(&s, path, d, produced, err, errlen);
-	free(s.buf);
-	close(s.fd);
+	ret = rec_open(path, &in, NULL, err, errlen);
+	if (ret)
+		return ret;
+	ret = rec_read(in, d, produced, err, errlen);
+	rec_input_free(in);
 	return ret;
-}
-
-/* The session configuration a recording was made with. */
-int rec_config(const char *path, struct perfregs_config *cfg, char *err,
-	       size_t errlen)
-{
-	struct rec_file_header h;
-	FILE *fp = fopen(path, "rb");
-	size_t n = 0;
-
-	if (!fp) {
-		snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
-		return -EIO;
-	}
-	n = fread(&h, 1, sizeof(h), fp);
-	fclose(fp);
-	if (n != sizeof(h) || memcmp(h.magic, REC_MAGIC, 8) ||
-	    h.version < REC_VERSION_MIN || h.version > REC_VERSION) {
-		snprintf(err, errlen, "%s is not a perfregs recording this tool reads", path);
-		return -EBADMSG;
-	}
-	*cfg = h.cfg;
-	return 0;
 }
 
 /* The kernel records of an item, as rec_decode_buf() walks them. */
@@ -1016,40 +1179,52 @@ int rec_decode_buf(const unsigned char *buf, size_t size, struct decoder *d,
 		   uint64_t *produced, char *err, size_t errlen)
 {
 	struct rec_src s = { .fd = -1, .mem = buf, .len = size, .size = size };
+	struct rec_file_header h;
+	int ret;
 
 	*produced = 0;
-	return rec_decode_src(&s, "the recording", d, produced, err, errlen);
+	ret = src_header(&s, "the recording", &h, err, errlen);
+	return ret ? ret : src_items(&s, &h, "the recording", d, produced, err, errlen);
+}
+
+/* The file header of s into *h, checked, and gone past. */
+static int src_header(struct rec_src *s, const char *path, struct rec_file_header *h,
+		      char *err, size_t errlen)
+{
+	if (src_fill(s, sizeof(*h)) < sizeof(*h))
+		return src_short(s, path, s->off + (s->len - s->pos),
+				 "file shorter than its header", err, errlen);
+	memcpy(h, s->mem + s->pos, sizeof(*h));
+	if (memcmp(h->magic, REC_MAGIC, 8)) {
+		snprintf(err, errlen, "not a perfregs recording (bad magic at offset 0)");
+		return -EBADMSG;
+	}
+	if (h->version < REC_VERSION_MIN || h->version > REC_VERSION ||
+	    h->header_size != sizeof(*h)) {
+		snprintf(err, errlen, "recording format %u, this tool reads %u to %u",
+			 h->version, REC_VERSION_MIN, REC_VERSION);
+		return -EBADMSG;
+	}
+	src_skip(s, sizeof(*h));
+	return 0;
 }
 
 /*
- * The items of s, each decoded from memory of our own where it lies
- * whole (or the caller's, which nobody else writes): no byte of an item
- * changes between its checks and its use.
+ * The items of s after its header h, each decoded from memory of our
+ * own where it lies whole (or the caller's, which nobody else writes):
+ * no byte of an item changes between its checks and its use.
  */
-static int rec_decode_src(struct rec_src *s, const char *path, struct decoder *d,
-			  uint64_t *produced, char *err, size_t errlen)
+static int src_items(struct rec_src *s, const struct rec_file_header *hp, const char *path,
+		     struct decoder *d, uint64_t *produced, char *err, size_t errlen)
 {
-	struct rec_file_header h;
+	const struct rec_file_header h = *hp;
 	bool ended = false;
 	uint64_t off = 0;
 	int ret = 0;
 
 	*produced = 0;
-	if (src_fill(s, sizeof(h)) < sizeof(h))
-		return src_short(s, path, s->off + (s->len - s->pos),
-				 "file shorter than its header", err, errlen);
-	memcpy(&h, s->mem + s->pos, sizeof(h));
-	if (memcmp(h.magic, REC_MAGIC, 8)) {
-		snprintf(err, errlen, "not a perfregs recording (bad magic at offset 0)");
-		return -EBADMSG;
-	}
-	if (h.version < REC_VERSION_MIN || h.version > REC_VERSION ||
-	    h.header_size != sizeof(h)) {
-		snprintf(err, errlen, "recording format %u, this tool reads %u to %u",
-			 h.version, REC_VERSION_MIN, REC_VERSION);
-		return -EBADMSG;
-	}
-	src_skip(s, sizeof(h));
+	d->info.cfg = h.cfg;
+	d->info.cfg_known = true;
 	while (!ended) {
 		struct item it;
 		const unsigned char *body;
@@ -1070,6 +1245,25 @@ static int rec_decode_src(struct rec_src *s, const char *path, struct decoder *d
 			ret = bad(err, errlen, off, it.size > s->size - off ?
 				  "item runs past the end of the file (truncated?)" :
 				  "impossible item size");
+			goto out;
+		}
+		if (!item_max(it.type)) {
+			/* an item of a newer tool: gone past, not kept */
+			if (src_pass(s, it.size) < it.size) {
+				ret = src_short(s, path, off,
+						"item runs past the end of the file (truncated?)",
+						err, errlen);
+				goto out;
+			}
+			continue;
+		}
+		if (it.size > item_max(it.type)) {
+			char what[128];
+
+			snprintf(what, sizeof(what), "an item of type %u claims %u bytes, "
+				 "more than any writer makes of it (%" PRIu64 ")", it.type,
+				 it.size, item_max(it.type));
+			ret = bad(err, errlen, off, what);
 			goto out;
 		}
 		if (src_fill(s, it.size) < it.size) {
@@ -1265,8 +1459,6 @@ static int rec_decode_src(struct rec_src *s, const char *path, struct decoder *d
 			ended = true;
 			break;
 		}
-		default:
-			break;	/* an item of a newer tool: skip it */
 		}
 		src_skip(s, it.size);
 	}

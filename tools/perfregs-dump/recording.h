@@ -10,6 +10,9 @@ void rec_cmdline(int argc, char *const *argv);
 void rec_info_free(struct decoder *d);
 struct recorder *rec_create(const char *path, const struct perfregs_config *cfg,
 			    const char *event_name);
+/* The same to fd, opened for writing by the caller: the recorder's now */
+struct recorder *rec_create_fd(int fd, const char *path, const struct perfregs_config *cfg,
+			       const char *event_name);
 int rec_sample(struct recorder *r, int cpu, const struct perfregs_rec_header *h);
 int rec_update_config(struct recorder *r, const struct perfregs_config *cfg);
 int rec_records(struct recorder *r, int cpu, const void *a, size_t alen,
@@ -33,7 +36,18 @@ int rec_decode(const char *path, struct decoder *d, uint64_t *produced,
 /* The same from buf, which nobody else may write while it is decoded. */
 int rec_decode_buf(const unsigned char *buf, size_t size, struct decoder *d,
 		   uint64_t *produced, char *err, size_t errlen);
-int rec_config(const char *path, struct perfregs_config *cfg, char *err,
-	       size_t errlen);
+/*
+ * The same in two steps, each byte read once, so that a pipe or a FIFO
+ * can be the recording: rec_open() reads and checks the header (PATH
+ * "-" is the standard input) and gives its session configuration in
+ * *cfg (if not NULL), rec_read() decodes the rest.  The errors are
+ * rec_decode()'s.  rec_input_free() closes what rec_open() opened.
+ */
+struct rec_input;
+int rec_open(const char *path, struct rec_input **in, struct perfregs_config *cfg,
+	     char *err, size_t errlen);
+int rec_read(struct rec_input *in, struct decoder *d, uint64_t *produced,
+	     char *err, size_t errlen);
+void rec_input_free(struct rec_input *in);
 
 #endif

@@ -376,6 +376,8 @@ static void maps_learn_locked(struct decoder *d, const struct perfregs_rec_sampl
 			continue;
 		if (inode == s->image_ino)
 			saw_image = true;	/* the image's code is mapped */
+		if (n == MAPS_MAX)
+			continue;	/* more than a recording's item holds */
 		line[strcspn(line, "\n")] = 0;
 		if (n == cap) {
 			void *p = realloc(m, (cap = cap ? cap * 2 : 8) * sizeof(*m));
@@ -751,9 +753,21 @@ static int ksym_cmp(const void *a, const void *b)
 	return x->start < y->start ? -1 : x->start > y->start;
 }
 
+/*
+ * A recording's kernel symbols come in any order (as samples first hit
+ * them, or as a hostile file likes): ksym_add() appends them after the
+ * sorted part, and ksym_find() merges those into it once they are more
+ * than KSYM_TAIL_MIN and than the square root of the sorted part, and
+ * else looks through them one by one.  Inserting each in place moved
+ * all the symbols above it: 400000 in descending order took 47 s, now
+ * 0.08 s; all that come before the samples are sorted once, and at
+ * worst (adds and finds in turn) it is n^1.5.
+ */
+#define KSYM_TAIL_MIN	64
+
 void ksym_add(struct decoder *d, uint64_t start, uint64_t end, const char *name)
 {
-	size_t lo, hi;
+	struct ksym *k;
 
 	if (d->nksyms == d->ksyms_cap) {
 		size_t cap = d->ksyms_cap ? d->ksyms_cap * 2 : 1024;
@@ -764,24 +778,37 @@ void ksym_add(struct decoder *d, uint64_t start, uint64_t end, const char *name)
 		d->ksyms = p;
 		d->ksyms_cap = cap;
 	}
-	/* insert in order: a sort per symbol was 8% of decoding a recording */
-	lo = 0;
-	hi = d->nksyms;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
+	k = &d->ksyms[d->nksyms++];
+	k->start = start;
+	k->end = end;
+	k->name = strdup(name);
+	k->owned = true;
+	k->recorded = true;
+}
 
-		if (d->ksyms[mid].start <= start)
-			lo = mid + 1;
-		else
-			hi = mid;
+/* The symbols added since the last merge, into the sorted part. */
+static void ksyms_merge(struct decoder *d)
+{
+	size_t s = d->ksyms_sorted, n = d->nksyms, k = n - s, i = s, j = k, o = n;
+	struct ksym *tail;
+
+	qsort(d->ksyms + s, k, sizeof(*d->ksyms), ksym_cmp);
+	tail = malloc(k * sizeof(*tail));
+	if (!tail) {
+		qsort(d->ksyms, n, sizeof(*d->ksyms), ksym_cmp);
+		d->ksyms_sorted = n;
+		return;
 	}
-	memmove(&d->ksyms[lo + 1], &d->ksyms[lo], (d->nksyms - lo) * sizeof(*d->ksyms));
-	d->ksyms[lo].start = start;
-	d->ksyms[lo].end = end;
-	d->ksyms[lo].name = strdup(name);
-	d->ksyms[lo].owned = true;
-	d->ksyms[lo].recorded = true;
-	d->nksyms++;
+	memcpy(tail, d->ksyms + s, k * sizeof(*tail));
+	/* from the top: of equal starts, the sorted part's stay first */
+	while (j) {
+		if (i && d->ksyms[i - 1].start > tail[j - 1].start)
+			d->ksyms[--o] = d->ksyms[--i];
+		else
+			d->ksyms[--o] = tail[--j];
+	}
+	free(tail);
+	d->ksyms_sorted = n;
 }
 
 /*
@@ -859,11 +886,16 @@ void ksyms_load(struct decoder *d)
 		d->ksyms[i].end = d->ksyms[i + 1].start;
 	if (d->nksyms)
 		d->ksyms[d->nksyms - 1].end = d->ksyms[d->nksyms - 1].start + 4096;
+	d->ksyms_sorted = d->nksyms;
 }
 
 const struct ksym *ksym_find(struct decoder *d, uint64_t ip)
 {
-	size_t lo = 0, hi = d->nksyms;
+	size_t lo = 0, hi, tail = d->nksyms - d->ksyms_sorted, i;
+
+	if (tail > KSYM_TAIL_MIN && tail * tail > d->ksyms_sorted)
+		ksyms_merge(d);
+	hi = d->ksyms_sorted;
 
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
@@ -875,6 +907,9 @@ const struct ksym *ksym_find(struct decoder *d, uint64_t ip)
 		else
 			return &d->ksyms[mid];
 	}
+	for (i = d->ksyms_sorted; i < d->nksyms; i++)
+		if (ip >= d->ksyms[i].start && ip < d->ksyms[i].end)
+			return &d->ksyms[i];
 	return NULL;
 }
 

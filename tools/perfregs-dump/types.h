@@ -82,6 +82,9 @@ struct mapping {
 	bool base_known;
 };
 
+/* The executable mappings of a task kept from /proc/PID/maps, at most */
+#define MAPS_MAX	4096
+
 /*
  * The executable mappings of a task: of one task image, keyed by (pid,
  * image ino), when learnt from /proc/PID/maps; or one version of a
@@ -214,6 +217,8 @@ struct rec_info {
 	char cpuid[96];			/* vendor,family,model,stepping */
 	uint64_t mem_kb;
 	bool event_seen;		/* the first event= counts */
+	struct perfregs_config cfg;	/* the file header's session */
+	bool cfg_known;			/* a header was read */
 };
 
 #define PERFREGS_TOOL_VERSION	"1.0"
@@ -247,8 +252,8 @@ struct decoder {
 	struct unwinder *unwinders;	/* an attached Dwfl per address space */
 	char *debuginfo_path;		/* where libdw finds debug files */
 	bool sideband;			/* side-band events are coming */
-	struct ksym *ksyms;		/* sorted by start */
-	size_t nksyms, ksyms_cap;
+	struct ksym *ksyms;		/* [0, ksyms_sorted) by start, then as added */
+	size_t nksyms, ksyms_cap, ksyms_sorted;
 	struct { uint64_t start, end; } ksym_seen[64];	/* ksym_learn() */
 	char *ksyms_blob;		/* /proc/kallsyms, names point into it */
 	bool ksyms_loaded;
