@@ -19,7 +19,9 @@ struct prf_inject {
 	unsigned int sample_delay_us;	/* task-context samples spin this long */
 	unsigned int start_delay_ms;	/* START sleeps after the hotplug add */
 	unsigned int nest_every;	/* every Nth sample nests another ... */
-	unsigned int nest_where;	/* ... 0: once counted, 1: in leave */
+	unsigned int nest_where;	/* ... 0: once counted, 1: in leave,
+					 * 2: once reserved
+					 */
 	bool skid;			/* counters ignore EXCLUDE_KERNEL */
 	bool exe_null;			/* exe_file reads as a blank file */
 };

@@ -36,7 +36,9 @@
  * The counters (produced, lost, new tasks) and head are published by
  * the outermost writer only, in prf_ring_leave(), from private local_t
  * copies: a writer that nests anywhere inside another is seen by it
- * before it leaves, so no published value ever goes backwards.
+ * before it leaves, so no published value ever goes backwards.  head
+ * moves back only in prf_ring_write_stack(), by the writer that owns
+ * the last reservation, to trim it, and before any leave publishes it.
  */
 #include <linux/vmalloc.h>
 #include <linux/module.h>
@@ -285,10 +287,14 @@ static size_t prf_ring_copy_user(struct prf_ring *rb, unsigned long off,
  * reservation left for it, the record having begun at @start.
  *
  * The copy ends at the first page that cannot be read without a fault:
- * on a main thread's stack, the top of its mapping, often a few hundred
- * bytes above the SP where 8 KiB were asked for.  The kernel offers no
- * NMI-safe way to find the end of a thread's stack (find_vma() needs
- * the mmap lock), so that fault is the bound we use.  When the copy
+ * on a thread's stack, the top of its mapping (above glibc's thread
+ * descriptor and TLS), a few KiB above the SP where 8 KiB were asked
+ * for; a main thread's copy is bounded before (prf_stack_len()).  The
+ * kernel offers no NMI-safe way to find the end of a thread's frames
+ * (find_vma() needs the mmap lock), so that fault is the bound we use.
+ * The reservation was made for the full length: in overwrite mode it
+ * may have pushed out one more old record than the trimmed one needs,
+ * and a record that does not fit untrimmed is lost.  When the copy
  * comes up short and no writer has reserved after us (one that nested
  * in us since our reservation has), the reservation shrinks to the
  * bytes copied, rounded up to 8, and the record's header and size
@@ -305,8 +311,11 @@ void prf_ring_write_stack(struct prf_handle *h, unsigned long start,
 	unsigned long at = h->offset;
 	u64 copied, keep;
 
-	if (WARN_ON_ONCE(at + 16 + len != h->end || len % 8))
+	if (WARN_ON_ONCE(at + 16 + len != h->end || len % 8)) {
+		prf_ring_zero(rb, at, h->end - at);	/* no stale byte out */
+		h->offset = h->end;
 		return;
+	}
 	/* copy_from_user_nmi() copies nothing of a range past the top */
 	if ((unsigned long)src >= TASK_SIZE_MAX)
 		copied = 0;

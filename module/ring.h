@@ -171,7 +171,8 @@ static __always_inline void *prf_ring_direct(struct prf_handle *h, size_t len)
 
 /*
  * Reserve a record inside the writer's bracket.  On success the caller
- * writes exactly @size bytes; on failure the record is counted as lost.
+ * writes exactly @size bytes, or trims the reservation to what it wrote
+ * (prf_ring_write_stack()); on failure the record is counted as lost.
  */
 static __always_inline int prf_ring_begin(struct prf_ring *rb,
 					  struct prf_handle *h, u32 size)

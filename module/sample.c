@@ -6,6 +6,7 @@
  */
 #include <linux/sched.h>
 #include <linux/sched/task_stack.h>
+#include <linux/auxvec.h>
 #include <linux/hardirq.h>
 #include <linux/timekeeping.h>
 #include <linux/bitops.h>
@@ -355,23 +356,51 @@ static noinline void prf_write_wrapped(const struct prf_session *s,
 }
 
 /*
- * How much of the asked @len bytes of user stack from @sp to copy.  The
- * main thread's frames all lie below mm->start_stack, the SP the task
- * began with, where argc is: above it are only the argument and
- * environment pointers and strings and the auxiliary vector, no frame
- * an unwinder can use (_start marks its return address undefined; its
- * caller's words are below).  A shell passes kilobytes of environment
- * (8448 bytes from magic_64's loop to the top of its stack in the test
- * guest), so this is most of an 8 KiB copy.  An SP within @len below
- * start_stack is on that stack: the stack mapping reaches 128 KiB below
- * its top unless RLIMIT_STACK is smaller (setup_arg_pages()), and mmap
- * places nothing in the guard gap below it (stack_guard_gap, 1 MiB by
- * default).  Only the task itself can make it otherwise (MAP_FIXED
- * there, PR_SET_MM_START_STACK), and then it only cuts its own
- * snapshots short.  An SP elsewhere (a thread's, a stack the program
- * made) gets @len: the copy then ends at the first page it cannot read
- * (prf_ring_write_stack()).  current->mm is the sampled task's own and
- * stays while it runs here; start_stack is one word, read once.
+ * Where the main thread's stack holds no more frames: exec laid out,
+ * from mm->start_stack (the first SP) up, argc, the argv and envp
+ * pointers and the auxiliary vector, then the 16 random bytes that
+ * AT_RANDOM points to and the platform string, then a random gap of up
+ * to 8 KiB (arch_align_stack()), then the argument and environment
+ * strings from mm->arg_start.  The pointer tables are kept, as a loader
+ * run as a command (ld.so PROG) may move the program's first SP up into
+ * them; from AT_RANDOM up no frame can lie.  mm->saved_auxv is the
+ * kernel's copy of the vector, in the ELF class of the image (32-bit
+ * words for i386 and x32 tasks, TIF_ADDR32).  arg_start when AT_RANDOM
+ * is missing or not between the two.
+ */
+static unsigned long prf_stack_end(struct mm_struct *mm)
+{
+	unsigned long start = READ_ONCE(mm->start_stack);
+	unsigned long top = READ_ONCE(mm->arg_start);
+	unsigned long type, val = 0;
+	const u32 *a32 = (const u32 *)mm->saved_auxv;
+	bool is32 = test_thread_flag(TIF_ADDR32);
+	int i, n = is32 ? 2 * AT_VECTOR_SIZE : AT_VECTOR_SIZE;
+
+	for (i = 0; i + 1 < n; i += 2) {
+		type = is32 ? READ_ONCE(a32[i]) : READ_ONCE(mm->saved_auxv[i]);
+		if (type == AT_NULL)
+			break;
+		if (type == AT_RANDOM) {
+			val = is32 ? READ_ONCE(a32[i + 1]) :
+				     READ_ONCE(mm->saved_auxv[i + 1]);
+			break;
+		}
+	}
+	return val > start && val < top ? val : top;
+}
+
+/*
+ * How much of the asked @len bytes of user stack from @sp to copy: on
+ * the main thread's stack no more than up to prf_stack_end().  A shell
+ * passes kilobytes of environment (8448 bytes from magic_64's loop to
+ * the top of its stack in the test guest) and the random gap adds up
+ * to 8 KiB, so this is most of an 8 KiB copy.  A thread's stack, or one
+ * the program made, lies below and is not cut; its copy ends at the
+ * first page that cannot be read instead (prf_ring_write_stack()).
+ * current->mm is the sampled task's own and stays while it runs here;
+ * only the task itself can change what is read (PR_SET_MM), and then
+ * only cuts its own snapshots short.
  */
 static u64 prf_stack_len(unsigned long sp, u64 len)
 {
@@ -380,7 +409,7 @@ static u64 prf_stack_len(unsigned long sp, u64 len)
 
 	if (!mm)
 		return len;
-	top = READ_ONCE(mm->start_stack) + 8;	/* with argc */
+	top = prf_stack_end(mm);
 	if (sp < top && top - sp < len)
 		return round_up(top - sp, 8);
 	return len;

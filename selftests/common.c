@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <sched.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -12,6 +13,7 @@
 #include <ucontext.h>
 #include <unistd.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include "common.h"
@@ -355,6 +357,10 @@ pid_t start_own_stack_spinner(uint64_t *top)
 	*top = (uintptr_t)map + OWN_STACK;
 	pid = fork();
 	if (pid == 0) {
+		/* never outlive the test, whatever becomes of it */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() == 1)
+			_exit(1);
 		close(fds[0]);
 		close(fds[1]);	/* the parent reads EOF: we are about to spin */
 		getcontext(&there);

@@ -850,6 +850,72 @@ TEST_F(sess, cpu_hotplug)
 	EXPECT_EQ(prf_produced(&self->r), accounted(&self->r, &self->set));
 }
 
+/* Field @field of /proc/PID/stat (startstack 28, arg_start 48), 0 if none. */
+static uint64_t stat_field(pid_t pid, int field)
+{
+	unsigned long long v = 0;
+	char path[64], buf[1024], *p;
+	ssize_t n;
+	int fd, i;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = 0;
+	p = strrchr(buf, ')');
+	/* field 3 follows the comm */
+	for (i = 3; p && i <= field; i++)
+		p = strchr(p + 1, ' ');
+	if (p)
+		sscanf(p + 1, "%llu", &v);
+	return v;
+}
+
+/* A sample's stack block: its size and how much was copied. */
+static const unsigned char *sample_stack(const struct perfregs_rec_sample *s,
+					 uint64_t *size, uint64_t *copied)
+{
+	unsigned int nregs = __builtin_popcountll(s->iregs_mask) +
+			     __builtin_popcountll(s->uregs_mask);
+	const uint64_t *p = (const uint64_t *)s->regs + nregs;
+
+	*size = p[0];
+	memcpy(copied, (const char *)(p + 1) + *size, sizeof(*copied));
+	return (const unsigned char *)(p + 1);
+}
+
+/* AT_RANDOM of pid, from /proc/PID/auxv (32-bit words if is32); 0 if none. */
+static uint64_t auxv_random(pid_t pid, bool is32)
+{
+	unsigned char buf[4096];
+	char path[64];
+	uint64_t type, val;
+	ssize_t n, i, w = is32 ? 4 : 8;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/auxv", pid);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf));
+	close(fd);
+	for (i = 0; i + 2 * w <= n; i += 2 * w) {
+		type = val = 0;
+		memcpy(&type, buf + i, w);
+		memcpy(&val, buf + i + w, w);
+		if (type == 25)		/* AT_RANDOM */
+			return val;
+		if (!type)
+			break;
+	}
+	return 0;
+}
+
 /*
  * The stack snapshot is the user stack from SP.  In magic_64's spin loop
  * SP points at the five registers magic_spin() saved, and above them is
@@ -862,10 +928,13 @@ TEST_F(sess, user_stack_snapshot)
 	struct workload w;
 	char why[256], path[64];
 	size_t i, checked = 0, bad = 0, differ = 0;
+	uint64_t top;
 	int memfd;
 
 	ASSERT_EQ(0, start_workload(&w, "magic_64", "2", why, sizeof(why)))
 		TH_LOG("%s", why);
+	top = auxv_random(w.pid, false);	/* the copies end there */
+	ASSERT_LT(512, top);
 	self->cfg.pid = w.pid;
 	self->cfg.stack_bytes = 512;
 	self->cfg.data_pages = 256;
@@ -882,13 +951,16 @@ TEST_F(sess, user_stack_snapshot)
 		unsigned int nregs = __builtin_popcountll(s->iregs_mask) +
 				     __builtin_popcountll(s->uregs_mask);
 		const uint64_t *p = (const uint64_t *)s->regs + nregs;
-		uint64_t ip, sp, size, copied, live[64];
+		uint64_t ip, sp, size, copied, want, live[64];
 
 		if (!(s->flags & PERFREGS_SF_STACK))
 			continue;
 		size = p[0];
 		copied = *(const uint64_t *)((const char *)(p + 1) + size);
-		EXPECT_EQ(512, size);
+		want = 512;
+		if (sample_ureg(s, PERFREGS_REG_SP, &sp) && sp < top && top - sp < 512)
+			want = (top - sp + 7) & ~7ULL;	/* ends at AT_RANDOM */
+		EXPECT_EQ(want, size);
 		EXPECT_EQ(s->header.size, (char *)(p + 2) + size - (char *)s);
 		if (!sample_ureg(s, PERFREGS_REG_IP, &ip) ||
 		    !sample_ureg(s, PERFREGS_REG_SP, &sp) ||
@@ -915,55 +987,20 @@ TEST_F(sess, user_stack_snapshot)
 	EXPECT_EQ(0, bad);
 }
 
-/* The SP pid began with (where argc is), from /proc/PID/stat; 0 if unknown. */
-static uint64_t start_stack(pid_t pid)
-{
-	unsigned long long v = 0;
-	char path[64], buf[1024], *p;
-	ssize_t n;
-	int fd, i;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = 0;
-	p = strrchr(buf, ')');
-	/* startstack is field 28; field 3 follows the comm */
-	for (i = 3; p && i <= 28; i++)
-		p = strchr(p + 1, ' ');
-	if (p)
-		sscanf(p + 1, "%llu", &v);
-	return v;
-}
-
-/* A sample's stack block: its size and how much was copied. */
-static const unsigned char *sample_stack(const struct perfregs_rec_sample *s,
-					 uint64_t *size, uint64_t *copied)
-{
-	unsigned int nregs = __builtin_popcountll(s->iregs_mask) +
-			     __builtin_popcountll(s->uregs_mask);
-	const uint64_t *p = (const uint64_t *)s->regs + nregs;
-
-	*size = p[0];
-	memcpy(copied, (const char *)(p + 1) + *size, sizeof(*copied));
-	return (const unsigned char *)(p + 1);
-}
-
 /*
  * Asked for more stack than the main thread's frames take, the kernel
- * copies from SP up to the SP the task began with, where argc is, and
- * no further: above are only the arguments, the environment and the
- * auxiliary vector (8 KiB of them in this guest), no frame.  In
- * magic_64's spin loop every snapshot must end there, be that long in
- * the record, and match the live stack (the words of main()'s callers,
- * below argc, do not change while it runs).
+ * copies from SP up to the 16 random bytes AT_RANDOM points to, above
+ * argc, the argv and envp pointers and the auxiliary vector, and no
+ * further: above are a random gap of up to 8 KiB and the argument and
+ * environment strings (8 KiB of them in this guest), no frame.  In the
+ * magic workload's spin loop every snapshot must end there, be that
+ * long in the record, and match the live stack in its last bytes (the
+ * auxiliary vector, which does not change).  i386 tasks keep their
+ * vector in 32-bit words.
  */
-TEST_F(sess, user_stack_ends_at_argc)
+static void stack_ends_below_the_strings(struct __test_metadata *_metadata,
+					 FIXTURE_DATA(sess) *self,
+					 const char *name, bool is32)
 {
 	size_t i, checked = 0, bad = 0, differ = 0;
 	char why[256], path[64];
@@ -971,10 +1008,11 @@ TEST_F(sess, user_stack_ends_at_argc)
 	uint64_t top;
 	int memfd;
 
-	ASSERT_EQ(0, start_workload(&w, "magic_64", "2", why, sizeof(why)))
+	ASSERT_EQ(0, start_workload(&w, name, "2", why, sizeof(why)))
 		TH_LOG("%s", why);
-	top = start_stack(w.pid) + 8;
-	ASSERT_LT(8, top);
+	top = auxv_random(w.pid, is32);
+	ASSERT_LT(stat_field(w.pid, 28), top);	/* above startstack */
+	ASSERT_GT(stat_field(w.pid, 48), top);	/* below arg_start */
 	self->cfg.pid = w.pid;
 	self->cfg.stack_bytes = 32768;
 	self->cfg.data_pages = 256;
@@ -990,7 +1028,7 @@ TEST_F(sess, user_stack_ends_at_argc)
 		const struct perfregs_rec_sample *s = self->set.s[i];
 		uint64_t ip, sp, size, copied, want, tail;
 		const unsigned char *stack;
-		unsigned char live[256];
+		unsigned char live[128];
 
 		if (!(s->flags & PERFREGS_SF_STACK))
 			continue;
@@ -1004,7 +1042,7 @@ TEST_F(sess, user_stack_ends_at_argc)
 		want = (top - sp + 7) & ~7ULL;
 		if (copied != want || size != want) {
 			if (bad++ < 3)
-				TH_LOG("sample %zu: sp 0x%llx, %llu bytes to argc's end, "
+				TH_LOG("sample %zu: sp 0x%llx, %llu bytes to AT_RANDOM, "
 				       "%llu copied, size %llu", i,
 				       (unsigned long long)sp, (unsigned long long)want,
 				       (unsigned long long)copied, (unsigned long long)size);
@@ -1017,12 +1055,22 @@ TEST_F(sess, user_stack_ends_at_argc)
 	}
 	close(memfd);
 	workload_wait(&w);
-	TH_LOG("%zu in-loop snapshots of 32768 bytes asked: %zu not ending at "
-	       "argc (0x%llx), %zu whose last bytes differ from the live stack",
-	       checked, bad, (unsigned long long)top - 8, differ);
+	TH_LOG("%s: %zu in-loop snapshots of 32768 bytes asked: %zu not ending "
+	       "at AT_RANDOM (0x%llx), %zu whose last bytes differ from the "
+	       "live stack", name, checked, bad, (unsigned long long)top, differ);
 	EXPECT_LE(10, checked);
 	EXPECT_EQ(0, bad);
 	EXPECT_EQ(0, differ);
+}
+
+TEST_F(sess, user_stack_ends_below_the_strings_64)
+{
+	stack_ends_below_the_strings(_metadata, self, "magic_64", false);
+}
+
+TEST_F(sess, user_stack_ends_below_the_strings_32)
+{
+	stack_ends_below_the_strings(_metadata, self, "magic_32", true);
 }
 
 /*

@@ -100,7 +100,7 @@ static void usage(FILE *fp)
 "                        --intr-regs, as perf's)\n"
 "      --uregs[=REGS]    user registers, same syntax; default all (also\n"
 "                        --user-regs)\n"
-"      --user-stack SIZE copy SIZE bytes of user stack per sample\n"
+"      --user-stack SIZE copy up to SIZE bytes of user stack per sample\n"
 "  -g, --call-graph dwarf[,SIZE]  unwind each sample's user stack with\n"
 "                        DWARF CFI from SIZE bytes of it (default 8192);\n"
 "                        -g is --call-graph dwarf\n"

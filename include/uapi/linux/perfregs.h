@@ -148,13 +148,13 @@ enum perfregs_event {
  *
  * stack_bytes > 0 (a multiple of 8) copies up to that much user stack
  * from the user SP into every sample that has user registers: less when
- * the main thread's frames end sooner (at the SP it started with, where
- * argc is, above which lie only its arguments, environment and
- * auxiliary vector), or when the copy meets a page it cannot read (the
- * top of a stack mapping).  The record then carries only the bytes
- * copied, rounded up to 8, unless another record was written after it
- * meanwhile (an NMI nesting in the sample): then stack_size is
- * stack_bytes and the rest is zero.
+ * the main thread's stack ends sooner (at mm->arg_start, where the
+ * argument and environment strings begin: no frame lies there), or
+ * when the copy meets a page it cannot read (the top of a stack
+ * mapping).  The record then carries only the bytes copied, rounded up
+ * to 8, unless another record was written after it meanwhile (an NMI
+ * nesting in the sample): then stack_size keeps the length reserved and
+ * the rest is zero.
  *
  * perf_fd: a perf event the caller opened with perf_event_open(2)
  * for the same event (type, config, period or frequency, exclude_user,
