@@ -287,8 +287,8 @@ static void pool_free(struct pool *p)
 }
 
 /*
- * threads workers for d's samples (fewer if no more can start), their
- * share of the unwinders' files in d->threads.  NULL if none started:
+ * threads workers for d's samples (fewer if no more can start), each
+ * with a share of the unwinders' files (d->threads).  NULL if none started:
  * the reading thread prints them, as with --threads 1.
  */
 struct pool *pool_start(struct decoder *d, unsigned int threads)
@@ -330,14 +330,14 @@ struct pool *pool_start(struct decoder *d, unsigned int threads)
 		if (pthread_create(&p->w[i].tid, NULL, worker_main, &p->w[i]))
 			break;
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (i < p->nworkers) {
-		/* these did not start: the others do the work */
-		while (p->nworkers > i) {
-			p->nworkers--;
-			fclose(p->w[p->nworkers].t.out);
-			p->w[p->nworkers].t.out = NULL;
-		}
-		d->threads = i;
+	/*
+	 * Those that did not start leave the work to the others; d->threads
+	 * stays (the others read it): their shares of the files only shrink.
+	 */
+	while (p->nworkers > i) {
+		p->nworkers--;
+		fclose(p->w[p->nworkers].t.out);
+		p->w[p->nworkers].t.out = NULL;
 	}
 	if (!p->nworkers) {
 		d->threads = 1;
