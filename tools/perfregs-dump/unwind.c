@@ -328,12 +328,17 @@ struct unwinder {
  */
 static unsigned int unwinder_files_max(const struct decoder *d)
 {
-	unsigned int max = 512, share;
+	static unsigned int files;	/* any thread may be the first: the same value */
+	unsigned int max = __atomic_load_n(&files, __ATOMIC_RELAXED), share;
 	struct rlimit rl;
 
-	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur != RLIM_INFINITY &&
-	    rl.rlim_cur / 2 < max)
-		max = rl.rlim_cur / 2 > 16 ? (unsigned int)(rl.rlim_cur / 2) : 16;
+	if (!max) {
+		max = 512;
+		if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur != RLIM_INFINITY &&
+		    rl.rlim_cur / 2 < max)
+			max = rl.rlim_cur / 2 > 16 ? (unsigned int)(rl.rlim_cur / 2) : 16;
+		__atomic_store_n(&files, max, __ATOMIC_RELAXED);
+	}
 	share = d->threads > 1 ? max / d->threads : max;
 	return share > 16 ? share : 16;
 }
@@ -353,7 +358,7 @@ static void unwinders_free(struct unwinder *u)
 static struct unwinder *unwinder_for(struct decoder *d, struct dthread *t,
 				     struct task_maps *tm, enum layout layout)
 {
-	unsigned int i, files = 0, files_max = 0;
+	unsigned int i, files = 0, files_max = unwinder_files_max(d);
 	struct unwinder *u, **up;
 
 	for (up = &t->unwinders, i = 0; (u = *up); up = &u->next, i++) {
@@ -373,8 +378,6 @@ static struct unwinder *unwinder_for(struct decoder *d, struct dthread *t,
 		 * one that was asked for: the search is over.
 		 */
 		files += u->tm->n;
-		if (!files_max)
-			files_max = unwinder_files_max(d);
 		if (i + 1 > UNWINDERS_MAX || files + tm->n > files_max) {
 			*up = NULL;
 			unwinders_free(u);
