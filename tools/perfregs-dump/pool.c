@@ -32,6 +32,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
 #include "types.h"
@@ -128,8 +129,11 @@ static void batch_print(struct worker *w, struct batch *b)
 		record_print(w->p->d, &w->t, (int)br.cpu, (const void *)p, br.size);
 		p += (br.size + 7) & ~7U;
 	}
-	if (fflush(w->t.out) && !b->error)
-		b->error = EIO;
+	if (fflush(w->t.out)) {
+		if (!b->error)
+			b->error = EIO;
+		__fpurge(w->t.out);	/* what it could not take is lost, not the next batch's */
+	}
 }
 
 static void *worker_main(void *arg)
