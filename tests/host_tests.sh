@@ -1122,6 +1122,17 @@ print(sum(1 for r in map(json.loads, sys.stdin) if r.get("type") == "sample"
 		else
 			echo "not ok - 300 address-space versions under ulimit -n 128: ${vnamed:-no} samples of 300 named"
 		fi
+		# each thread's unwinders their share of the files, and no more
+		# threads than have one: 16 asked for print what 1 prints
+		vone=$(ulimit -n 128; "$B/perfregs-dump" -q -f json --call-graph dwarf --threads 1 \
+			-i "$T/versions.prf" 2>/dev/null | md5sum)
+		vmany=$(ulimit -n 128; "$B/perfregs-dump" -q -f json --call-graph dwarf --threads 16 \
+			-i "$T/versions.prf" 2>/dev/null | md5sum)
+		if [ "$vone" = "$vmany" ]; then
+			echo "ok - 300 address-space versions under ulimit -n 128: --threads 16 prints what 1 prints"
+		else
+			echo "not ok - 300 address-space versions under ulimit -n 128: --threads 16 prints other frames than 1"
+		fi
 	else
 		echo "not ok - 300 address-space versions: no recording (libraries: ${vargs[*]})"
 	fi

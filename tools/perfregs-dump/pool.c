@@ -304,6 +304,18 @@ struct pool *pool_start(struct decoder *d, unsigned int threads)
 
 	if (!p)
 		return NULL;
+	/*
+	 * Each thread's unwinders may keep UNWIND_FILES_MIN files open at
+	 * least: no more threads than the files allowed have room for
+	 * (ulimit -n 1024 has room for 32).  Past that, samples would lose
+	 * frames that one thread finds.
+	 */
+	if (threads > unwind_files_max() / UNWIND_FILES_MIN)
+		threads = unwind_files_max() / UNWIND_FILES_MIN;
+	if (threads < 2) {
+		free(p);
+		return NULL;
+	}
 	p->d = d;
 	p->nslots = SLOTS(threads);
 	p->slots = calloc(p->nslots, sizeof(*p->slots));

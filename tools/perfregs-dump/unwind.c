@@ -326,21 +326,30 @@ struct unwinder {
  * left no descriptor for the eighth file of some: those samples lost
  * their frames.  Each decoding thread (--threads) has its share of them.
  */
-static unsigned int unwinder_files_max(const struct decoder *d)
+unsigned int unwind_files_max(void)
 {
 	static unsigned int files;	/* any thread may be the first: the same value */
-	unsigned int max = __atomic_load_n(&files, __ATOMIC_RELAXED), share;
+	unsigned int max = __atomic_load_n(&files, __ATOMIC_RELAXED);
 	struct rlimit rl;
 
 	if (!max) {
 		max = 512;
 		if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur != RLIM_INFINITY &&
 		    rl.rlim_cur / 2 < max)
-			max = rl.rlim_cur / 2 > 16 ? (unsigned int)(rl.rlim_cur / 2) : 16;
+			max = rl.rlim_cur / 2 > UNWIND_FILES_MIN ? (unsigned int)(rl.rlim_cur / 2) :
+								   UNWIND_FILES_MIN;
 		__atomic_store_n(&files, max, __ATOMIC_RELAXED);
 	}
-	share = d->threads > 1 ? max / d->threads : max;
-	return share > 16 ? share : 16;
+	return max;
+}
+
+/* A thread's share: pool_start() starts no more threads than have one. */
+static unsigned int unwinder_files_max(const struct decoder *d)
+{
+	unsigned int max = unwind_files_max();
+	unsigned int share = d->threads > 1 ? max / d->threads : max;
+
+	return share > UNWIND_FILES_MIN ? share : UNWIND_FILES_MIN;
 }
 
 static void unwinders_free(struct unwinder *u)
