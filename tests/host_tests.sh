@@ -1223,6 +1223,69 @@ else
 	echo "not ok - decoding 10 times the samples of the same stacks takes no more memory (no mkbig)"
 fi
 
+# --threads N prints what one thread prints, byte for byte, in every
+# format: 30000 samples of 1024-byte stacks unwound (mkbig), and 30000 of
+# 160 bytes with a late exec and mapping of one of the processes before
+# every 256th sample (mkbig SB), which the samples before them in the
+# file must not see (the barrier); the mapping's two names show in the
+# callchains.  With the batches written in the order they were done, or
+# the side-band applied without waiting for the samples before it, the
+# outputs differ.
+if [ -x "$B/mkbig" ] && [ -x "$B/big_target" ]; then
+	bad=""
+	bmain=0x$(nm "$B/big_target" | sed -n 's/ T main$//p')
+	bexe=$(realpath "$B")/big_target
+	"$B/mkbig" "$T/thr.prf" 30000 "$bexe" "$bmain" 1024 || bad="$bad mkbig failed;"
+	"$B/mkbig" "$T/thr_sb.prf" 30000 "$bexe" "$bmain" 160 4 4 2 256 || bad="$bad mkbig SB failed;"
+	for rec in thr thr_sb; do
+		for f in text json folded; do
+			"$B/perfregs-dump" -q -i "$T/$rec.prf" -f $f --call-graph dwarf --threads 1 \
+				> "$T/$rec.$f.1" || bad="$bad $rec -f $f --threads 1 failed;"
+			for n in 2 7; do
+				"$B/perfregs-dump" -q -i "$T/$rec.prf" -f $f --call-graph dwarf \
+					--threads $n > "$T/$rec.$f.$n" || bad="$bad $rec -f $f --threads $n failed;"
+				cmp -s "$T/$rec.$f.1" "$T/$rec.$f.$n" ||
+					bad="$bad $rec -f $f: --threads $n differs from 1;"
+			done
+		done
+		"$B/perfregs-dump" -q -i "$T/$rec.prf" --call-graph dwarf --flamegraph "$T/$rec.1.svg" \
+			--threads 1 && "$B/perfregs-dump" -q -i "$T/$rec.prf" --call-graph dwarf \
+			--flamegraph "$T/$rec.7.svg" --threads 7 && cmp -s "$T/$rec.1.svg" "$T/$rec.7.svg" ||
+			bad="$bad $rec --flamegraph: --threads 7 differs from 1;"
+	done
+	# what makes the test: both names of the mapping, every sample named
+	nplain=$(grep -c " (${bexe})\$" "$T/thr_sb.text.1")
+	ndot=$(grep -c " (${bexe%/*}/\./big_target)\$" "$T/thr_sb.text.1")
+	nsum=$(grep -c '^# 30000 samples' <("$B/perfregs-dump" -i "$T/thr_sb.prf" --summary --threads 7))
+	if [ "${nplain:-0}" -lt 1000 ] || [ "${ndot:-0}" -lt 1000 ] ||
+	   grep -q unknown "$T/thr_sb.text.1" || [ "$nsum" != 1 ]; then
+		bad="$bad the SB recording: ${nplain:-0} and ${ndot:-0} frames of each name, $(grep -c unknown "$T/thr_sb.text.1") unknown, summary $nsum;"
+	fi
+	rm -f "$T"/thr*
+	if [ -z "$bad" ]; then
+		echo "ok - --threads 2 and 7 print what 1 prints, unwound, with side-band events among the samples, in text, JSON, folded and SVG"
+	else
+		echo "not ok - --threads 2 and 7 print what 1 prints:$bad"
+	fi
+else
+	echo "not ok - --threads 2 and 7 print what 1 prints (no mkbig)"
+fi
+
+# --threads takes a number from 1 to 256, and nothing else
+bad=""
+for v in 0 -1 abc 257 99999999999999999999 "" 2x; do
+	out=$("$B/perfregs-dump" -q -i /nonexistent --threads "$v" 2>&1 >/dev/null)
+	rc=$?
+	if [ $rc != 1 ] || ! printf '%s' "$out" | grep -q -- "--threads wants a number of threads from 1 to 256, not '$v'"; then
+		bad="$bad '$v': exit $rc, '$out';"
+	fi
+done
+if [ -z "$bad" ]; then
+	echo "ok - --threads 0, -1, abc, 257, huge, empty and 2x: exit 1, what it wants"
+else
+	echo "not ok - --threads refuses bad values:$bad"
+fi
+
 # a text mapping split by mprotect(): the piece after the split starts
 # inside its segment (lld: the code a page past its file offset)
 if [ -x "$B/mkorder" ] && printf '%s\n' \
@@ -1265,6 +1328,17 @@ print(sum(1 for r in map(json.loads, sys.stdin) if r.get("type") == "sample"
 			echo "ok - 300 address-space versions unwound under ulimit -n 128: every sample named"
 		else
 			echo "not ok - 300 address-space versions under ulimit -n 128: ${vnamed:-no} samples of 300 named"
+		fi
+		# each thread's unwinders their share of the files, and no more
+		# threads than have one: 16 asked for print what 1 prints
+		vone=$(ulimit -n 128; "$B/perfregs-dump" -q -f json --call-graph dwarf --threads 1 \
+			-i "$T/versions.prf" 2>/dev/null | md5sum)
+		vmany=$(ulimit -n 128; "$B/perfregs-dump" -q -f json --call-graph dwarf --threads 16 \
+			-i "$T/versions.prf" 2>/dev/null | md5sum)
+		if [ "$vone" = "$vmany" ]; then
+			echo "ok - 300 address-space versions under ulimit -n 128: --threads 16 prints what 1 prints"
+		else
+			echo "not ok - 300 address-space versions under ulimit -n 128: --threads 16 prints other frames than 1"
 		fi
 	else
 		echo "not ok - 300 address-space versions: no recording (libraries: ${vargs[*]})"

@@ -15,8 +15,19 @@
  * after main's, zeros after that.  So PROCS * 8 distinct stacks, each
  * main;big_f0;...;big_fD unwound, big_fD alone without unwinding.
  *
- * usage: mkbig FILE N EXE MAIN [STACK [PROCS [THREADS [CPUS]]]]
+ * With SB, side-band events among the samples, late as those of rings
+ * read one after the other are: before every SB-th sample, an exec of
+ * one process after the other, at the time of the sample SB / 2 back,
+ * and its mapping of EXE at that of the sample SB / 4 back, named EXE
+ * and EXE's directory/./name in turn.  So the samples just before the
+ * events in the file, and after them in time, are named by the mapping
+ * before (one thread reads the events only after printing them); their
+ * callchains name the file as the mapping did; a sample between the
+ * exec and the mapping, decoded after them, would have no name.
+ *
+ * usage: mkbig FILE N EXE MAIN [STACK [PROCS [THREADS [CPUS [SB]]]]]
  */
+#include <sys/mman.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,12 +56,14 @@ int main(int argc, char **argv)
 			    .facts = { true, 2 /* ELFCLASS64 */, 62 /* EM_X86_64 */ } };
 	struct mapping m = { .start = MAP_START, .end = MAP_END };
 	struct task_maps tm = { .ino = INO, .m = &m, .n = 1 };
-	long n, i, stack = 0, procs = 4, threads = 4, cpus = 2, p;
+	long n, i, stack = 0, procs = 4, threads = 4, cpus = 2, sb = 0, p;
+	char dotted[4096];
+	const char *slash;
 	struct perfregs_config cfg;
 	struct recorder *r;
 
-	if (argc < 5 || argc > 9) {
-		fprintf(stderr, "usage: mkbig FILE N EXE MAIN [STACK [PROCS [THREADS [CPUS]]]]\n");
+	if (argc < 5 || argc > 10) {
+		fprintf(stderr, "usage: mkbig FILE N EXE MAIN [STACK [PROCS [THREADS [CPUS [SB]]]]]\n");
 		return 2;
 	}
 	n = atol(argv[2]);
@@ -63,6 +76,15 @@ int main(int argc, char **argv)
 		threads = atol(argv[7]);
 	if (argc > 8)
 		cpus = atol(argv[8]);
+	if (argc > 9)
+		sb = atol(argv[9]);
+	slash = strrchr(argv[3], '/');
+	if (sb < 0 || (sb && (sb < 4 || !slash ||
+			      snprintf(dotted, sizeof(dotted), "%.*s/.%s", (int)(slash - argv[3]),
+				       argv[3], slash) >= (int)sizeof(dotted)))) {
+		fprintf(stderr, "mkbig: bad SB, or EXE has no directory\n");
+		return 2;
+	}
 	if (n < 0 || (stack && (stack % 8 || stack < 16 * (DEPTHS + 2) || stack > 65536)) ||
 	    procs < 1 || procs > 100 || threads < 1 || threads > 100 || cpus < 1 ||
 	    cpus > 4096 || fn_addr(main_addr, DEPTHS) > MAP_END || main_addr < MAP_START) {
@@ -93,6 +115,20 @@ int main(int argc, char **argv)
 		uint64_t ip = fn_addr(main_addr, depth) + FN_BODY;
 		uint64_t sp = 0x7ff000000000ULL - 0x100000ULL * task;
 
+		if (sb && i && i % sb == 0) {
+			struct sb_event ev = { .kind = SB_EXEC, .name = "big" };
+
+			ev.pid = 1000 + 100 * ((i / sb) % procs);
+			ev.time = 1000000ULL + 1000ULL * (i - sb / 2) + 500;
+			rec_sb(r, &ev);
+			ev.kind = SB_MMAP;
+			ev.time = 1000000ULL + 1000ULL * (i - sb / 4) + 500;
+			ev.prot = PROT_READ | PROT_EXEC;
+			ev.start = MAP_START;
+			ev.end = MAP_END;
+			ev.name = (i / sb) % 2 ? dotted : argv[3];
+			rec_sb(r, &ev);
+		}
 		memset(s, 0, sizeof(*s));
 		s->header.type = PERFREGS_REC_SAMPLE;
 		s->time = 1000000ULL + 1000ULL * i;

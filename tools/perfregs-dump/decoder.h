@@ -12,8 +12,8 @@
  * layer 3: aspace - address spaces from side-band events; a sample's maps
  * layer 4: unwind sideband folded - --call-graph dwarf; the live side-band
  *          events; -f folded's table of stacks
- * layer 5: output flame - text and JSON Lines of decoded records; the
- *          flame graph of -f folded's stacks
+ * layer 5: output flame pool - text and JSON Lines of decoded records; the
+ *          flame graph of -f folded's stacks; the threads of --threads
  * layer 6: recording - the file of -o and -i
  * layer 7: perfdata pprof - a recording into perf.data; into profile.proto
  * layer 8: decoder - decoder_free(), by each module's own free function

@@ -34,8 +34,6 @@ struct folded {
 	size_t n, cap;
 };
 
-/* one sample's line: comm, 129 frames of at most 255 + 7 bytes, ';'s */
-#define STACK_MAX	(16 + 129 * (255 + 8) + 1)
 
 static uint64_t hash(const char *s)
 {
@@ -106,12 +104,27 @@ static char *put_frame(char *p, char *end, const struct folded_frame *fr)
 	return p;
 }
 
-/* One sample: comm, then its frames outermost first.  -ENOMEM if lost. */
-int folded_add(struct decoder *d, const char *comm, const struct folded_frame *f,
-	       unsigned int n)
+/*
+ * One sample's line into line (FOLDED_LINE_MAX bytes): comm, then its
+ * frames outermost first.  Any decoding thread may make one.
+ */
+void folded_line(char *line, const char *comm, const struct folded_frame *f,
+		 unsigned int n)
 {
-	static char line[STACK_MAX];
-	char *p = line, *end = line + sizeof(line) - 1;
+	char *p = line, *end = line + FOLDED_LINE_MAX - 1;
+
+	p = put_name(p, end, comm[0] ? comm : "[unknown]", 16);
+	while (n--) {
+		if (p < end)
+			*p++ = ';';
+		p = put_frame(p, end, &f[n]);
+	}
+	*p = 0;
+}
+
+/* A line of folded_line() into the table of stacks.  -ENOMEM if lost. */
+int folded_count(struct decoder *d, const char *line)
+{
 	struct folded *fo = d->folded;
 	size_t i;
 
@@ -120,13 +133,6 @@ int folded_add(struct decoder *d, const char *comm, const struct folded_frame *f
 		if (!fo)
 			return -ENOMEM;
 	}
-	p = put_name(p, end, comm[0] ? comm : "[unknown]", 16);
-	while (n--) {
-		if (p < end)
-			*p++ = ';';
-		p = put_frame(p, end, &f[n]);
-	}
-	*p = 0;
 	if ((fo->n + 1) * 2 > fo->cap && !grow(fo))
 		return -ENOMEM;
 	for (i = hash(line) & (fo->cap - 1); fo->e[i].stack; i = (i + 1) & (fo->cap - 1)) {
@@ -141,6 +147,16 @@ int folded_add(struct decoder *d, const char *comm, const struct folded_frame *f
 	fo->e[i].count = 1;
 	fo->n++;
 	return 0;
+}
+
+/* One sample: comm, then its frames outermost first.  -ENOMEM if lost. */
+int folded_add(struct decoder *d, const char *comm, const struct folded_frame *f,
+	       unsigned int n)
+{
+	static char line[FOLDED_LINE_MAX];
+
+	folded_line(line, comm, f, n);
+	return folded_count(d, line);
 }
 
 static int by_stack(const void *a, const void *b)

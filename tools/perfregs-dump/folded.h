@@ -20,7 +20,13 @@ struct folded_stack {
 	uint64_t count;
 };
 
+/* one sample's line: comm, 129 frames of at most 255 + 7 bytes, ';'s */
+#define FOLDED_LINE_MAX	(16 + 129 * (255 + 8) + 1)
+
 size_t folded_func_len(const char *sym);
+void folded_line(char *line, const char *comm, const struct folded_frame *f,
+		 unsigned int n);
+int folded_count(struct decoder *d, const char *line);
 int folded_add(struct decoder *d, const char *comm, const struct folded_frame *f,
 	       unsigned int n);
 int folded_sorted(struct decoder *d, struct folded_stack **st, size_t *n);

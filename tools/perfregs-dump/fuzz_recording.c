@@ -4,7 +4,8 @@
  * without a crash, a leak or undefined behaviour, and so must convert
  * --to pprof's tables of what it decodes (a quarter of the inputs, to
  * /dev/null).  Symbols and unwinding stay off so that paths inside the
- * input never reach the file system.
+ * input never reach the file system.  Half of the others are printed by
+ * two worker threads (--threads 2, pool.c).
  */
 #include <stdio.h>
 #include <string.h>
@@ -13,6 +14,7 @@
 #include "folded.h"
 #include "flame.h"
 #include "pprof.h"
+#include "pool.h"
 #include "decoder.h"
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size);
@@ -36,8 +38,11 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 		prf_config_default(&cfg);
 		cfg.event = size % 8 == 7 ? PERFREGS_EV_CYCLES : PERFREGS_EV_CPU_CLOCK;
 		pp = pprof_begin(&d, &cfg, "/dev/null", err, sizeof(err));
+	} else if (size % 2) {
+		d.pool = pool_start(&d, 2);
 	}
 	rec_decode_buf(data, size, &d, &produced, err, sizeof(err));
+	pool_end(&d);
 	if (pp) {
 		pprof_write(pp, err, sizeof(err));
 		pprof_free(pp);

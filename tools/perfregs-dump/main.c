@@ -8,6 +8,7 @@
  *
  * See docs/perfregs-dump.1 for options and exit codes.
  */
+#define _GNU_SOURCE	/* sched_getaffinity */
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -15,6 +16,7 @@
 #include <poll.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <sched.h>
 #include <semaphore.h>
 #include <signal.h>
 #include <stdio.h>
@@ -38,6 +40,7 @@
 #include "recording.h"
 #include "perfdata.h"
 #include "pprof.h"
+#include "pool.h"
 #include "decoder.h"
 
 #define VERSION PERFREGS_TOOL_VERSION
@@ -74,9 +77,9 @@ static void usage(FILE *fp)
 "usage: perfregs-dump [OPTIONS] [-- COMMAND [ARGS]]\n"
 "       perfregs-dump record [OPTIONS] [-o FILE] [-- COMMAND [ARGS]]\n"
 "       perfregs-dump report [-i FILE] [-f text|json|folded] [--call-graph dwarf]\n"
-"                            [-F FIELDS] [--flamegraph SVG]\n"
+"                            [-F FIELDS] [--flamegraph SVG] [--threads N]\n"
 "       perfregs-dump -i FILE [-f text|json|folded] [--fields FIELDS]\n"
-"                             [--flamegraph SVG]\n"
+"                             [--flamegraph SVG] [--threads N]\n"
 "       perfregs-dump convert [--to perf|pprof] -i FILE -o OUTPUT\n"
 "Sample interrupt and user registers through /dev/perfregs and decode them.\n"
 "\n"
@@ -128,6 +131,8 @@ static void usage(FILE *fp)
 "                        from elsewhere; also by build-id in\n"
 "                        $PERFREGS_BUILDID_DIR/HEX and /usr/lib/debug)\n"
 "      --summary         print only the summary\n"
+"      --threads N       decode a recording's samples in N threads (default:\n"
+"                        one per CPU; the output is the same for any N)\n"
 "      --to FMT          convert to perf (perf.data, the default) or pprof\n"
 "                        (gzipped profile.proto, for go tool pprof)\n"
 "  -q, --quiet           no progress or summary on stderr\n"
@@ -878,13 +883,42 @@ static int print_stacks(struct decoder *d)
 	return ret;
 }
 
-static int decode_file(const char *path, struct decoder *d)
+/*
+ * --threads' default: a thread per CPU this process may run on (its
+ * affinity: taskset, a cgroup's cpuset), at most POOL_THREADS_MAX.
+ */
+static unsigned int default_threads(void)
+{
+	cpu_set_t set;
+	long n = 0;
+
+	if (!sched_getaffinity(0, sizeof(set), &set))
+		n = CPU_COUNT(&set);
+	if (n <= 0)
+		n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n < 1 ? 1 : n > POOL_THREADS_MAX ? POOL_THREADS_MAX : (unsigned int)n;
+}
+
+/*
+ * Decode a recording, its samples printed by threads workers (pool.c);
+ * by this thread alone with 1, or when nothing of a sample is printed
+ * (--summary).
+ */
+static int decode_file(const char *path, struct decoder *d, unsigned int threads)
 {
 	uint64_t produced;
 	char err[512];
-	int ret, stacks;
+	int ret, stacks, lost = 0;
 
+	if (threads > 1 && !d->o.summary)
+		d->pool = pool_start(d, threads);
+	if (d->o.verbose)
+		fprintf(stderr, "perfregs-dump: %u thread%s print%s the samples\n",
+			d->pool ? d->threads : 1, d->pool && d->threads > 1 ? "s" : "",
+			d->pool && d->threads > 1 ? "" : "s");
 	ret = rec_decode(path, d, &produced, err, sizeof(err));
+	if (d->pool)
+		lost = pool_end(d);
 	if (d->o.verbose)
 		verbose_recording(path, d);
 	stacks = print_stacks(d);
@@ -896,6 +930,11 @@ static int decode_file(const char *path, struct decoder *d)
 		out_summary(d, stderr, FMT_TEXT, produced);
 	if (fflush(d->out)) {
 		fprintf(stderr, "perfregs-dump: writing the output: %s\n", strerror(errno));
+		return EXIT_IO;
+	}
+	if (lost) {
+		fprintf(stderr, "perfregs-dump: output of the decoding threads lost: %s\n",
+			strerror(-lost));
 		return EXIT_IO;
 	}
 	if (stacks != EXIT_OK)
@@ -934,6 +973,7 @@ struct options {
 	const char *output, *input, *cpu_list;
 	const char *sampling_opt;	/* the first option that only sets up sampling */
 	const char *fields_opt;		/* -F or --fields, as given; NULL if neither */
+	unsigned int threads;		/* --threads N; 0: not given */
 	double duration;
 	bool all_cpus, no_inherit;
 	bool mode_set;			/* -e's :u/:k given, or nmi, mem: (none taken) */
@@ -1218,7 +1258,7 @@ static int parse_options(int argc, char **argv, struct options *o, struct decode
 {
 	enum { OPT_IREGS = 256, OPT_UREGS, OPT_STACK, OPT_OVERWRITE, OPT_SUMMARY,
 	       OPT_NMI_UNKNOWN, OPT_NO_SYMBOLS, OPT_CALLGRAPH, OPT_SYMFS,
-	       OPT_NO_INHERIT, OPT_FLAMEGRAPH, OPT_TO, OPT_FREQ, OPT_FIELDS };
+	       OPT_NO_INHERIT, OPT_FLAMEGRAPH, OPT_TO, OPT_FREQ, OPT_FIELDS, OPT_THREADS };
 	static const struct option longopts[] = {
 		{ "event", required_argument, NULL, 'e' },
 		{ "period", required_argument, NULL, 'c' },
@@ -1246,6 +1286,7 @@ static int parse_options(int argc, char **argv, struct options *o, struct decode
 		{ "no-symbols", no_argument, NULL, OPT_NO_SYMBOLS },
 		{ "symfs", required_argument, NULL, OPT_SYMFS },
 		{ "summary", no_argument, NULL, OPT_SUMMARY },
+		{ "threads", required_argument, NULL, OPT_THREADS },
 		{ "to", required_argument, NULL, OPT_TO },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
@@ -1452,6 +1493,15 @@ static int parse_options(int argc, char **argv, struct options *o, struct decode
 		case OPT_SUMMARY:
 			d->o.summary = true;
 			break;
+		case OPT_THREADS:
+			if (parse_u64(optarg, &v) || !v || v > POOL_THREADS_MAX) {
+				fprintf(stderr, "perfregs-dump: --threads wants a number of "
+					"threads from 1 to %d, not '%s'\n", POOL_THREADS_MAX,
+					optarg);
+				return EXIT_USAGE;
+			}
+			o->threads = (unsigned int)v;
+			break;
 		case OPT_TO:
 			if (!strcmp(optarg, "perf")) {
 				o->to = TO_PERF;
@@ -1592,7 +1642,7 @@ static int run_decode(const struct options *o, struct decoder *d)
 			"no COMMAND, -o, -a, -p or -t\n");
 		return EXIT_USAGE;
 	}
-	ret = decode_file(o->input, d);
+	ret = decode_file(o->input, d, o->threads ? o->threads : default_threads());
 	decoder_free(d);
 	return ret;
 }

@@ -408,14 +408,16 @@ static void text_safe(char *s)
 			*s = '?';
 }
 
-static void out_callchain(struct decoder *d, const struct perfregs_rec_sample *s,
-			  enum layout layout, const struct sample_stack *st)
+static void out_callchain(struct decoder *d, struct dthread *t,
+			  const struct perfregs_rec_sample *s, enum layout layout,
+			  const struct sample_stack *st)
 {
-	static struct frame frames[128];
-	FILE *fp = d->out;
-	int i, n;
+	struct frame *frames = unwind_frames(t);
+	FILE *fp = t->out;
+	int i, n = 0;
 
-	n = unwind_sample(d, s, layout, st->data, st->copied, frames, 128);
+	if (frames)
+		n = unwind_sample(d, t, s, layout, st->data, st->copied, frames, 128);
 	if (d->o.format == FMT_JSON) {
 		fputs(",\"callchain\":[", fp);
 		for (i = 0; i < n; i++) {
@@ -443,21 +445,31 @@ static void out_callchain(struct decoder *d, const struct perfregs_rec_sample *s
 	}
 }
 
-/* -f folded: the sample's frames (sample_frames()) into the table of stacks */
-static void out_folded(struct decoder *d, const struct perfregs_rec_sample *s,
-		       enum layout layout, uint64_t ip, const char *sym,
-		       const struct sample_stack *st, const char *comm)
+/*
+ * -f folded: the sample's frames (sample_frames()) into the table of
+ * stacks; from a worker of --threads its line, with its NUL, to t->out,
+ * for the reading thread to count in order (pool.c).
+ */
+static void out_folded(struct decoder *d, struct dthread *t,
+		       const struct perfregs_rec_sample *s, enum layout layout,
+		       uint64_t ip, const char *sym, const struct sample_stack *st,
+		       const char *comm)
 {
 	struct sample_frame sf[SAMPLE_FRAMES_MAX];
 	struct folded_frame f[SAMPLE_FRAMES_MAX];
+	char line[FOLDED_LINE_MAX];
 	unsigned int i, n;
 
-	n = sample_frames(d, s, layout, ip, sym, st, sf);
+	n = sample_frames(d, t, s, layout, ip, sym, st, sf);
 	for (i = 0; i < n; i++)
 		f[i] = (struct folded_frame){ .sym = sf[i].sym, .dso = sf[i].dso,
 					      .kernel = sf[i].kernel, .i386 = sf[i].i386 };
-	if (folded_add(d, comm, f, n))
+	if (t->stack_lines) {
+		folded_line(line, comm, f, n);
+		fwrite_unlocked(line, 1, strlen(line) + 1, t->out);
+	} else if (folded_add(d, comm, f, n)) {
 		d->folded_dropped++;
+	}
 }
 
 /* What out_sample() has worked out of a sample, for its text. */
@@ -588,8 +600,8 @@ static char *text_line(char *p, const struct shown *v, const struct opts *o)
  * built at p as the first line is, the stack and the callchain printed
  * after what is built so far.  Returns where what is left to print ends.
  */
-static char *text_blocks(struct decoder *d, const struct shown *v, char *line,
-			 char *p)
+static char *text_blocks(struct decoder *d, struct dthread *t, const struct shown *v,
+			 char *line, char *p)
 {
 	const struct perfregs_rec_sample *s = v->s;
 	bool stack = s->flags & PERFREGS_SF_STACK, callgraph = d->o.callgraph;
@@ -607,29 +619,31 @@ static char *text_blocks(struct decoder *d, const struct shown *v, char *line,
 				     "uregs");
 		if (!stack || (f != F_STACK && (f != F_CALLCHAIN || !callgraph)))
 			continue;
-		fwrite_unlocked(line, 1, p - line, d->out);
+		fwrite_unlocked(line, 1, p - line, t->out);
 		p = line;
 		if (f == F_STACK)
-			fprintf(d->out, "\n    stack: %" PRIu64 " bytes from sp, %" PRIu64
+			fprintf(t->out, "\n    stack: %" PRIu64 " bytes from sp, %" PRIu64
 				" copied", v->st->size, v->st->copied);
 		else
-			out_callchain(d, s, v->dd.layout, v->st);
+			out_callchain(d, t, s, v->dd.layout, v->st);
 	}
 	return p;
 }
 
 /* A sample as text, built in line (LINE_BYTES). */
-static void out_text(struct decoder *d, const struct shown *v, char *line)
+static void out_text(struct decoder *d, struct dthread *t, const struct shown *v,
+		     char *line)
 {
 	char *p = text_line(line, v, &d->o);
 
-	p = text_blocks(d, v, line, p);
+	p = text_blocks(d, t, v, line, p);
 	*p++ = '\n';
-	fwrite_unlocked(line, 1, p - line, d->out);
+	fwrite_unlocked(line, 1, p - line, t->out);
 }
 
-static void out_sample(struct decoder *d, const struct perfregs_rec_sample *s,
-		       const struct sample_stack *st)
+/* A sample, by thread t, to t->out (or -f folded's table). */
+static void out_sample(struct decoder *d, struct dthread *t,
+		       const struct perfregs_rec_sample *s, const struct sample_stack *st)
 {
 	const struct image *im = image_find(d, s->image_dev, s->image_ino);
 	const struct elf_facts *ef = im ? &im->facts : NULL;
@@ -644,7 +658,7 @@ static void out_sample(struct decoder *d, const struct perfregs_rec_sample *s,
 	bool have_ip = ip_idx >= 0 || uip_idx >= 0;
 	uint64_t ip = ip_idx >= 0 ? vals[ip_idx] :
 		      uip_idx >= 0 ? uvals[uip_idx] : 0;
-	FILE *fp = d->out;
+	FILE *fp = t->out;
 	char comm[17], sym[320], line[LINE_BYTES], *p;
 	struct shown v;
 	int ret = -1;
@@ -660,7 +674,7 @@ static void out_sample(struct decoder *d, const struct perfregs_rec_sample *s,
 	if (ret)
 		sym[0] = 0;
 	if (d->o.format == FMT_FOLDED || d->o.flamegraph) {	/* the stacks only */
-		out_folded(d, s, dd.layout, ip, sym, st, comm);
+		out_folded(d, t, s, dd.layout, ip, sym, st, comm);
 		return;
 	}
 	/* the line and both register sets, built by hand like out_regs() */
@@ -701,7 +715,7 @@ static void out_sample(struct decoder *d, const struct perfregs_rec_sample *s,
 			fprintf(fp, ",\"stack\":{\"size\":%" PRIu64 ",\"copied\":%" PRIu64 "}",
 				st->size, st->copied);
 		if (d->o.callgraph && st->data)
-			out_callchain(d, s, dd.layout, st);
+			out_callchain(d, t, s, dd.layout, st);
 		fputs("}\n", fp);
 		return;
 	}
@@ -710,12 +724,12 @@ static void out_sample(struct decoder *d, const struct perfregs_rec_sample *s,
 	v = (struct shown){ .s = s, .dd = dd, .ilayout = ilayout, .vals = vals,
 			    .uvals = uvals, .ip = ip, .st = st, .in_user = in_user,
 			    .comm = comm, .sym = sym };
-	out_text(d, &v, line);
+	out_text(d, t, &v, line);
 }
 
-static void out_lost(struct decoder *d, const struct perfregs_rec_lost *l, int cpu)
+static void out_lost(struct decoder *d, FILE *fp, const struct perfregs_rec_lost *l,
+		     int cpu)
 {
-	FILE *fp = d->out;
 	int i;
 
 	if (d->o.format == FMT_JSON) {
@@ -736,49 +750,110 @@ static void out_lost(struct decoder *d, const struct perfregs_rec_lost *l, int c
 	fputc('\n', fp);
 }
 
-void decode_record(struct decoder *d, int cpu,
-		   const struct perfregs_rec_header *rec, size_t size)
+/*
+ * A LOST record of size bytes as this tool knows them, in l: ABI 1
+ * recordings carry 4 causes, the size says how many.  A copy whose
+ * header has that size (no more slots than this tool knows) is what the
+ * counts, the hook and the output read.  False if it is malformed.
+ */
+static bool lost_copy(const struct perfregs_rec_header *rec, size_t size,
+		      struct perfregs_rec_lost *l)
 {
-	struct sample_stack st;
+	memset(l, 0, sizeof(*l));
+	l->header.size = size;
+	if (!prf_lost_nr(&l->header))
+		return false;
+	if (size > sizeof(*l))
+		size = sizeof(*l);
+	memcpy(l, rec, size);
+	l->header.size = size;
+	return true;
+}
+
+/* What of a record is printed: not with --summary, the losses not with stacks. */
+static bool record_shown(const struct decoder *d, const struct perfregs_rec_header *rec)
+{
+	if (d->o.summary)
+		return false;
+	/* the stacks only: the losses are in the summary */
+	return rec->type == PERFREGS_REC_SAMPLE ||
+	       (d->o.format != FMT_FOLDED && !d->o.flamegraph);
+}
+
+/*
+ * A record's checks and counts, on the thread that reads the records,
+ * in their order; its stack into st.  True if it is to be printed
+ * (record_print()).
+ */
+static bool record_count_stack(struct decoder *d, int cpu,
+			       const struct perfregs_rec_header *rec, size_t size,
+			       struct sample_stack *st, struct perfregs_rec_lost *l)
+{
 	int i;
 
 	if (rec->type == PERFREGS_REC_SAMPLE) {
-		const struct perfregs_rec_sample *s = (const void *)rec;
-
-		if (!sample_fits(s, size, &st)) {
+		if (!sample_fits((const void *)rec, size, st)) {
 			d->bad_records++;
-			return;
+			return false;
 		}
 		d->samples++;
 		if (d->record_hook)
-			d->record_hook(d->learnt_arg, cpu, rec, &st);
-		if (!d->o.summary)
-			out_sample(d, s, &st);
-	} else if (rec->type == PERFREGS_REC_LOST) {
-		struct perfregs_rec_lost l = { .header.size = size };
-
-		/*
-		 * ABI 1 recordings carry 4 causes: the size says how many.  A
-		 * copy whose header has that size (no more slots than this tool
-		 * knows) is what the counts, the hook and the output read.
-		 */
-		if (!prf_lost_nr(&l.header)) {
-			d->bad_records++;
-			return;
-		}
-		if (size > sizeof(l))
-			size = sizeof(l);
-		memcpy(&l, rec, size);
-		l.header.size = size;
-		for (i = 0; i < PERFREGS_LOST_MAX; i++)
-			d->lost[i] += prf_lost_of(&l, i);
-		if (d->record_hook)
-			d->record_hook(d->learnt_arg, cpu, &l.header, NULL);
-		/* the stacks only: the losses are in the summary */
-		if (!d->o.summary && d->o.format != FMT_FOLDED && !d->o.flamegraph)
-			out_lost(d, &l, cpu);
+			d->record_hook(d->learnt_arg, cpu, rec, st);
+		return record_shown(d, rec);
 	}
-	/* other types: from a newer module, skipped */
+	if (rec->type == PERFREGS_REC_LOST) {
+		if (!lost_copy(rec, size, l)) {
+			d->bad_records++;
+			return false;
+		}
+		for (i = 0; i < PERFREGS_LOST_MAX; i++)
+			d->lost[i] += prf_lost_of(l, i);
+		if (d->record_hook)
+			d->record_hook(d->learnt_arg, cpu, &l->header, NULL);
+		return record_shown(d, rec);
+	}
+	return false;	/* other types: from a newer module, skipped */
+}
+
+bool record_count(struct decoder *d, int cpu, const struct perfregs_rec_header *rec,
+		  size_t size)
+{
+	struct perfregs_rec_lost l;
+	struct sample_stack st;
+
+	return record_count_stack(d, cpu, rec, size, &st, &l);
+}
+
+/*
+ * A record that record_count() passed, printed by thread t to t->out:
+ * any thread, in any order, as long as the state it reads (images,
+ * maps, symbols) is what it was when record_count() came to it.
+ */
+void record_print(struct decoder *d, struct dthread *t, int cpu,
+		  const struct perfregs_rec_header *rec, size_t size)
+{
+	struct perfregs_rec_lost l;
+	struct sample_stack st;
+
+	if (rec->type == PERFREGS_REC_SAMPLE && sample_fits((const void *)rec, size, &st))
+		out_sample(d, t, (const void *)rec, &st);
+	else if (rec->type == PERFREGS_REC_LOST && lost_copy(rec, size, &l))
+		out_lost(d, t->out, &l, cpu);
+}
+
+void decode_record(struct decoder *d, int cpu,
+		   const struct perfregs_rec_header *rec, size_t size)
+{
+	struct perfregs_rec_lost l;
+	struct sample_stack st;
+
+	if (!record_count_stack(d, cpu, rec, size, &st, &l))
+		return;
+	d->self.out = d->out;
+	if (rec->type == PERFREGS_REC_SAMPLE)
+		out_sample(d, &d->self, (const void *)rec, &st);
+	else
+		out_lost(d, d->out, &l, cpu);
 }
 
 void out_summary(struct decoder *d, FILE *fp, enum out_format fmt,

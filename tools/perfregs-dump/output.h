@@ -16,6 +16,10 @@
  */
 void decode_record(struct decoder *d, int cpu,
 		   const struct perfregs_rec_header *rec, size_t size);
+bool record_count(struct decoder *d, int cpu, const struct perfregs_rec_header *rec,
+		  size_t size);
+void record_print(struct decoder *d, struct dthread *t, int cpu,
+		  const struct perfregs_rec_header *rec, size_t size);
 void out_summary(struct decoder *d, FILE *fp, enum out_format fmt,
 		 uint64_t produced);
 const char *lost_cause_name(int cause);

@@ -326,7 +326,7 @@ static unsigned int chain_of(struct conv *c, const struct perfregs_rec_sample *s
 	struct decoded dd = decide_layout(s->abi, im ? &im->facts : NULL);
 	unsigned int i, n = 0, nf;
 
-	nf = sample_frames(c->d, s, dd.layout, ip, "", st, f);
+	nf = sample_frames(c->d, &c->d->self, s, dd.layout, ip, "", st, f);
 	for (i = 0; i < nf; i++) {
 		if (i == 0 && f[i].kernel)
 			chain[n++] = PERF_CONTEXT_KERNEL;

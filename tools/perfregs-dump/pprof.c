@@ -519,7 +519,7 @@ static unsigned int frames_of(struct pprof *p, const struct perfregs_rec_sample 
 		      m ? mapping_symbol(d, m, ip, ip, sym, symlen) : -1;
 	if (ret)
 		sym[0] = 0;
-	n = sample_frames(d, s, layout, ip, sym, st, sf);
+	n = sample_frames(d, &d->self, s, layout, ip, sym, st, sf);
 	for (i = 0; i < n; i++) {
 		bool kernel = sf[i].kernel && sf[i].lookup >= KERNEL_MIN;
 

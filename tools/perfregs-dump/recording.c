@@ -51,6 +51,7 @@
 #include "symbols.h"
 #include "aspace.h"
 #include "output.h"
+#include "pool.h"
 #include "recording.h"
 
 #define REC_MAGIC	"PRFREC\0\0"
@@ -1145,7 +1146,10 @@ static int krec_record(void *arg, int cpu, const struct perfregs_rec_header *rec
 	/* once, for the decoding and the offset; prf_walk() checked it */
 	uint32_t size = rec->size;
 
-	decode_record(kw->d, cpu, rec, size);
+	if (!kw->d->pool)
+		decode_record(kw->d, cpu, rec, size);
+	else if (record_count(kw->d, cpu, rec, size))
+		pool_record(kw->d, cpu, rec, size);	/* printed by a worker, in turn */
 	if (kw->d->bad_records != before) {
 		kw->malformed = true;
 		return 1;
@@ -1275,6 +1279,12 @@ static int src_items(struct rec_src *s, const struct rec_file_header *hp, const 
 		body = s->mem + s->pos + sizeof(it);
 		blen = it.size - sizeof(it);
 		end = (const char *)body + blen;
+		/*
+		 * --threads: the samples before an item that changes what
+		 * samples decode to are printed before it changes it.
+		 */
+		if (d->pool && it.type != ITEM_KREC)
+			pool_drain(d);
 		switch (it.type) {
 		case ITEM_INFO:
 			info_parse(d, (const char *)body, end);
@@ -1468,5 +1478,7 @@ static int src_items(struct rec_src *s, const struct rec_file_header *hp, const 
 	}
 	err[0] = 0;
 out:
+	if (d->pool)
+		pool_drain(d);	/* the records before an error too */
 	return ret;
 }

@@ -134,15 +134,29 @@ static bool symfs_path_ok(const char *path)
 }
 
 /*
+ * What a mapping learns lazily of its file (local, base and first, syms,
+ * and the symbol table of its dwfl_entry), any decoding thread may be
+ * the first to ask for (--threads, pool.c): it is learnt under
+ * resolve_lock, published by a release store, and read without the lock
+ * once there.  The Dwfls of dwfl_cache are only used under it, but for
+ * mapping_source() (convert, one thread).  The mappings themselves, new
+ * versions and copies, change only while no worker decodes (pool.c's
+ * barrier before any item but samples).
+ */
+static pthread_mutex_t resolve_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static char **debuginfo_path_locked(struct decoder *d);
+
+/*
  * The file to read for a mapping, here: the recorded path (under
  * --symfs if given) when its build-id matches, else the file named by
  * the build-id in $PERFREGS_BUILDID_DIR/HEX or
  * /usr/lib/debug/.build-id/XX/REST.debug, else the recorded path; with
  * --symfs, nothing outside the root but those by build-id ("": none).
  */
-const char *mapping_file(struct decoder *d, struct mapping *m)
+static const char *mapping_file_locked(struct decoder *d, struct mapping *m)
 {
-	char hex[41], path[PATH_MAX];
+	char hex[41], path[PATH_MAX], *local;
 	const char *dir;
 	unsigned int i;
 	size_t len;
@@ -154,8 +168,10 @@ const char *mapping_file(struct decoder *d, struct mapping *m)
 		const struct blob *b = blob_for(d, m);
 
 		/* none: no file (a file "[vdso]" here is not it) */
-		m->local = strdup(b ? b->path : "");
-		return m->local ? m->local : "";
+		local = strdup(b ? b->path : "");
+		/* release: pairs with the acquire in mapping_file() */
+		__atomic_store_n(&m->local, local, __ATOMIC_RELEASE);
+		return local ? local : "";
 	}
 	dir = getenv("PERFREGS_BUILDID_DIR");
 	for (i = 0; i < m->build_id_len; i++)
@@ -196,8 +212,23 @@ const char *mapping_file(struct decoder *d, struct mapping *m)
 	 */
 	snprintf(path, sizeof(path), "%s", d->o.symfs || m->build_id_len ? "" : m->path);
 found:
-	m->local = strdup(path);
-	return m->local ? m->local : d->o.symfs ? "" : m->path;
+	local = strdup(path);
+	/* release: pairs with the acquire in mapping_file() */
+	__atomic_store_n(&m->local, local, __ATOMIC_RELEASE);
+	return local ? local : d->o.symfs ? "" : m->path;
+}
+
+const char *mapping_file(struct decoder *d, struct mapping *m)
+{
+	/* acquire: pairs with the releases in mapping_file_locked() */
+	const char *local = __atomic_load_n(&m->local, __ATOMIC_ACQUIRE);
+
+	if (local)
+		return local;
+	pthread_mutex_lock(&resolve_lock);
+	local = mapping_file_locked(d, m);
+	pthread_mutex_unlock(&resolve_lock);
+	return local;
 }
 
 /*
@@ -566,7 +597,7 @@ struct dwfl_entry {
  * there, next to a file a recording names, hung the decoder.  "-": no
  * CRC check of .gnu_debuglink files (a build-id decides).
  */
-char **dwfl_debuginfo_path(struct decoder *d)
+static char **debuginfo_path_locked(struct decoder *d)
 {
 	char buf[PATH_MAX + 64];
 
@@ -579,6 +610,16 @@ char **dwfl_debuginfo_path(struct decoder *d)
 		d->debuginfo_path = strdup(buf);
 	}
 	return &d->debuginfo_path;
+}
+
+char **dwfl_debuginfo_path(struct decoder *d)
+{
+	char **path;
+
+	pthread_mutex_lock(&resolve_lock);
+	path = debuginfo_path_locked(d);
+	pthread_mutex_unlock(&resolve_lock);
+	return path;
 }
 
 static Dwfl_Callbacks dwfl_cbs = {
@@ -641,12 +682,23 @@ out:
 	return base;
 }
 
+static void mapping_base_locked(struct decoder *d, struct mapping *m)
+{
+	if (m->base_known)
+		return;
+	m->first = UINT64_MAX;
+	m->base = base_from_phdrs(mapping_file_locked(d, m), m->start, m->pgoff, &m->first);
+	/* release: pairs with the acquire in mapping_base() */
+	__atomic_store_n(&m->base_known, true, __ATOMIC_RELEASE);
+}
+
 uint64_t mapping_base(struct decoder *d, struct mapping *m)
 {
-	if (!m->base_known) {
-		m->first = UINT64_MAX;
-		m->base = base_from_phdrs(mapping_file(d, m), m->start, m->pgoff, &m->first);
-		m->base_known = true;
+	/* acquire: pairs with the release in mapping_base_locked() */
+	if (!__atomic_load_n(&m->base_known, __ATOMIC_ACQUIRE)) {
+		pthread_mutex_lock(&resolve_lock);
+		mapping_base_locked(d, m);
+		pthread_mutex_unlock(&resolve_lock);
 	}
 	return m->base;
 }
@@ -674,7 +726,7 @@ static struct dwfl_entry *dwfl_for(struct decoder *d, const struct mapping *m,
 	memcpy(e->build_id, m->build_id, m->build_id_len);
 	e->build_id_len = m->build_id_len;
 	e->base = base;
-	dwfl_cbs.debuginfo_path = dwfl_debuginfo_path(d);
+	dwfl_cbs.debuginfo_path = debuginfo_path_locked(d);
 	e->dwfl = dwfl_begin(&dwfl_cbs);
 	if (e->dwfl) {
 		dwfl_report_begin(e->dwfl);
@@ -696,15 +748,23 @@ static struct dwfl_entry *dwfl_for(struct decoder *d, const struct mapping *m,
 static struct dwfl_entry *mapping_entry(struct decoder *d, struct mapping *m,
 					uint64_t *bias)
 {
-	struct dwfl_entry *e = m->syms;
 	uint64_t base = mapping_base(d, m);
+	/* acquire: pairs with the release below, another thread's */
+	struct dwfl_entry *e = __atomic_load_n(&m->syms, __ATOMIC_ACQUIRE);
 
 	*bias = 0;
 	if (m->first != UINT64_MAX)
 		*bias = base - m->first;	/* else: at base, as libdwfl places it */
 	if (!e) {
-		e = dwfl_for(d, m, mapping_file(d, m), m->first != UINT64_MAX ? m->first : base);
-		m->syms = e;
+		pthread_mutex_lock(&resolve_lock);
+		e = m->syms;
+		if (!e) {
+			e = dwfl_for(d, m, mapping_file_locked(d, m),
+				     m->first != UINT64_MAX ? m->first : base);
+			/* release: the entry is whole before another thread uses it */
+			__atomic_store_n(&m->syms, e, __ATOMIC_RELEASE);
+		}
+		pthread_mutex_unlock(&resolve_lock);
 	}
 	return e && e->mod ? e : NULL;
 }
@@ -714,12 +774,23 @@ int mapping_symbol(struct decoder *d, struct mapping *m, uint64_t lookup,
 {
 	uint64_t bias;
 	struct dwfl_entry *e = mapping_entry(d, m, &bias);
+	struct symtab *tab;
 
 	if (!e)
 		return -2;	/* no file to read */
-	if (!e->tab)
-		e->tab = symtab_read(e->mod);
-	return symtab_symbol(e->tab, lookup - bias, show - bias, buf, len);
+	/* acquire: pairs with the release below, another thread's */
+	tab = __atomic_load_n(&e->tab, __ATOMIC_ACQUIRE);
+	if (!tab) {
+		pthread_mutex_lock(&resolve_lock);
+		tab = e->tab;
+		if (!tab) {
+			tab = symtab_read(e->mod);
+			/* release: the table is whole and sorted before it is searched */
+			__atomic_store_n(&e->tab, tab, __ATOMIC_RELEASE);
+		}
+		pthread_mutex_unlock(&resolve_lock);
+	}
+	return symtab_symbol(tab, lookup - bias, show - bias, buf, len);
 }
 
 /*

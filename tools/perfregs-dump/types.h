@@ -224,6 +224,18 @@ struct rec_info {
 #define PERFREGS_TOOL_VERSION	"1.0"
 
 
+/*
+ * What one decoding thread has of its own: the decoder's own thread has
+ * d->self, each worker of --threads one of its own (pool.c).  libdwfl's
+ * Dwfl is not thread-safe: each thread unwinds with its own.
+ */
+struct dthread {
+	FILE *out;			/* where its samples go */
+	struct unwinder *unwinders;	/* an attached Dwfl per address space */
+	struct frame *frames;		/* unwind.c's, SAMPLE_FRAMES_MAX of them */
+	bool stack_lines;		/* -f folded: each stack's line to out (pool.c) */
+};
+
 /* What a decoder knows: images, task maps, kernel symbols. */
 struct decoder {
 	struct opts o;
@@ -247,9 +259,14 @@ struct decoder {
 		uint64_t dev, ino;
 	} held[HELD_MAX];
 	unsigned int nheld;
-	/* the decoding thread's caches (symbols.c, unwind.c) */
+	/*
+	 * The caches of symbols.c, shared by the decoding threads (see
+	 * mapping_file()), and the decoder's own thread's (unwind.c).
+	 */
 	struct dwfl_entry *dwfl_cache;	/* a Dwfl and symbol table per file */
-	struct unwinder *unwinders;	/* an attached Dwfl per address space */
+	struct dthread self;
+	unsigned int threads;		/* that decode samples (--threads), 0: 1 */
+	struct pool *pool;		/* their batches, while -i decodes (pool.c) */
 	char *debuginfo_path;		/* where libdw finds debug files */
 	bool sideband;			/* side-band events are coming */
 	struct ksym *ksyms;		/* [0, ksyms_sorted) by start, then as added */

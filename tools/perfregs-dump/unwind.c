@@ -15,6 +15,7 @@
 #include <elfutils/libdwfl.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -39,18 +40,24 @@ struct unwind_ctx {
 	bool called;		/* the first frame is a return address */
 };
 
-/* A synthetic ELF header, only for libdw to pick the backend. */
+/*
+ * A synthetic ELF header, only for libdw to pick the backend.  Made once
+ * per layout, whichever decoding thread asks first; libdw only reads it.
+ */
 static Elf *abi_elf(enum layout layout)
 {
+	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 	static Elf *cache[4];
 	static union {
 		Elf64_Ehdr e64;
 		Elf32_Ehdr e32;
 	} hdr[4];
 	unsigned char *id;
+	Elf *elf;
 
+	pthread_mutex_lock(&lock);
 	if (cache[layout])
-		return cache[layout];
+		goto out;
 	elf_version(EV_CURRENT);
 	if (layout == LAYOUT_X86_64) {
 		Elf64_Ehdr *e = &hdr[layout].e64;
@@ -75,7 +82,10 @@ static Elf *abi_elf(enum layout layout)
 	id[EI_DATA] = ELFDATA2LSB;
 	id[EI_VERSION] = EV_CURRENT;
 	cache[layout] = elf_memory((char *)&hdr[layout], sizeof(hdr[layout]));
-	return cache[layout];
+out:
+	elf = cache[layout];
+	pthread_mutex_unlock(&lock);
+	return elf;
 }
 
 static pid_t next_thread(Dwfl *dwfl, void *arg, void **thread_argp)
@@ -290,6 +300,8 @@ static Dwfl_Callbacks dwfl_cbs = {	/* debuginfo_path: see symbols.c */
 	.find_elf = dwfl_build_id_find_elf,
 	.find_debuginfo = dwfl_standard_find_debuginfo,
 };
+/* dwfl_cbs.debuginfo_path is set by whichever decoding thread begins a Dwfl */
+static pthread_mutex_t cbs_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /*
  * One attached Dwfl per (task image, layout), reused for every sample of
@@ -312,20 +324,32 @@ struct unwinder {
  * the process may have.  16 unwinders of 7 files each under ulimit -n
  * 128 (the host test's 300 versions, once the tool linked 7 libraries)
  * left no descriptor for the eighth file of some: those samples lost
- * their frames.
+ * their frames.  Each decoding thread (--threads) has its share of them.
  */
-static unsigned int unwinder_files_max(void)
+unsigned int unwind_files_max(void)
 {
-	static unsigned int max;
+	static unsigned int files;	/* any thread may be the first: the same value */
+	unsigned int max = __atomic_load_n(&files, __ATOMIC_RELAXED);
 	struct rlimit rl;
 
 	if (!max) {
 		max = 512;
 		if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur != RLIM_INFINITY &&
 		    rl.rlim_cur / 2 < max)
-			max = rl.rlim_cur / 2 > 16 ? (unsigned int)(rl.rlim_cur / 2) : 16;
+			max = rl.rlim_cur / 2 > UNWIND_FILES_MIN ? (unsigned int)(rl.rlim_cur / 2) :
+								   UNWIND_FILES_MIN;
+		__atomic_store_n(&files, max, __ATOMIC_RELAXED);
 	}
 	return max;
+}
+
+/* A thread's share: pool_start() starts no more threads than have one. */
+static unsigned int unwinder_files_max(const struct decoder *d)
+{
+	unsigned int max = unwind_files_max();
+	unsigned int share = d->threads > 1 ? max / d->threads : max;
+
+	return share > UNWIND_FILES_MIN ? share : UNWIND_FILES_MIN;
 }
 
 static void unwinders_free(struct unwinder *u)
@@ -340,17 +364,17 @@ static void unwinders_free(struct unwinder *u)
 	}
 }
 
-static struct unwinder *unwinder_for(struct decoder *d, struct task_maps *tm,
-				     enum layout layout)
+static struct unwinder *unwinder_for(struct decoder *d, struct dthread *t,
+				     struct task_maps *tm, enum layout layout)
 {
+	unsigned int i, files = 0, files_max = unwinder_files_max(d);
 	struct unwinder *u, **up;
-	unsigned int i, files = 0;
 
-	for (up = &d->unwinders, i = 0; (u = *up); up = &u->next, i++) {
+	for (up = &t->unwinders, i = 0; (u = *up); up = &u->next, i++) {
 		if (u->tm == tm && u->layout == layout) {
 			*up = u->next;	/* to the front: most recently used first */
-			u->next = d->unwinders;
-			d->unwinders = u;
+			u->next = t->unwinders;
+			t->unwinders = u;
 			return u;
 		}
 		/*
@@ -363,7 +387,7 @@ static struct unwinder *unwinder_for(struct decoder *d, struct task_maps *tm,
 		 * one that was asked for: the search is over.
 		 */
 		files += u->tm->n;
-		if (i + 1 > UNWINDERS_MAX || files + tm->n > unwinder_files_max()) {
+		if (i + 1 > UNWINDERS_MAX || files + tm->n > files_max) {
 			*up = NULL;
 			unwinders_free(u);
 			break;
@@ -374,8 +398,10 @@ static struct unwinder *unwinder_for(struct decoder *d, struct task_maps *tm,
 		return NULL;
 	u->tm = tm;
 	u->layout = layout;
+	pthread_mutex_lock(&cbs_lock);
 	dwfl_cbs.debuginfo_path = dwfl_debuginfo_path(d);
 	u->dwfl = dwfl_begin(&dwfl_cbs);
+	pthread_mutex_unlock(&cbs_lock);
 	if (u->dwfl) {
 		dwfl_report_begin(u->dwfl);
 		for (i = 0; i < tm->n; i++)
@@ -386,20 +412,37 @@ static struct unwinder *unwinder_for(struct decoder *d, struct task_maps *tm,
 						tm->pid ? (pid_t)tm->pid : 1,
 						&thread_cbs, &u->ctx);
 	}
-	u->next = d->unwinders;
-	d->unwinders = u;
+	u->next = t->unwinders;
+	t->unwinders = u;
 	return u;
+}
+
+/* What thread t made here: its unwinders and its frames. */
+void unwind_thread_free(struct dthread *t)
+{
+	unwinders_free(t->unwinders);
+	t->unwinders = NULL;
+	free(t->frames);
+	t->frames = NULL;
 }
 
 void unwind_free(struct decoder *d)
 {
-	unwinders_free(d->unwinders);
-	d->unwinders = NULL;
+	unwind_thread_free(&d->self);
 }
 
-int unwind_sample(struct decoder *d, const struct perfregs_rec_sample *s,
-		  enum layout layout, const unsigned char *stack,
-		  uint64_t stack_len, struct frame *frames, unsigned int max)
+/* Thread t's frames, SAMPLE_FRAMES_MAX of them; NULL without memory. */
+struct frame *unwind_frames(struct dthread *t)
+{
+	if (!t->frames)
+		t->frames = malloc(SAMPLE_FRAMES_MAX * sizeof(*t->frames));
+	return t->frames;
+}
+
+int unwind_sample(struct decoder *d, struct dthread *t,
+		  const struct perfregs_rec_sample *s, enum layout layout,
+		  const unsigned char *stack, uint64_t stack_len, struct frame *frames,
+		  unsigned int max)
 {
 	const uint64_t *u = (const uint64_t *)s->regs +
 			    prf_popcount(s->iregs_mask);
@@ -425,7 +468,7 @@ int unwind_sample(struct decoder *d, const struct perfregs_rec_sample *s,
 	c.tm = maps_for_sample(d, s);
 	if (!c.tm)
 		return 0;
-	uw = unwinder_for(d, (struct task_maps *)c.tm, layout);
+	uw = unwinder_for(d, t, (struct task_maps *)c.tm, layout);
 	if (!uw || !uw->attached)
 		return 0;
 	uw->ctx = c;
@@ -469,14 +512,15 @@ int unwind_sample(struct decoder *d, const struct perfregs_rec_sample *s,
  * user-mode sample's IP.  ip and sym are the sampled IP and its name
  * (the caller's lookup); st the stack sample_fits() found (st->data
  * NULL: the sample has none), or NULL.  The
- * frames' strings live until the next call.  How many, at most
- * SAMPLE_FRAMES_MAX.
+ * frames' strings are t's, and live until its next call.  How many, at
+ * most SAMPLE_FRAMES_MAX.
  */
-unsigned int sample_frames(struct decoder *d, const struct perfregs_rec_sample *s,
-			   enum layout layout, uint64_t ip, const char *sym,
-			   const struct sample_stack *st, struct sample_frame *f)
+unsigned int sample_frames(struct decoder *d, struct dthread *t,
+			   const struct perfregs_rec_sample *s, enum layout layout,
+			   uint64_t ip, const char *sym, const struct sample_stack *st,
+			   struct sample_frame *f)
 {
-	static struct frame frames[SAMPLE_FRAMES_MAX - 1];
+	struct frame *frames = unwind_frames(t);
 	bool in_user = !(s->flags & PERFREGS_SF_KERNEL);
 	bool i386 = s->abi == PERFREGS_ABI_32;
 	unsigned int n = 0;
@@ -484,8 +528,8 @@ unsigned int sample_frames(struct decoder *d, const struct perfregs_rec_sample *
 
 	if (!in_user)
 		f[n++] = (struct sample_frame){ ip, ip, sym, "", true, false };
-	if (d->o.callgraph && st && st->data)
-		nf = unwind_sample(d, s, layout, st->data, st->copied, frames,
+	if (d->o.callgraph && st && st->data && frames)
+		nf = unwind_sample(d, t, s, layout, st->data, st->copied, frames,
 				   SAMPLE_FRAMES_MAX - 1);
 	for (i = 0; i < nf; i++)
 		f[n++] = (struct sample_frame){ frames[i].ip, frames[i].lookup,

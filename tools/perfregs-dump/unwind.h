@@ -12,9 +12,10 @@ struct frame {
 	char dso[256];
 };
 
-int unwind_sample(struct decoder *d, const struct perfregs_rec_sample *s,
-		  enum layout layout, const unsigned char *stack,
-		  uint64_t stack_len, struct frame *frames, unsigned int max);
+int unwind_sample(struct decoder *d, struct dthread *t,
+		  const struct perfregs_rec_sample *s, enum layout layout,
+		  const unsigned char *stack, uint64_t stack_len, struct frame *frames,
+		  unsigned int max);
 
 /* A frame of a sample as every output takes it (sample_frames()). */
 struct sample_frame {
@@ -28,9 +29,16 @@ struct sample_frame {
 
 #define SAMPLE_FRAMES_MAX	129	/* the kernel IP and 128 user frames */
 
-unsigned int sample_frames(struct decoder *d, const struct perfregs_rec_sample *s,
-			   enum layout layout, uint64_t ip, const char *sym,
-			   const struct sample_stack *st, struct sample_frame *f);
+unsigned int sample_frames(struct decoder *d, struct dthread *t,
+			   const struct perfregs_rec_sample *s, enum layout layout,
+			   uint64_t ip, const char *sym, const struct sample_stack *st,
+			   struct sample_frame *f);
+/* The files the unwinders of all threads may hold open; a thread's least share. */
+unsigned int unwind_files_max(void);
+#define UNWIND_FILES_MIN	16
+
+struct frame *unwind_frames(struct dthread *t);
+void unwind_thread_free(struct dthread *t);
 void unwind_free(struct decoder *d);
 
 #endif

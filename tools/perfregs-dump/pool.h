@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* pool.c: the worker threads that print the samples of -i (--threads). */
+#ifndef PERFREGS_DUMP_POOL_H
+#define PERFREGS_DUMP_POOL_H
+
+#include "types.h"
+
+#define POOL_THREADS_MAX	256	/* --threads N: at most */
+
+struct pool *pool_start(struct decoder *d, unsigned int threads);
+void pool_record(struct decoder *d, int cpu, const struct perfregs_rec_header *rec,
+		 size_t size);
+void pool_drain(struct decoder *d);
+int pool_end(struct decoder *d);
+
+#endif
