@@ -721,6 +721,19 @@ int mapping_symbol(struct decoder *d, struct mapping *m, uint64_t lookup,
 }
 
 /*
+ * The module of m's file in the Dwfl of its symbols, read once per file
+ * whoever maps it (unwind.c takes its CFI from there); NULL when there
+ * is none, or when the file it was read from is not the one m names.
+ */
+Dwfl_Module *mapping_module(struct decoder *d, struct mapping *m)
+{
+	uint64_t bias;
+	struct dwfl_entry *e = mapping_entry(d, m, &bias);
+
+	return e && !strcmp(e->path, mapping_file(d, m)) ? e->mod : NULL;
+}
+
+/*
  * The source file and line of lookup in mapping m, from the line table
  * of the file's DWARF (or of its separate debug file, found as the
  * symbols' are): 0, or -1 when there is none.  *file is libdw's, valid

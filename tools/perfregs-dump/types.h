@@ -245,6 +245,8 @@ struct decoder {
 	/* the decoding thread's caches (symbols.c, unwind.c) */
 	struct dwfl_entry *dwfl_cache;	/* a Dwfl and symbol table per file */
 	struct unwinder *unwinders;	/* an attached Dwfl per address space */
+	struct cfi_rules *cfi_rules;	/* CFI rows per file and address (unwind.c) */
+	int unwind_path;		/* 0: not yet known, 1: fast, -1: libdwfl only */
 	char *debuginfo_path;		/* where libdw finds debug files */
 	bool sideband;			/* side-band events are coming */
 	struct ksym *ksyms;		/* sorted by start */
