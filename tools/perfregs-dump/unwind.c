@@ -961,6 +961,7 @@ unwound:
 
 	for (i = 0; i < c.n; i++) {
 		unsigned int j;
+		size_t len;
 
 		frames[i].sym[0] = frames[i].dso[0] = 0;
 		for (j = 0; j < c.tm->n; j++) {
@@ -970,9 +971,15 @@ unwound:
 				continue;
 			/* the symbols shared by every process that maps the file */
 			if (mapping_symbol(d, m, frames[i].lookup, frames[i].ip,
-					   frames[i].sym, sizeof(frames[i].sym)) != -2)
-				/* the module's name: the path the task mapped */
-				snprintf(frames[i].dso, sizeof(frames[i].dso), "%s", m->path);
+					   frames[i].sym, sizeof(frames[i].sym)) == -2)
+				break;
+			/*
+			 * the module's name: the path the task mapped, cut as
+			 * snprintf() did (9% of -f folded of xz's samples)
+			 */
+			len = strnlen(m->path, sizeof(frames[i].dso) - 1);
+			memcpy(frames[i].dso, m->path, len);
+			frames[i].dso[len] = 0;
 			break;
 		}
 	}
