@@ -434,12 +434,37 @@ static void out_callchain(struct decoder *d, const struct perfregs_rec_sample *s
 		fputc(']', fp);
 		return;
 	}
+	/*
+	 * As fprintf "\n\t%16" PRIx64 " %s (%s)" did, by hand: that was 15%
+	 * of decoding xz's 32326 samples to text, 25 frames each.
+	 */
 	for (i = 0; i < n; i++) {
+		const char *sym = frames[i].sym[0] ? frames[i].sym : "[unknown]";
+		const char *dso = frames[i].dso[0] ? frames[i].dso : "[unknown]";
+		char line[2 + 16 + 1 + sizeof(frames[i].sym) + 2 + sizeof(frames[i].dso) + 1];
+		char hex[16], *p = line, *e;
+		size_t len;
+
 		text_safe(frames[i].sym);
 		text_safe(frames[i].dso);
-		fprintf(fp, "\n\t%16" PRIx64 " %s (%s)", frames[i].ip,
-			frames[i].sym[0] ? frames[i].sym : "[unknown]",
-			frames[i].dso[0] ? frames[i].dso : "[unknown]");
+		e = put_hex(hex, frames[i].ip, 0);
+		*p++ = '\n';
+		*p++ = '\t';
+		memset(p, ' ', 16 - (e - hex));
+		p += 16 - (e - hex);
+		memcpy(p, hex, e - hex);
+		p += e - hex;
+		*p++ = ' ';
+		len = strlen(sym);
+		memcpy(p, sym, len);
+		p += len;
+		*p++ = ' ';
+		*p++ = '(';
+		len = strlen(dso);
+		memcpy(p, dso, len);
+		p += len;
+		*p++ = ')';
+		fwrite(line, 1, p - line, fp);
 	}
 }
 
