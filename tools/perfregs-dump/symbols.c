@@ -707,17 +707,53 @@ static struct dwfl_entry *mapping_entry(struct decoder *d, struct mapping *m,
 	return e && e->mod ? e : NULL;
 }
 
+/*
+ * The names given last, by file and address: a chain's callers are the
+ * same few return addresses sample after sample, and the binary search
+ * of libc's table for each was 8% of -f folded of xz's 32326 samples.
+ */
+#define SYM_CACHE	1024
+
+struct sym_cache {
+	struct sym_slot {
+		const struct dwfl_entry *e;	/* NULL: empty */
+		uint64_t lookup, show;		/* the file's own addresses */
+		int ret;
+		char name[256];
+	} slot[SYM_CACHE];
+};
+
 int mapping_symbol(struct decoder *d, struct mapping *m, uint64_t lookup,
 		   uint64_t show, char *buf, size_t len)
 {
 	uint64_t bias;
 	struct dwfl_entry *e = mapping_entry(d, m, &bias);
+	struct sym_slot *sl;
 
 	if (!e)
 		return -2;	/* no file to read */
 	if (!e->tab)
 		e->tab = symtab_read(e->mod);
-	return symtab_symbol(e->tab, lookup - bias, show - bias, buf, len);
+	lookup -= bias;
+	show -= bias;
+	if (len != sizeof(sl->name))
+		return symtab_symbol(e->tab, lookup, show, buf, len);
+	if (!d->sym_cache)
+		d->sym_cache = calloc(1, sizeof(*d->sym_cache));
+	if (!d->sym_cache)
+		return symtab_symbol(e->tab, lookup, show, buf, len);
+	sl = &d->sym_cache->slot[((lookup ^ show * 31) * 0x9e3779b97f4a7c15ULL ^
+				  (uintptr_t)e) >> 54 & (SYM_CACHE - 1)];
+	if (sl->e != e || sl->lookup != lookup || sl->show != show) {
+		sl->e = e;
+		sl->lookup = lookup;
+		sl->show = show;
+		sl->name[0] = 0;
+		sl->ret = symtab_symbol(e->tab, lookup, show, sl->name, sizeof(sl->name));
+	}
+	if (!sl->ret)
+		memcpy(buf, sl->name, strlen(sl->name) + 1);
+	return sl->ret;
 }
 
 /*
@@ -955,6 +991,8 @@ void symbols_free(struct decoder *d)
 			free(d->ksyms[k].name);
 	free(d->ksyms);
 	free(d->ksyms_blob);
+	free(d->sym_cache);
+	d->sym_cache = NULL;
 	while ((e = d->dwfl_cache)) {
 		d->dwfl_cache = e->next;
 		symtab_free(e->tab);

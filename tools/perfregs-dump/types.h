@@ -244,6 +244,7 @@ struct decoder {
 	unsigned int nheld;
 	/* the decoding thread's caches (symbols.c, unwind.c) */
 	struct dwfl_entry *dwfl_cache;	/* a Dwfl and symbol table per file */
+	struct sym_cache *sym_cache;	/* the names given last (symbols.c) */
 	struct unwinder *unwinders;	/* an attached Dwfl per address space */
 	struct cfi_rules *cfi_rules;	/* CFI rows per file and address (unwind.c) */
 	int unwind_path;		/* 0: not yet known, 1: fast, -1: libdwfl only */
