@@ -90,6 +90,30 @@ static pid_t next_thread(Dwfl *dwfl, void *arg, void **thread_argp)
 	return c->s->pid ? (pid_t)c->s->pid : 1;
 }
 
+/*
+ * A word of w bytes of the stack snapshot, if it holds it.  Of a fixed
+ * size each, so that no memcpy() is called: that and memory_read() were
+ * 18% of the user time of -f folded of xz's samples on the fast path.
+ */
+static inline bool stack_word(const struct unwind_ctx *c, uint64_t addr, size_t w,
+			      Dwarf_Word *result)
+{
+	const unsigned char *p = c->stack + (addr - c->sp);
+	uint32_t v32;
+	uint64_t v64;
+
+	if (addr < c->sp || addr - c->sp + w > c->stack_len)
+		return false;
+	if (w == 8) {
+		memcpy(&v64, p, 8);
+		*result = v64;
+	} else {
+		memcpy(&v32, p, 4);
+		*result = v32;
+	}
+	return true;
+}
+
 /* A word of the task's memory: the stack snapshot, else a mapped file. */
 static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result,
 			void *arg)
@@ -100,11 +124,8 @@ static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result,
 	char magic[SELFMAG];
 	unsigned int i;
 
-	if (addr >= c->sp && addr - c->sp + w <= c->stack_len) {
-		memcpy(&v, c->stack + (addr - c->sp), w);
-		*result = v;
+	if (stack_word(c, addr, w, result))
 		return true;
-	}
 	for (i = 0; c->tm && i < c->tm->n; i++) {
 		const struct mapping *m = &c->tm->m[i];
 		int fd;
@@ -889,6 +910,7 @@ static bool fast_unwind(struct decoder *d, struct unwinder *u)
 	unsigned int nregs = is32 ? 9 : 17, i, k;
 	/* libdwfl keeps 32 bits of a register of an ELFCLASS32 backend */
 	uint64_t mask = c->layout == LAYOUT_X86_64 ? UINT64_MAX : UINT32_MAX;
+	size_t ws = c->layout == LAYOUT_X86_64 ? 8 : 4;	/* as memory_read() */
 	uint64_t regs[FAST_REGS], next[FAST_REGS], pc;
 	uint32_t set, nset;
 
@@ -960,7 +982,8 @@ static bool fast_unwind(struct decoder *d, struct unwinder *u)
 				v = regs[i];
 				break;
 			case RULE_AT:
-				if (!cfa_ok || !memory_read(u->dwfl, at, &w, c))
+				if (!cfa_ok || (!stack_word(c, at, ws, &w) &&
+						!memory_read(u->dwfl, at, &w, c)))
 					continue;
 				v = w;
 				break;
