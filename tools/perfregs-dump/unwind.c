@@ -932,7 +932,7 @@ static bool fast_unwind(struct decoder *d, struct unwinder *u)
 	/* libdwfl keeps 32 bits of a register of an ELFCLASS32 backend */
 	uint64_t mask = c->layout == LAYOUT_X86_64 ? UINT64_MAX : UINT32_MAX;
 	size_t ws = c->layout == LAYOUT_X86_64 ? 8 : 4;	/* as memory_read() */
-	uint64_t regs[FAST_REGS], next[FAST_REGS], pc;
+	uint64_t bank[2][FAST_REGS], *regs = bank[0], *next = bank[1], *swap, pc;
 	uint32_t set, nset;
 
 	if (!fast_mods(u))
@@ -989,10 +989,9 @@ static bool fast_unwind(struct decoder *d, struct unwinder *u)
 			if (cfa_ok)
 				cfa = regs[r->cfa_reg] + (uint64_t)(int64_t)r->cfa_off;
 		}
+		/* "same" for all, a mask for those whose rule it is */
+		memcpy(next, regs, FAST_REGS * sizeof(*regs));
 		nset = r->same & set;
-		for (i = 0; i < nregs; i++)
-			if (nset & (1U << i))
-				next[i] = regs[i];
 		for (i = 0; i < r->nrules; i++) {
 			unsigned int reg = r->reg[i];
 			uint64_t v, at = cfa + (uint64_t)(int64_t)r->off[i];
@@ -1023,7 +1022,9 @@ static bool fast_unwind(struct decoder *d, struct unwinder *u)
 		if (r->ra_undef || !(nset & (1U << r->ra)) || !next[r->ra])
 			break;
 		pc = next[r->ra];
-		memcpy(regs, next, sizeof(regs));
+		swap = regs;
+		regs = next;
+		next = swap;
 		set = nset;
 	}
 	/* an i386 sample left in the vDSO: libdwfl's, for vdso32_caller() */
