@@ -91,12 +91,35 @@ static void __attribute__((constructor)) safe_byte_init(void)
 		safe_byte[c] = c == ';' || c < 0x20 || c == 0x7f ? '_' : (char)c;
 }
 
-/* name (at most len bytes of it) onto the line at *p, made safe */
+/* Has the word a byte below 0x20, ';' or 0x7f?  (May say so wrongly.) */
+static bool word_unsafe(uint64_t w)
+{
+	const uint64_t ones = 0x0101010101010101ULL, high = 0x8080808080808080ULL;
+	uint64_t semi = w ^ (ones * ';'), del = w ^ (ones * 0x7f);
+
+	return (((w - ones * 0x20) & ~w) | ((semi - ones) & ~semi) |
+		((del - ones) & ~del)) & high;
+}
+
+/*
+ * name (at most len bytes of it) onto the line at *p, made safe: eight
+ * bytes a step where none needs changing (a byte at a time was 10% of
+ * -f folded of xz's samples).
+ */
 static char *put_name(char *p, char *end, const char *name, size_t len)
 {
+	uint64_t w;
+
+	len = strnlen(name, len);
 	if (len > (size_t)(end - p))
 		len = end - p;
-	for (; len && *name; name++, len--)
+	for (; len >= 8; name += 8, p += 8, len -= 8) {
+		memcpy(&w, name, 8);
+		if (word_unsafe(w))
+			break;
+		memcpy(p, &w, 8);
+	}
+	for (; len; name++, len--)
 		*p++ = safe_byte[(unsigned char)*name];
 	return p;
 }
