@@ -27,6 +27,8 @@
 struct folded_entry {
 	char *stack;
 	uint64_t count;
+	uint64_t hash;		/* of the stack, hash() */
+	size_t len;		/* its length */
 };
 
 struct folded {
@@ -35,13 +37,25 @@ struct folded {
 };
 
 
-static uint64_t hash(const char *s)
+/*
+ * Eight bytes a step: FNV-1a's multiply per byte, a chain of them along
+ * the whole line, was 9% of -f folded of xz's 32326 samples (25 frames,
+ * some 500 bytes a line).  The order of the table is no output's: they
+ * sort.
+ */
+static uint64_t hash(const char *s, size_t n)
 {
-	uint64_t h = 1469598103934665603ULL;	/* FNV-1a */
+	uint64_t h = 0x9e3779b97f4a7c15ULL ^ n, w;
 
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-	return h;
+	for (; n >= 8; s += 8, n -= 8) {
+		memcpy(&w, s, 8);
+		h = (h ^ w) * 0xff51afd7ed558ccdULL;
+		h ^= h >> 32;
+	}
+	w = 0;
+	memcpy(&w, s, n);
+	h = (h ^ w) * 0xc4ceb9fe1a85ec53ULL;
+	return h ^ h >> 29;
 }
 
 static bool grow(struct folded *f)
@@ -54,7 +68,7 @@ static bool grow(struct folded *f)
 	for (i = 0; i < f->cap; i++) {
 		if (!f->e[i].stack)
 			continue;
-		for (j = hash(f->e[i].stack) & (cap - 1); e[j].stack; j = (j + 1) & (cap - 1))
+		for (j = f->e[i].hash & (cap - 1); e[j].stack; j = (j + 1) & (cap - 1))
 			;
 		e[j] = f->e[i];
 	}
@@ -64,11 +78,47 @@ static bool grow(struct folded *f)
 	return true;
 }
 
-/* name (at most len bytes of it) onto the line at *p, made safe */
+/* What a byte of a name becomes on the line: ';' and control bytes '_' */
+static char safe_byte[256];
+
+static void __attribute__((constructor)) safe_byte_init(void)
+{
+	int c;
+
+	for (c = 0; c < 256; c++)
+		safe_byte[c] = c == ';' || c < 0x20 || c == 0x7f ? '_' : (char)c;
+}
+
+/* Has the word a byte below 0x20, ';' or 0x7f?  (May say so wrongly.) */
+static bool word_unsafe(uint64_t w)
+{
+	const uint64_t ones = 0x0101010101010101ULL, high = 0x8080808080808080ULL;
+	uint64_t semi = w ^ (ones * ';'), del = w ^ (ones * 0x7f);
+
+	return (((w - ones * 0x20) & ~w) | ((semi - ones) & ~semi) |
+		((del - ones) & ~del)) & high;
+}
+
+/*
+ * name (at most len bytes of it) onto the line at *p, made safe: eight
+ * bytes a step where none needs changing (a byte at a time was 10% of
+ * -f folded of xz's samples).
+ */
 static char *put_name(char *p, char *end, const char *name, size_t len)
 {
-	for (; len && *name && p < end; name++, len--)
-		*p++ = *name == ';' || (unsigned char)*name < 0x20 || *name == 0x7f ? '_' : *name;
+	uint64_t w;
+
+	len = strnlen(name, len);
+	if (len > (size_t)(end - p))
+		len = end - p;
+	for (; len >= 8; name += 8, p += 8, len -= 8) {
+		memcpy(&w, name, 8);
+		if (word_unsafe(w))
+			break;
+		memcpy(p, &w, 8);
+	}
+	for (; len; name++, len--)
+		*p++ = safe_byte[(unsigned char)*name];
 	return p;
 }
 
@@ -126,24 +176,31 @@ void folded_line(char *line, const char *comm, const struct folded_frame *f,
 int folded_count(struct decoder *d, const char *line)
 {
 	struct folded *fo = d->folded;
-	size_t i;
+	size_t i, len;
+	uint64_t h;
 
 	if (!fo) {
 		fo = d->folded = calloc(1, sizeof(*fo));
 		if (!fo)
 			return -ENOMEM;
 	}
+	len = strlen(line);
+	h = hash(line, len);
 	if ((fo->n + 1) * 2 > fo->cap && !grow(fo))
 		return -ENOMEM;
-	for (i = hash(line) & (fo->cap - 1); fo->e[i].stack; i = (i + 1) & (fo->cap - 1)) {
-		if (!strcmp(fo->e[i].stack, line)) {
+	for (i = h & (fo->cap - 1); fo->e[i].stack; i = (i + 1) & (fo->cap - 1)) {
+		if (fo->e[i].hash == h && fo->e[i].len == len &&
+		    !memcmp(fo->e[i].stack, line, len)) {
 			fo->e[i].count++;
 			return 0;
 		}
 	}
-	fo->e[i].stack = strdup(line);
+	fo->e[i].stack = malloc(len + 1);
 	if (!fo->e[i].stack)
 		return -ENOMEM;
+	memcpy(fo->e[i].stack, line, len + 1);
+	fo->e[i].hash = h;
+	fo->e[i].len = len;
 	fo->e[i].count = 1;
 	fo->n++;
 	return 0;

@@ -401,11 +401,28 @@ static bool sample_fits(const struct perfregs_rec_sample *s, size_t size,
  * (an ESC that starts a sequence, a CR that rewrites the line) are shown
  * as '?'.  JSON escapes them, -f folded makes them '_'.
  */
-static void text_safe(char *s)
+static size_t text_safe(char *s)
 {
-	for (; *s; s++)
-		if ((unsigned char)*s < ' ' || *s == 0x7f)
-			*s = '?';
+	const uint64_t ones = 0x0101010101010101ULL, high = 0x8080808080808080ULL;
+	size_t len = strlen(s), i = 0;
+	uint64_t w, del;
+
+	/*
+	 * Eight bytes a step while none of them can be one to replace (a
+	 * test that may say so wrongly, never that none is when one is): a
+	 * byte at a time was 15% of the instructions of decoding xz's
+	 * samples to text with --call-graph dwarf.
+	 */
+	for (; i + 8 <= len; i += 8) {
+		memcpy(&w, s + i, 8);
+		del = w ^ (ones * 0x7f);
+		if ((((w - ones * ' ') & ~w) | ((del - ones) & ~del)) & high)
+			break;
+	}
+	for (; i < len; i++)
+		if ((unsigned char)s[i] < ' ' || s[i] == 0x7f)
+			s[i] = '?';
+	return len;
 }
 
 static void out_callchain(struct decoder *d, struct dthread *t,
@@ -436,12 +453,37 @@ static void out_callchain(struct decoder *d, struct dthread *t,
 		fputc(']', fp);
 		return;
 	}
+	/*
+	 * As fprintf "\n\t%16" PRIx64 " %s (%s)" did, by hand: that was 15%
+	 * of decoding xz's 32326 samples to text, 25 frames each.
+	 */
 	for (i = 0; i < n; i++) {
-		text_safe(frames[i].sym);
-		text_safe(frames[i].dso);
-		fprintf(fp, "\n\t%16" PRIx64 " %s (%s)", frames[i].ip,
-			frames[i].sym[0] ? frames[i].sym : "[unknown]",
-			frames[i].dso[0] ? frames[i].dso : "[unknown]");
+		const char *sym = frames[i].sym[0] ? frames[i].sym : "[unknown]";
+		const char *dso = frames[i].dso[0] ? frames[i].dso : "[unknown]";
+		char line[2 + 16 + 1 + sizeof(frames[i].sym) + 2 + sizeof(frames[i].dso) + 1];
+		size_t sym_len = text_safe(frames[i].sym), dso_len = text_safe(frames[i].dso);
+		char hex[16], *p = line, *e;
+
+		if (!sym_len)
+			sym_len = 9;	/* "[unknown]" */
+		if (!dso_len)
+			dso_len = 9;
+		e = put_hex(hex, frames[i].ip, 0);
+		*p++ = '\n';
+		*p++ = '\t';
+		memset(p, ' ', 16 - (e - hex));
+		p += 16 - (e - hex);
+		memcpy(p, hex, e - hex);
+		p += e - hex;
+		*p++ = ' ';
+		memcpy(p, sym, sym_len);
+		p += sym_len;
+		*p++ = ' ';
+		*p++ = '(';
+		memcpy(p, dso, dso_len);
+		p += dso_len;
+		*p++ = ')';
+		fwrite(line, 1, p - line, fp);
 	}
 }
 

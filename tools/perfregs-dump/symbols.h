@@ -26,6 +26,7 @@ char *deleted_file(struct decoder *d, uint32_t pid, uint64_t start, uint64_t end
 uint64_t mapping_base(struct decoder *d, struct mapping *m);
 int mapping_symbol(struct decoder *d, struct mapping *m, uint64_t lookup,
 		   uint64_t show, char *buf, size_t len);
+struct Dwfl_Module *mapping_module(struct decoder *d, struct mapping *m);
 int mapping_source(struct decoder *d, struct mapping *m, uint64_t lookup,
 		   const char **file, int *line);
 int kernel_symbol(struct decoder *d, uint64_t ip, char *buf, size_t len);
@@ -34,5 +35,6 @@ void ksym_learn(struct decoder *d, uint64_t ip);
 void ksyms_load(struct decoder *d);
 const struct ksym *ksym_find(struct decoder *d, uint64_t ip);
 void symbols_free(struct decoder *d);
+void symbols_thread_free(void);	/* the calling thread's caches */
 
 #endif

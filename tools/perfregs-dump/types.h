@@ -232,6 +232,7 @@ struct rec_info {
 struct dthread {
 	FILE *out;			/* where its samples go */
 	struct unwinder *unwinders;	/* an attached Dwfl per address space */
+	struct cfi_rules *cfi_rules;	/* CFI rows per file and address (unwind.c) */
 	struct frame *frames;		/* unwind.c's, SAMPLE_FRAMES_MAX of them */
 	bool stack_lines;		/* -f folded: each stack's line to out (pool.c) */
 };
