@@ -238,6 +238,8 @@ void pool_record(struct decoder *d, int cpu, const struct perfregs_rec_header *r
 	size_t need = sizeof(struct batch_rec) + ((size + 7) & ~7UL);
 	struct batch_rec br = { (uint32_t)cpu, (uint32_t)size };
 
+	/* the workers only read the kernel symbols: sorted here, once */
+	ksyms_settle(d);
 	if (b->len + need > b->cap) {
 		size_t cap = b->len + need > BATCH_BYTES ? b->len + need : BATCH_BYTES;
 		unsigned char *q = realloc(b->recs, cap);

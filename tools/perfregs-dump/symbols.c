@@ -1024,11 +1024,22 @@ void ksyms_load(struct decoder *d)
 	d->ksyms_sorted = d->nksyms;
 }
 
+/*
+ * Every symbol added into the sorted part: the reading thread's, before
+ * it hands samples to decoding threads (pool_record()), which then only
+ * read them.  ksym_find() merges lazily only without them.
+ */
+void ksyms_settle(struct decoder *d)
+{
+	if (d->nksyms != d->ksyms_sorted)
+		ksyms_merge(d);
+}
+
 const struct ksym *ksym_find(struct decoder *d, uint64_t ip)
 {
 	size_t lo = 0, hi, tail = d->nksyms - d->ksyms_sorted, i;
 
-	if (tail > KSYM_TAIL_MIN && tail * tail > d->ksyms_sorted)
+	if (!d->pool && tail > KSYM_TAIL_MIN && tail * tail > d->ksyms_sorted)
 		ksyms_merge(d);
 	hi = d->ksyms_sorted;
 

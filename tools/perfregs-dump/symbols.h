@@ -35,6 +35,7 @@ void ksym_learn(struct decoder *d, uint64_t ip);
 void ksyms_load(struct decoder *d);
 const struct ksym *ksym_find(struct decoder *d, uint64_t ip);
 void symbols_free(struct decoder *d);
+void ksyms_settle(struct decoder *d);	/* before samples go to threads */
 void symbols_thread_free(void);	/* the calling thread's caches */
 
 #endif
