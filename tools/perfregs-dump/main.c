@@ -2018,8 +2018,6 @@ static int live_end(struct live *lv, struct live_run *run)
 		waitpid(run->child, &run->status, 0);
 	}
 	prf_close(&run->r);
-	if (lv->rec_path && lv->rec_dirfd >= 0)
-		close(lv->rec_dirfd);
 	sb_close(lv->sb);
 	decoder_free(&lv->d);
 	if (run->exit_code == EXIT_OK && WIFEXITED(run->status) &&
@@ -2068,6 +2066,9 @@ static int run_live(struct options *o, struct live *lv)
 	ret = live_end(lv, &run);
 	if (run.exit_code == EXIT_SETUP)	/* live_start(): never sampled */
 		rec_undo(lv);
+	/* after rec_undo(): it works in that directory */
+	if (lv->rec_path && lv->rec_dirfd >= 0)
+		close(lv->rec_dirfd);
 	return ret;
 }
 
