@@ -138,12 +138,23 @@ static bool symfs_path_ok(const char *path)
  * and the symbol table of its dwfl_entry), any decoding thread may be
  * the first to ask for (--threads, pool.c): it is learnt under
  * resolve_lock, published by a release store, and read without the lock
- * once there.  The Dwfls of dwfl_cache are only used under it, but for
+ * once there.  The Dwfls of dwfl_cache are only used under it (unwind.c
+ * takes it with symbols_lock() to read their modules' CFI), but for
  * mapping_source() (convert, one thread).  The mappings themselves, new
  * versions and copies, change only while no worker decodes (pool.c's
  * barrier before any item but samples).
  */
 static pthread_mutex_t resolve_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void symbols_lock(void)
+{
+	pthread_mutex_lock(&resolve_lock);
+}
+
+void symbols_unlock(void)
+{
+	pthread_mutex_unlock(&resolve_lock);
+}
 
 static char **debuginfo_path_locked(struct decoder *d);
 
@@ -823,8 +834,8 @@ int mapping_symbol(struct decoder *d, struct mapping *m, uint64_t lookup,
 		sym_cache = calloc(1, sizeof(*sym_cache));
 	if (!sym_cache)
 		return symtab_symbol(tab, lookup, show, buf, len);
-	sl = &sym_cache->slot[((lookup ^ show * 31) * 0x9e3779b97f4a7c15ULL ^
-			       (uintptr_t)e) >> 54 & (SYM_CACHE - 1)];
+	sl = &sym_cache->slot[((lookup ^ show * 31 ^ (uintptr_t)e) *
+			       0x9e3779b97f4a7c15ULL) >> 54 & (SYM_CACHE - 1)];
 	if (sl->e != e || sl->lookup != lookup || sl->show != show) {
 		sl->e = e;
 		sl->lookup = lookup;

@@ -36,6 +36,8 @@ void ksyms_load(struct decoder *d);
 const struct ksym *ksym_find(struct decoder *d, uint64_t ip);
 void symbols_free(struct decoder *d);
 void ksyms_settle(struct decoder *d);	/* before samples go to threads */
-void symbols_thread_free(void);	/* the calling thread's caches */
+void symbols_thread_free(void);
+void symbols_lock(void);	/* around libdw calls on mapping_module()'s */
+void symbols_unlock(void);	/* the calling thread's caches */
 
 #endif

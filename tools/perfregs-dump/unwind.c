@@ -489,13 +489,12 @@ static struct unwinder *unwinder_for(struct decoder *d, struct dthread *t,
  */
 /*
  * The modules and their CFI are the symbols' (mapping_module()), shared
- * by the decoding threads, and libdw caches what it reads of a CFI
- * without a lock of its own: every call into it here takes this one.
- * Each thread keeps the rows it derived (struct dthread), so once warm
- * a thread takes it only for a new address.
+ * by the decoding threads, and libdw and libelf cache what they read of
+ * a module without a lock of their own: every call into them here takes
+ * the symbols' lock (symbols_lock()), the one symbols.c reads the same
+ * modules' tables under.  Each thread keeps the rows it derived (struct
+ * dthread), so once warm a thread takes it only for a new address.
  */
-static pthread_mutex_t cfi_lock = PTHREAD_MUTEX_INITIALIZER;
-
 enum { RULE_AT = 1, RULE_VAL, RULE_REG };	/* and undefined, the same */
 enum { ROW_FREE, ROW_FAST, ROW_SLOW, ROW_NONE };
 
@@ -757,9 +756,9 @@ static const struct cfi_row *row_for(struct dthread *th, Dwarf_CFI *cfi, uint64_
 	r->cfi = cfi;
 	r->pc = pc;
 	r->nregs = (uint8_t)nregs;
-	pthread_mutex_lock(&cfi_lock);
+	symbols_lock();
 	row_derive(r, cfi, pc);
-	pthread_mutex_unlock(&cfi_lock);
+	symbols_unlock();
 	t->used++;
 found:
 	*none = r->state == ROW_NONE;
@@ -991,9 +990,9 @@ static bool fast_unwind(struct decoder *d, struct dthread *th, struct unwinder *
 		if (fm) {
 			if (!fm->known) {
 				fm->shared = fm->m ? mapping_module(d, fm->m) : NULL;
-				pthread_mutex_lock(&cfi_lock);
+				symbols_lock();
 				fm->eh = fm->shared ? dwfl_module_eh_cfi(fm->shared, &b) : NULL;
-				pthread_mutex_unlock(&cfi_lock);
+				symbols_unlock();
 				fm->known = true;
 			}
 			if (!fm->shared)
@@ -1004,9 +1003,9 @@ static bool fast_unwind(struct decoder *d, struct dthread *th, struct unwinder *
 			if (!r && !none)
 				return false;	/* a row the fast path does not take */
 			if (!r && !fm->dw_known) {
-				pthread_mutex_lock(&cfi_lock);
+				symbols_lock();
 				fm->dw = debug_frame_cfi(fm->shared);
-				pthread_mutex_unlock(&cfi_lock);
+				symbols_unlock();
 				fm->dw_known = true;
 			}
 			if (!r && fm->dw)
