@@ -161,20 +161,22 @@ static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result,
 	return false;
 }
 
+/* DWARF register number -> perfregs, for each ABI's register file */
+static const int dwarf64[17] = {
+	PERFREGS_REG_AX, PERFREGS_REG_DX, PERFREGS_REG_CX, PERFREGS_REG_BX,
+	PERFREGS_REG_SI, PERFREGS_REG_DI, PERFREGS_REG_BP, PERFREGS_REG_SP,
+	PERFREGS_REG_R8, PERFREGS_REG_R9, PERFREGS_REG_R10, PERFREGS_REG_R11,
+	PERFREGS_REG_R12, PERFREGS_REG_R13, PERFREGS_REG_R14, PERFREGS_REG_R15,
+	PERFREGS_REG_IP,
+};
+static const int dwarf32[9] = {
+	PERFREGS_REG_AX, PERFREGS_REG_CX, PERFREGS_REG_DX, PERFREGS_REG_BX,
+	PERFREGS_REG_SP, PERFREGS_REG_BP, PERFREGS_REG_SI, PERFREGS_REG_DI,
+	PERFREGS_REG_IP,
+};
+
 static bool set_initial_registers(Dwfl_Thread *thread, void *arg)
 {
-	static const int dwarf64[17] = {	/* DWARF number -> perfregs */
-		PERFREGS_REG_AX, PERFREGS_REG_DX, PERFREGS_REG_CX, PERFREGS_REG_BX,
-		PERFREGS_REG_SI, PERFREGS_REG_DI, PERFREGS_REG_BP, PERFREGS_REG_SP,
-		PERFREGS_REG_R8, PERFREGS_REG_R9, PERFREGS_REG_R10, PERFREGS_REG_R11,
-		PERFREGS_REG_R12, PERFREGS_REG_R13, PERFREGS_REG_R14, PERFREGS_REG_R15,
-		PERFREGS_REG_IP,
-	};
-	static const int dwarf32[9] = {
-		PERFREGS_REG_AX, PERFREGS_REG_CX, PERFREGS_REG_DX, PERFREGS_REG_BX,
-		PERFREGS_REG_SP, PERFREGS_REG_BP, PERFREGS_REG_SI, PERFREGS_REG_DI,
-		PERFREGS_REG_IP,
-	};
 	struct unwind_ctx *c = arg;
 	bool is32 = c->layout == LAYOUT_I386;
 	const int *map = is32 ? dwarf32 : dwarf64;
@@ -949,18 +951,6 @@ static bool fp_step(struct unwinder *u, bool is32, uint64_t mask, uint64_t *regs
  */
 static bool fast_unwind(struct decoder *d, struct dthread *th, struct unwinder *u)
 {
-	static const int dwarf64[17] = {	/* as set_initial_registers() */
-		PERFREGS_REG_AX, PERFREGS_REG_DX, PERFREGS_REG_CX, PERFREGS_REG_BX,
-		PERFREGS_REG_SI, PERFREGS_REG_DI, PERFREGS_REG_BP, PERFREGS_REG_SP,
-		PERFREGS_REG_R8, PERFREGS_REG_R9, PERFREGS_REG_R10, PERFREGS_REG_R11,
-		PERFREGS_REG_R12, PERFREGS_REG_R13, PERFREGS_REG_R14, PERFREGS_REG_R15,
-		PERFREGS_REG_IP,
-	};
-	static const int dwarf32[9] = {
-		PERFREGS_REG_AX, PERFREGS_REG_CX, PERFREGS_REG_DX, PERFREGS_REG_BX,
-		PERFREGS_REG_SP, PERFREGS_REG_BP, PERFREGS_REG_SI, PERFREGS_REG_DI,
-		PERFREGS_REG_IP,
-	};
 	struct unwind_ctx *c = &u->ctx;
 	bool is32 = c->layout == LAYOUT_I386;
 	const int *map = is32 ? dwarf32 : dwarf64;
