@@ -542,20 +542,34 @@ TEST_F(sess, poll_watermark)
 	EXPECT_TRUE(pfd.revents & POLLHUP) TH_LOG("no hang-up once the target is gone");
 }
 
+/*
+ * Set by the test once it has looked: until then the forked process
+ * spins, so that its parent stays asleep in waitpid() however slowly
+ * the guest runs (a MAP_SHARED page, seen across both forks).
+ */
+static volatile int *newtask_done;
+
 /* Spin on one CPU, then fork a process that spins there too. */
 static void newtask_child(int seconds)
 {
+	uint64_t end;
 	cpu_set_t one;
 	pid_t pid;
 
+	prctl(PR_SET_PDEATHSIG, SIGKILL);	/* if the test stops early */
 	CPU_ZERO(&one);
 	CPU_SET(sched_getcpu(), &one);
 	if (sched_setaffinity(0, sizeof(one), &one))
 		_exit(1);
 	spin_child_for_ms(seconds * 1000);
 	pid = fork();
-	if (pid == 0)
-		spin_child(seconds);
+	if (pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		end = now_ns() + 120 * 1000000000ULL;	/* a bound, if none tells */
+		while (!*newtask_done && now_ns() < end)
+			;
+		_exit(0);
+	}
 	_exit(pid > 0 && child_status(pid) == 0 ? 0 : 1);
 }
 
@@ -680,8 +694,14 @@ static bool wait_pri(struct prf_reader *r, struct sample_set *set, int ms)
 TEST_F(sess, poll_new_task)
 {
 	struct pollfd pfd = { .fd = self->r.fd, .events = POLLPRI };
-	pid_t child = start_child(newtask_child, 2);
 	uint64_t first, quiet, second;
+	pid_t child;
+
+	newtask_done = mmap(NULL, sizeof(*newtask_done), PROT_READ | PROT_WRITE,
+			    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, newtask_done);
+	*newtask_done = 0;
+	child = start_child(newtask_child, 2);
 
 	self->cfg.pid = child;
 	self->cfg.flags |= PERFREGS_CF_INHERIT;	/* and the process it forks */
@@ -718,7 +738,9 @@ TEST_F(sess, poll_new_task)
 	EXPECT_EQ(0, poll(&pfd, 1, 0)) TH_LOG("POLLPRI after the acknowledgement");
 	EXPECT_FALSE(wait_pri(&self->r, &self->set, 500))
 		TH_LOG("POLLPRI with only the forked process running");
+	*newtask_done = 1;
 	EXPECT_EQ(0, run_session(&self->r, &self->set, child, 0));
+	munmap((void *)newtask_done, sizeof(*newtask_done));
 	EXPECT_LT(0, self->set.n);
 }
 
