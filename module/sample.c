@@ -392,26 +392,32 @@ static unsigned long prf_stack_end(struct mm_struct *mm)
 
 /*
  * How much of the asked @len bytes of user stack from @sp to copy: on
- * the main thread's stack no more than up to prf_stack_end().  A shell
+ * the main thread's stack no more than up to prf_stack_end(), rounded
+ * down to whole 8-byte words so that none of the random bytes is
+ * copied (AT_RANDOM is 1 mod 8 below "x86_64", 3 below "i686"), but
+ * one word at least, as the record says it has a stack.  A shell
  * passes kilobytes of environment (8448 bytes from magic_64's loop to
  * the top of its stack in the test guest) and the random gap adds up
- * to 8 KiB, so this is most of an 8 KiB copy.  A thread's stack, or one
- * the program made, lies below and is not cut; its copy ends at the
- * first page that cannot be read instead (prf_ring_write_stack()).
- * current->mm is the sampled task's own and stays while it runs here;
- * only the task itself can change what is read (PR_SET_MM), and then
- * only cuts its own snapshots short.
+ * to 8 KiB, so this is most of an 8 KiB copy.  A copy that ends below
+ * mm->start_stack, as every copy on a thread's stack does (they lie
+ * below the main one), is not cut and costs no look at the auxiliary
+ * vector; its copy ends at the first page that cannot be read instead
+ * (prf_ring_write_stack()).  current->mm is the sampled task's own and
+ * stays while it runs here.  Every task sharing the mm can change what
+ * is read (prctl(PR_SET_MM_MAP) needs no privilege), but a bound from
+ * it only ever shortens the copy of the task's own stack: never more
+ * than @len, never from another address than @sp.
  */
 static u64 prf_stack_len(unsigned long sp, u64 len)
 {
 	struct mm_struct *mm = READ_ONCE(current->mm);
 	unsigned long top;
 
-	if (!mm)
+	if (!mm || sp + len <= READ_ONCE(mm->start_stack))
 		return len;
 	top = prf_stack_end(mm);
 	if (sp < top && top - sp < len)
-		return round_up(top - sp, 8);
+		return max_t(u64, round_down(top - sp, 8), 8);
 	return len;
 }
 

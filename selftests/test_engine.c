@@ -911,6 +911,18 @@ static const unsigned char *sample_stack(const struct perfregs_rec_sample *s,
 	return (const unsigned char *)(p + 1);
 }
 
+/*
+ * A main-thread snapshot from sp asked for more than reaches AT_RANDOM
+ * (top): the whole 8-byte words below it, none of its random bytes, and
+ * one word at least.
+ */
+static uint64_t stack_words_below(uint64_t top, uint64_t sp)
+{
+	uint64_t n = (top - sp) & ~7ULL;
+
+	return n ? n : 8;
+}
+
 /* AT_RANDOM of pid, from /proc/PID/auxv (32-bit words if is32); 0 if none. */
 static uint64_t auxv_random(pid_t pid, bool is32)
 {
@@ -981,7 +993,7 @@ TEST_F(sess, user_stack_snapshot)
 		copied = *(const uint64_t *)((const char *)(p + 1) + size);
 		want = 512;
 		if (sample_ureg(s, PERFREGS_REG_SP, &sp) && sp < top && top - sp < 512)
-			want = (top - sp + 7) & ~7ULL;	/* ends at AT_RANDOM */
+			want = stack_words_below(top, sp);
 		EXPECT_EQ(want, size);
 		EXPECT_EQ(s->header.size, (char *)(p + 2) + size - (char *)s);
 		if (!sample_ureg(s, PERFREGS_REG_IP, &ip) ||
@@ -1011,7 +1023,8 @@ TEST_F(sess, user_stack_snapshot)
 
 /*
  * Asked for more stack than the main thread's frames take, the kernel
- * copies from SP up to the 16 random bytes AT_RANDOM points to, above
+ * copies from SP up to the 16 random bytes AT_RANDOM points to (whole
+ * words below them, not one of those bytes), above
  * argc, the argv and envp pointers and the auxiliary vector, and no
  * further: above are a random gap of up to 8 KiB and the argument and
  * environment strings (8 KiB of them in this guest), no frame.  In the
@@ -1061,8 +1074,8 @@ static void stack_ends_below_the_strings(struct __test_metadata *_metadata,
 		    ip < w.loop_start || ip >= w.loop_end)
 			continue;
 		checked++;
-		want = (top - sp + 7) & ~7ULL;
-		if (copied != want || size != want) {
+		want = stack_words_below(top, sp);
+		if (copied != want || size != want || sp + size > top) {
 			if (bad++ < 3)
 				TH_LOG("sample %zu: sp 0x%llx, %llu bytes to AT_RANDOM, "
 				       "%llu copied, size %llu", i,

@@ -148,11 +148,13 @@ enum perfregs_event {
  *
  * stack_bytes > 0 (a multiple of 8) copies up to that much user stack
  * from the user SP into every sample that has user registers: less when
- * the main thread's stack ends sooner (at mm->arg_start, where the
- * argument and environment strings begin: no frame lies there), or
- * when the copy meets a page it cannot read (the top of a stack
- * mapping).  The record then carries only the bytes copied, rounded up
- * to 8, unless another record was written after it meanwhile (an NMI
+ * the main thread's stack ends sooner (below the 16 random bytes that
+ * AT_RANDOM points to, in whole 8-byte words: above them are only the
+ * platform string, a random gap and the argument and environment
+ * strings, no frame; argc, the argv and envp pointers and the auxiliary
+ * vector below are kept), or when the copy meets a page it cannot read
+ * (the top of a stack mapping).  The record then carries only the bytes
+ * copied, rounded up to 8, unless another record was written after it meanwhile (an NMI
  * nesting in the sample): then stack_size keeps the length reserved and
  * the rest is zero.
  *
