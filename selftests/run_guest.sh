@@ -55,6 +55,7 @@ for t in "$B"/selftests/test_* selftests/test_*.py selftests/test_*.sh; do
 	[ -x "$t" ] || continue
 	name=$(basename "$t")
 	echo "# ---- $name"
+	t0=$SECONDS
 	# the loop runs in this shell (klog_mark moves on); $! is the test
 	while IFS= read -r line; do
 		printf '%s\n' "$line"
@@ -71,6 +72,7 @@ for t in "$B"/selftests/test_* selftests/test_*.py selftests/test_*.sh; do
 		echo "not ok - $name ended abnormally (status $rc)"
 	fi
 	check_klog "$name"
+	echo "# $name took $((SECONDS - t0)) s"
 done
 
 lsmod | grep -q '^perfregs ' || insmod "$PERFREGS_KO"
