@@ -203,8 +203,18 @@ check demo:
 	@if [ "$$(id -u)" = 0 ]; then $(DEPS_SCRIPT); else $(DEPS_SCRIPT) --check; fi
 	@$(MAKE) --no-print-directory $@-run
 
+# The PREEMPT_RT kernels of the matrix are built for by every make, and
+# checked with RT=1 (or KVER=...-rt-amd64).
+ifeq ($(RT),1)
+CHECK_KVERS	?= $(KVERS)
+else ifneq ($(KVER)$(KDIR),)
+CHECK_KVERS	?= $(KVERS)
+else
+CHECK_KVERS	?= $(filter-out %-rt-amd64,$(KVERS))
+endif
+
 check-run: $(RUN_NEEDS)
-	BUILD=$(BUILD) PERFREGS_BUILD=$(BUILD) $(CHECK_SCRIPT) $(KVERS)
+	BUILD=$(BUILD) PERFREGS_BUILD=$(BUILD) $(CHECK_SCRIPT) $(CHECK_KVERS)
 
 demo-run: $(RUN_NEEDS)
 	BUILD=$(BUILD) PERFREGS_BUILD=$(BUILD) $(DEMO_SCRIPT) $(firstword $(KVERS))

@@ -1713,7 +1713,7 @@ bash tests/layers.sh tools/perfregs-dump
 M=$T/make
 mkdir -p "$M"
 printf '#!/bin/sh\ntouch "%s/installed"\n' "$M" > "$M/deps"
-printf '#!/bin/sh\n[ -e "%s/installed" ] && echo 6.1.0-99-amd64 && echo 6.12.99+deb12-amd64\nexit 0\n' \
+printf '#!/bin/sh\n[ -e "%s/installed" ] && echo 6.1.0-99-amd64 && echo 6.12.99+deb12-amd64 && echo 6.1.0-99-rt-amd64 && echo 6.12.99+deb12-rt-amd64\nexit 0\n' \
 	"$M" > "$M/kvers"
 printf '#!/bin/sh\necho "kernels given: $*"\n' > "$M/runner"
 chmod +x "$M/deps" "$M/kvers" "$M/runner"
@@ -1734,6 +1734,39 @@ for goal in check demo; do
 		printf '%s\n' "$out" | tail -5 | sed 's/^/# /'
 	fi
 done
+
+# make check RT=1: the PREEMPT_RT kernels of the matrix as well
+touch "$M/installed"
+out=$(env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -C "$PWD" check RT=1 \
+	DEPS_SCRIPT="$M/deps" KVERS_SCRIPT="$M/kvers" CHECK_SCRIPT="$M/runner" \
+	DEMO_SCRIPT="$M/runner" RUN_NEEDS= BUILD="$M/build" 2>&1)
+got=$(printf '%s\n' "$out" | sed -n 's/^kernels given: *//p')
+want="6.1.0-99-amd64 6.12.99+deb12-amd64 6.1.0-99-rt-amd64 6.12.99+deb12-rt-amd64"
+if [ "$got" = "$want" ]; then
+	echo "ok - make check RT=1 runs on the PREEMPT_RT kernels too"
+else
+	echo "not ok - make check RT=1 runs on the PREEMPT_RT kernels too"
+	echo "# wanted '$want', got '$got'"
+fi
+
+# tools/kvers.sh on a /lib/modules with every flavour: 6.1 and 6.12 are
+# the generic kernels, never the -rt or -cloud ones that sort after them
+K=$T/modules
+for v in 6.1.0-56-amd64 6.1.0-57-amd64 6.1.0-57-rt-amd64 6.1.0-57-cloud-amd64 \
+	 6.12.117+deb12-amd64 6.12.118+deb12-amd64 6.12.118+deb12-rt-amd64 \
+	 6.12.118+deb12-cloud-amd64 6.12.117+deb12-rt-amd64; do
+	mkdir -p "$K/$v/build"
+done
+got=$(for n in "" 6.1 6.12 6.1-rt 6.12-rt; do
+	PERFREGS_MODULES=$K tools/kvers.sh $n; done | tr '\n' ' ')
+want="6.1.0-57-amd64 6.12.118+deb12-amd64 6.1.0-57-rt-amd64 6.12.118+deb12-rt-amd64 "
+want="${want}6.1.0-57-amd64 6.12.118+deb12-amd64 6.1.0-57-rt-amd64 6.12.118+deb12-rt-amd64 "
+if [ "$got" = "$want" ]; then
+	echo "ok - kvers.sh picks each flavour's newest, generic for 6.1 and 6.12"
+else
+	echo "not ok - kvers.sh picks each flavour's newest, generic for 6.1 and 6.12"
+	echo "# wanted '$want', got '$got'"
+fi
 
 # The same as a normal user with packages missing: one line naming them and
 # what to run, a nonzero exit, nothing else run.  (As root, as uid 65534.)
