@@ -469,6 +469,55 @@ else
 	fi
 fi
 
+# -o FIFO where someone else made the FIFO, in a sticky directory others
+# may write to (/tmp): the FIFO was opened without O_CREAT, so that the
+# kernel's fs.protected_fifos (0 here, and on many systems) never
+# checked it, and its owner read the recording (user stacks, registers,
+# kernel addresses).  Refused, whatever the sysctls say, with what to
+# do; so is a symlink of someone else's there that leads to a FIFO.  A
+# FIFO of our own there is written to.  A reader is on each FIFO, so
+# that an open does not wait: the open happens before the module is
+# needed, so that this runs without one.
+what="-o FIFO: someone else's FIFO or symlink in a sticky directory others may write to is refused"
+if [ "$(id -u)" != 0 ]; then
+	echo "ok - $what # SKIP not root (a FIFO of another user is needed)"
+else
+	S=$T/sticky
+	mkdir "$S" && chmod 1777 "$S"
+	mkfifo "$S/theirs.rec" "$S/mine.rec" "$T/elsewhere.rec"
+	chown 65534 "$S/theirs.rec"
+	ln -s "$T/elsewhere.rec" "$S/link.rec"
+	chown -h 65534 "$S/link.rec"
+	# FIFO ARGS...: perfregs-dump ARGS with a reader on FIFO meanwhile;
+	# the exit status in $rc, standard error in $T/sticky.err
+	fifo_run() {
+		local fifo=$1 reader
+		shift
+		timeout 10 cat "$fifo" > /dev/null &
+		reader=$!
+		timeout 10 "$B/perfregs-dump" "$@" 2> "$T/sticky.err"
+		rc=$?
+		kill $reader 2> /dev/null
+		wait $reader 2> /dev/null
+	}
+	bad=""
+	for f in theirs link; do
+		fifo_run "$S/$f.rec" record -q -o "$S/$f.rec" -- /bin/true
+		[ $rc = 5 ] && grep -q "refusing to write $S/$f.rec: it is a .* of uid 65534, in a sticky directory .*; remove it, or write to a new name" "$T/sticky.err" ||
+			bad="$bad record -o $f: exit $rc, $(head -c 300 "$T/sticky.err");"
+	done
+	if [ ! -e /dev/perfregs ]; then
+		fifo_run "$S/mine.rec" record -q -o "$S/mine.rec" -- /bin/true
+		[ $rc = 2 ] && grep -q "module is not loaded" "$T/sticky.err" ||
+			bad="$bad record -o a FIFO of ours: exit $rc, $(head -c 300 "$T/sticky.err");"
+	fi
+	if [ -z "$bad" ]; then
+		echo "ok - $what"
+	else
+		echo "not ok - $what:$bad"
+	fi
+fi
+
 # every option of the tool (its getopt tables in main.c) is in --help
 # and in the man page, short and long,
 help=$("$B/perfregs-dump" --help)

@@ -41,6 +41,7 @@
 #include "perfdata.h"
 #include "pprof.h"
 #include "pool.h"
+#include "outfile.h"
 #include "decoder.h"
 
 #define VERSION PERFREGS_TOOL_VERSION
@@ -994,40 +995,32 @@ struct options {
  *    FILE.old's place whatever is there, without following it;
  *  - FILE is then made with O_CREAT | O_EXCL | O_NOFOLLOW: a name that
  *    appeared meanwhile, a symlink above all, is an error, never opened;
- *  - a device or a FIFO, or a symlink to one, is written to; one that
- *    turns out a regular file once open (swapped meanwhile) is refused.
+ *  - a device or a FIFO, or a symlink to one, is written to, unless
+ *    someone else may have put it there to read the recording (in /tmp:
+ *    out_write_to()); one that is not what was checked once open
+ *    (swapped meanwhile) is refused.
  * Returns the descriptor, or -1 once it has said why.
  */
 static int out_open(struct live *lv, const char *path)
 {
-	const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
 	struct stat st, to;
-	char *dir;
+	const char *base;
+	char err[512];
 	int fd;
 
 	lv->rec_path = path;
+	lv->rec_dirfd = out_dir(path, &base, err, sizeof(err));
 	lv->rec_base = base;
-	lv->rec_dirfd = -1;
-	if (!*base || !strcmp(base, ".") || !strcmp(base, "..")) {
-		fprintf(stderr, "perfregs-dump: cannot write %s: %s\n", path, strerror(EISDIR));
+	if (lv->rec_dirfd < 0) {
+		fprintf(stderr, "perfregs-dump: %s\n", err);
 		return -1;
 	}
-	dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
 	lv->rec_old = malloc(strlen(base) + 5);
-	if (!dir || !lv->rec_old) {
-		free(dir);
+	if (!lv->rec_old) {
 		fprintf(stderr, "perfregs-dump: out of memory\n");
 		return -1;
 	}
 	sprintf(lv->rec_old, "%s.old", base);
-	lv->rec_dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (lv->rec_dirfd < 0) {
-		fprintf(stderr, "perfregs-dump: cannot write %s: its directory %s: %s\n",
-			path, dir, strerror(errno));
-		free(dir);
-		return -1;
-	}
-	free(dir);
 	if (fstatat(lv->rec_dirfd, base, &st, AT_SYMLINK_NOFOLLOW)) {
 		if (errno != ENOENT) {
 			fprintf(stderr, "perfregs-dump: cannot write %s: %s\n", path,
@@ -1041,15 +1034,10 @@ static int out_open(struct live *lv, const char *path)
 		   (!S_ISLNK(st.st_mode) || (!fstatat(lv->rec_dirfd, base, &to, 0) &&
 					     !S_ISREG(to.st_mode) && !S_ISDIR(to.st_mode)))) {
 		/* a device or a FIFO, or a symlink to one: written to */
-		fd = openat(lv->rec_dirfd, base, O_WRONLY | O_NOCTTY | O_CLOEXEC);
-		if (fd >= 0 && (fstat(fd, &to) || S_ISREG(to.st_mode))) {
-			close(fd);
-			fd = -1;
-			errno = EEXIST;	/* a file now: not ours to write over */
-		}
+		fd = out_write_to(lv->rec_dirfd, path, base, &st, S_ISLNK(st.st_mode) ? &to : &st,
+				  err, sizeof(err));
 		if (fd < 0)
-			fprintf(stderr, "perfregs-dump: cannot write %s: %s\n", path,
-				strerror(errno));
+			fprintf(stderr, "perfregs-dump: %s\n", err);
 		return fd;
 	} else if (renameat(lv->rec_dirfd, base, lv->rec_dirfd, lv->rec_old)) {
 		fprintf(stderr, "perfregs-dump: cannot keep %s as %s.old: %s\n", path, path,
