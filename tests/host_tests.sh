@@ -518,6 +518,43 @@ else
 	fi
 fi
 
+# what -o holds while it works in FILE's directory (out_open(): that
+# directory open, FILE.old's name) is let go of on every way out, under
+# valgrind: a run refused before it samples (no module), and an -o that
+# cannot be written (a directory; someone else's FIFO in a sticky one,
+# when root): no descriptor of the directory open at the exit, no block
+# out_open() allocated left
+what="-o: a refused run or an unwritable FILE leaves its directory's descriptor and FILE.old's name freed"
+if ! command -v valgrind > /dev/null; then
+	echo "ok - $what # SKIP valgrind is not installed"
+else
+	V=$T/vg
+	mkdir -p "$V/dir.out"
+	cases="dir.out"
+	[ -e /dev/perfregs ] || cases="$cases new.out"
+	[ -p "$T/sticky/theirs.rec" ] && cases="$cases sticky"
+	bad=""
+	for c in $cases; do
+		out=$V/$c
+		[ $c = sticky ] && out=$T/sticky/theirs.rec
+		timeout 120 valgrind --track-fds=yes --leak-check=full --show-leak-kinds=all \
+			--log-file="$V/$c.log" "$B/perfregs-dump" record -q -o "$out" -- /bin/true 2> /dev/null
+		rc=$?
+		dir=${out%/*}
+		if [ $rc = 0 ] || [ $rc -ge 124 ] || ! grep -q "FILE DESCRIPTORS" "$V/$c.log"; then
+			bad="$bad $c: exit $rc under valgrind, $(tail -c 300 "$V/$c.log");"
+		elif grep -q "Open file descriptor [0-9]*: $dir\$" "$V/$c.log" ||
+		     grep -q "out_open" "$V/$c.log"; then
+			bad="$bad $c: $(grep -e "Open file descriptor [0-9]*: $dir\$" -e out_open -B2 -A2 "$V/$c.log" | head -c 400);"
+		fi
+	done
+	if [ -z "$bad" ]; then
+		echo "ok - $what ($cases)"
+	else
+		echo "not ok - $what:$bad"
+	fi
+fi
+
 # every option of the tool (its getopt tables in main.c) is in --help
 # and in the man page, short and long,
 help=$("$B/perfregs-dump" --help)

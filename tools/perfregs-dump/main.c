@@ -984,6 +984,16 @@ struct options {
 	uint64_t cpus[PERFREGS_MAX_CPU_BYTES / 8];	/* -C's, cfg.cpus_ptr once parsed */
 };
 
+/* What out_open() holds, let go of once -o's directory is no longer worked in. */
+static void out_release(struct live *lv)
+{
+	if (lv->rec_dirfd >= 0)
+		close(lv->rec_dirfd);
+	lv->rec_dirfd = -1;
+	free(lv->rec_old);
+	lv->rec_old = NULL;
+}
+
 /*
  * -o FILE, as record makes it.  Every name is taken relative to FILE's
  * directory, opened once (a directory on the way swapped meanwhile
@@ -1013,36 +1023,38 @@ static int out_open(struct live *lv, const char *path)
 	lv->rec_base = base;
 	if (lv->rec_dirfd < 0) {
 		fprintf(stderr, "perfregs-dump: %s\n", err);
-		return -1;
+		goto fail;
 	}
 	lv->rec_old = malloc(strlen(base) + 5);
 	if (!lv->rec_old) {
 		fprintf(stderr, "perfregs-dump: out of memory\n");
-		return -1;
+		goto fail;
 	}
 	sprintf(lv->rec_old, "%s.old", base);
 	if (fstatat(lv->rec_dirfd, base, &st, AT_SYMLINK_NOFOLLOW)) {
 		if (errno != ENOENT) {
 			fprintf(stderr, "perfregs-dump: cannot write %s: %s\n", path,
 				strerror(errno));
-			return -1;
+			goto fail;
 		}
 	} else if (S_ISDIR(st.st_mode)) {
 		fprintf(stderr, "perfregs-dump: cannot write %s: %s\n", path, strerror(EISDIR));
-		return -1;
+		goto fail;
 	} else if (!S_ISREG(st.st_mode) &&
 		   (!S_ISLNK(st.st_mode) || (!fstatat(lv->rec_dirfd, base, &to, 0) &&
 					     !S_ISREG(to.st_mode) && !S_ISDIR(to.st_mode)))) {
 		/* a device or a FIFO, or a symlink to one: written to */
 		fd = out_write_to(lv->rec_dirfd, path, base, &st, S_ISLNK(st.st_mode) ? &to : &st,
 				  err, sizeof(err));
-		if (fd < 0)
+		if (fd < 0) {
 			fprintf(stderr, "perfregs-dump: %s\n", err);
+			goto fail;
+		}
 		return fd;
 	} else if (renameat(lv->rec_dirfd, base, lv->rec_dirfd, lv->rec_old)) {
 		fprintf(stderr, "perfregs-dump: cannot keep %s as %s.old: %s\n", path, path,
 			strerror(errno));
-		return -1;
+		goto fail;
 	} else {
 		lv->rec_kept_old = true;
 		lv->rec_old_st = st;	/* what FILE.old is, if it is still ours */
@@ -1055,10 +1067,14 @@ static int out_open(struct live *lv, const char *path)
 			"another process at work in that directory?)" : "");
 		if (lv->rec_kept_old)
 			fprintf(stderr, "perfregs-dump: what was %s is %s.old\n", path, path);
-		return -1;
+		goto fail;
 	}
 	lv->rec_fresh = true;
 	return fd;
+
+fail:
+	out_release(lv);
+	return -1;
 }
 
 /*
@@ -2021,9 +2037,10 @@ static int run_live(struct options *o, struct live *lv)
 	struct decoder *d = &lv->d;
 	int ret;
 
+	lv->rec_dirfd = -1;
 	ret = live_prepare(o, lv);
 	if (ret != GO_ON)
-		return ret;
+		goto out;
 	d->live = true;
 	pthread_mutex_init(&d->learn_lock, NULL);
 	/* from here on Ctrl-C ends the run cleanly, with its summary */
@@ -2036,14 +2053,15 @@ static int run_live(struct options *o, struct live *lv)
 		fprintf(stderr, "perfregs-dump: cannot open %s: %s; %s\n",
 			PERFREGS_DEVICE, strerror(-ret), open_hint(-ret));
 		rec_undo(lv);
-		return EXIT_SETUP;
+		ret = EXIT_SETUP;
+		goto out;
 	}
 	lv->r = &run.r;
 	if (o->command) {
 		ret = command_fork(o, lv, &run);
 		if (ret != GO_ON) {
 			rec_undo(lv);
-			return ret;
+			goto out;
 		}
 	}
 	run.exit_code = live_start(o, lv, &run);
@@ -2054,9 +2072,8 @@ static int run_live(struct options *o, struct live *lv)
 	ret = live_end(lv, &run);
 	if (run.exit_code == EXIT_SETUP)	/* live_start(): never sampled */
 		rec_undo(lv);
-	/* after rec_undo(): it works in that directory */
-	if (lv->rec_path && lv->rec_dirfd >= 0)
-		close(lv->rec_dirfd);
+out:
+	out_release(lv);	/* after rec_undo(): it works in that directory */
 	return ret;
 }
 
