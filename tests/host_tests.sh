@@ -22,6 +22,10 @@
 #    was checked is what is decoded, and a cut is an error, no SIGBUS
 #    (racefile, and perfregs-dump -i blocked on its output);
 #  - the recording reader survives a bounded libFuzzer run;
+#  - the files the tool writes (record -o, convert -o, --flamegraph) are
+#    0600, replace an earlier one only whole, and refuse someone else's
+#    FIFO or symlink in a sticky directory (/tmp); -o lets go of what it
+#    holds on every way out (valgrind);
 #  - checkpatch is clean, and every barrier comment names its real pair;
 #  - perfregs-dump's files include each other in the layers of its
 #    decoder.h, with no circle (tests/layers.sh);
@@ -553,6 +557,90 @@ else
 	else
 		echo "not ok - $what:$bad"
 	fi
+fi
+
+# the files the tool makes hold what was sampled (registers, stack bytes,
+# kernel addresses): under umask 022 they were 0644, anyone's to read.
+# record -o (kept after a refused run by an unlinkat() that fails, as no
+# module is loaded here), convert, convert --to pprof, --flamegraph and
+# the tests' rec_create() make them 0600, as perf makes perf.data.  An
+# existing OUTPUT is still replaced, by a new file renamed over it once
+# whole, never written in place (a hard link to it keeps what it was); a
+# symlink to a file is written through (/dev/stdout > FILE); perf.data
+# is not sent to a FIFO to fail at its end; and someone else's FIFO or
+# symlink in a sticky directory others may write to is refused, as for
+# record -o (when root)
+what="outputs are made 0600; OUTPUT replaced once whole, never written in place; traps in /tmp refused"
+M=$T/modes
+mkdir -p "$M"
+bad=""
+mode_of() { stat -c %a "$1" 2> /dev/null; }
+(
+	umask 022
+	"$B/perfregs-dump" convert -q -i "$T/syn.prf" -o "$M/new.data" &&
+	"$B/perfregs-dump" convert --to pprof -q -i "$T/syn.prf" -o "$M/new.pb.gz" &&
+	"$B/perfregs-dump" -q -i "$T/syn.prf" --flamegraph "$M/new.svg" &&
+	"$B/mkrec" "$M/mk.out" 1 > /dev/null
+) 2> "$M/err" || bad="$bad made: $(head -c 200 "$M/err");"
+for f in new.data new.pb.gz new.svg mk.out; do
+	[ "$(mode_of "$M/$f")" = 600 ] || bad="$bad $f mode $(mode_of "$M/$f");"
+done
+if [ ! -e /dev/perfregs ] &&
+   printf '#include <errno.h>\nint unlinkat(int d, const char *p, int f)\n{ errno = EPERM; return -1; }\n' |
+	cc -shared -fPIC -o "$M/nounlink.so" -x c - 2> /dev/null; then
+	(umask 022; LD_PRELOAD=$M/nounlink.so "$B/perfregs-dump" record -q -o "$M/rec.out" -- /bin/true 2> /dev/null)
+	[ "$(mode_of "$M/rec.out")" = 600 ] || bad="$bad record -o: mode $(mode_of "$M/rec.out");"
+fi
+# an earlier output, and a hard link to it
+printf 'earlier\n' > "$M/old.data"
+chmod 644 "$M/old.data"
+ln "$M/old.data" "$M/hard.data"
+cp "$M/old.data" "$M/old.pb.gz"
+ln -s "$M/target.pb.gz" "$M/via.pb.gz"
+: > "$M/target.pb.gz"
+"$B/perfregs-dump" convert -q -i "$T/syn.prf" -o "$M/old.data" 2>> "$M/err" &&
+	cmp -s "$M/old.data" "$M/new.data" && [ "$(mode_of "$M/old.data")" = 600 ] &&
+	[ "$(cat "$M/hard.data")" = earlier ] ||
+	bad="$bad over an earlier perf.data: mode $(mode_of "$M/old.data"), hard link '$(head -c 20 "$M/hard.data")';"
+"$B/perfregs-dump" convert --to pprof -q -i "$T/syn.prf" -o "$M/old.pb.gz" 2>> "$M/err" &&
+	cmp -s "$M/old.pb.gz" "$M/new.pb.gz" || bad="$bad over an earlier profile;"
+"$B/perfregs-dump" convert --to pprof -q -i "$T/syn.prf" -o "$M/via.pb.gz" 2>> "$M/err" &&
+	[ -L "$M/via.pb.gz" ] && cmp -s "$M/target.pb.gz" "$M/new.pb.gz" ||
+	bad="$bad through a symlink to a file: $(ls -l "$M/via.pb.gz" | head -c 100);"
+ls -a "$M" | grep -q '^\.[a-z]' && bad="$bad left behind: $(ls -a "$M" | grep '^\.[a-z]' | tr '\n' ' ');"
+mkfifo "$M/fifo.data"
+timeout 10 cat "$M/fifo.data" > "$M/fifo.got" &
+reader=$!
+timeout 10 "$B/perfregs-dump" convert -q -i "$T/syn.prf" -o "$M/fifo.data" 2> "$M/fifo.err"
+rc=$?
+kill $reader 2> /dev/null
+wait $reader 2> /dev/null
+[ $rc = 5 ] && grep -q "it is a FIFO, and this output is written again at its start" "$M/fifo.err" &&
+	[ ! -s "$M/fifo.got" ] || bad="$bad perf.data to a FIFO: exit $rc, $(head -c 200 "$M/fifo.err");"
+if [ -d "$T/sticky" ]; then
+	S=$T/sticky
+	printf 'victim\n' > "$M/victim"
+	ln -s "$M/victim" "$S/trap.svg"
+	chown -h 65534 "$S/trap.svg"
+	"$B/perfregs-dump" -q -i "$T/syn.prf" --flamegraph "$S/trap.svg" 2> "$M/trap.err"
+	rc=$?
+	[ $rc = 5 ] && grep -q "refusing to write $S/trap.svg: it is a symlink of uid 65534" "$M/trap.err" &&
+		[ "$(cat "$M/victim")" = victim ] ||
+		bad="$bad --flamegraph to someone else's symlink in a sticky directory: exit $rc, victim '$(head -c 40 "$M/victim")';"
+	timeout 10 cat "$S/theirs.rec" > "$M/theirs.got" &
+	reader=$!
+	timeout 10 "$B/perfregs-dump" convert --to pprof -q -i "$T/syn.prf" -o "$S/theirs.rec" 2> "$M/theirs.err"
+	rc=$?
+	kill $reader 2> /dev/null
+	wait $reader 2> /dev/null
+	[ $rc = 5 ] && grep -q "refusing to write $S/theirs.rec: it is a FIFO of uid 65534" "$M/theirs.err" &&
+		[ ! -s "$M/theirs.got" ] ||
+		bad="$bad pprof to someone else's FIFO in a sticky directory: exit $rc, $(wc -c < "$M/theirs.got") bytes read;"
+fi
+if [ -z "$bad" ]; then
+	echo "ok - $what"
+else
+	echo "not ok - $what:$bad"
 fi
 
 # every option of the tool (its getopt tables in main.c) is in --help

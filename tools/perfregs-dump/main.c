@@ -1003,7 +1003,8 @@ static void out_release(struct live *lv)
  *    FIFO (its target untouched, if any), is kept as FILE.old, as perf
  *    record keeps perf.data.old: renameat() moves the name, and takes
  *    FILE.old's place whatever is there, without following it;
- *  - FILE is then made with O_CREAT | O_EXCL | O_NOFOLLOW: a name that
+ *  - FILE is then made with O_CREAT | O_EXCL | O_NOFOLLOW, mode OUT_MODE
+ *    (0600: the recording holds raw process memory): a name that
  *    appeared meanwhile, a symlink above all, is an error, never opened;
  *  - a device or a FIFO, or a symlink to one, is written to, unless
  *    someone else may have put it there to read the recording (in /tmp:
@@ -1060,7 +1061,7 @@ static int out_open(struct live *lv, const char *path)
 		lv->rec_old_st = st;	/* what FILE.old is, if it is still ours */
 	}
 	fd = openat(lv->rec_dirfd, base, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-		    0666);
+		    OUT_MODE);
 	if (fd < 0) {
 		fprintf(stderr, "perfregs-dump: cannot make %s: %s%s\n", path, strerror(errno),
 			errno == EEXIST || errno == ELOOP ? " (it appeared meanwhile: "

@@ -4,12 +4,15 @@
  * made of one.  They hold what was sampled, raw process memory among
  * it, so that nobody else may read them.
  */
+#define _GNU_SOURCE	/* asprintf */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include "outfile.h"
 
@@ -94,4 +97,108 @@ int out_write_to(int dirfd, const char *path, const char *base, const struct sta
 	if (fd < 0)
 		snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
 	return fd;
+}
+
+/* FILE's new file, beside it under a name of its own: of->tmp.  fd, or -1. */
+static int out_tmp(struct out_file *of, char *err, size_t errlen)
+{
+	int fd = -1, i;
+
+	/* someone else's names there are not ours: another try, a few times */
+	for (i = 0; i < 64; i++) {
+		uint32_t r;
+
+		if (getrandom(&r, sizeof(r), GRND_NONBLOCK) != sizeof(r))
+			r = (uint32_t)getpid() * 2654435761U + (uint32_t)i;
+		free(of->tmp);
+		if (asprintf(&of->tmp, ".%s.%08x", of->base, r) < 0) {
+			of->tmp = NULL;
+			errno = ENOMEM;
+			break;
+		}
+		fd = openat(of->dirfd, of->tmp,
+			    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC,
+			    OUT_MODE);
+		if (fd >= 0 || errno != EEXIST)
+			break;
+	}
+	if (fd < 0) {
+		snprintf(err, errlen, "cannot write %s: making a new file beside it: %s",
+			 of->path, strerror(errno));
+		free(of->tmp);
+		of->tmp = NULL;
+	}
+	return fd;
+}
+
+int out_create(struct out_file *of, const char *path, bool rewrites, char *err,
+	       size_t errlen)
+{
+	struct stat st, to;
+	int fd;
+
+	of->path = path;
+	of->tmp = NULL;
+	of->dirfd = out_dir(path, &of->base, err, errlen);
+	if (of->dirfd < 0)
+		return -1;
+	if (!fstatat(of->dirfd, of->base, &st, AT_SYMLINK_NOFOLLOW)) {
+		to = st;
+		if (S_ISLNK(st.st_mode) && fstatat(of->dirfd, of->base, &to, 0))
+			to = st;	/* it leads nowhere: replaced, as a file */
+		if (S_ISDIR(to.st_mode)) {
+			errno = EISDIR;
+			goto fail_errno;
+		}
+		if (!S_ISREG(st.st_mode) && !S_ISLNK(to.st_mode)) {
+			if (rewrites && S_ISFIFO(to.st_mode)) {
+				snprintf(err, errlen, "cannot write %s: it is a FIFO, and this "
+					 "output is written again at its start once done: "
+					 "name a file", path);
+				goto fail;
+			}
+			fd = out_write_to(of->dirfd, path, of->base, &st, &to, err, errlen);
+			if (fd < 0)
+				goto fail;
+			/* through a symlink to a file (/dev/stdout > FILE): as fopen("w") */
+			if (S_ISREG(to.st_mode) && ftruncate(fd, 0)) {
+				close(fd);
+				goto fail_errno;
+			}
+			return fd;
+		}
+	} else if (errno != ENOENT) {
+		goto fail_errno;
+	}
+	fd = out_tmp(of, err, errlen);
+	if (fd < 0)
+		goto fail;
+	return fd;
+
+fail_errno:
+	snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+fail:
+	close(of->dirfd);
+	of->dirfd = -1;
+	return -1;
+}
+
+int out_commit(struct out_file *of, bool keep, char *err, size_t errlen)
+{
+	int ret = 0;
+
+	if (of->dirfd < 0)
+		return 0;
+	if (of->tmp && keep && renameat(of->dirfd, of->tmp, of->dirfd, of->base)) {
+		snprintf(err, errlen, "cannot write %s: putting the new file in its "
+			 "place: %s", of->path, strerror(errno));
+		ret = -1;
+	}
+	if (of->tmp && (!keep || ret))
+		unlinkat(of->dirfd, of->tmp, 0);
+	free(of->tmp);
+	of->tmp = NULL;
+	close(of->dirfd);
+	of->dirfd = -1;
+	return ret;
 }

@@ -52,6 +52,7 @@
 #include "aspace.h"
 #include "output.h"
 #include "pool.h"
+#include "outfile.h"
 #include "recording.h"
 
 #define REC_MAGIC	"PRFREC\0\0"
@@ -490,10 +491,11 @@ fail:
 	return NULL;
 }
 
+/* For the tests' recordings; record -o makes its file with care (out_open()). */
 struct recorder *rec_create(const char *path, const struct perfregs_config *cfg,
 			    const char *event_name)
 {
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, OUT_MODE);
 
 	return fd < 0 ? NULL : rec_create_fd(fd, path, cfg, event_name);
 }
