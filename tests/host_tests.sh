@@ -26,6 +26,7 @@
 #    0600, replace an earlier one only whole, and refuse someone else's
 #    FIFO or symlink in a sticky directory (/tmp); -o lets go of what it
 #    holds on every way out (valgrind);
+#  - record -o - writes to the standard output, as perf record -o -;
 #  - checkpatch is clean, and every barrier comment names its real pair;
 #  - perfregs-dump's files include each other in the layers of its
 #    decoder.h, with no circle (tests/layers.sh);
@@ -637,6 +638,58 @@ if [ -d "$T/sticky" ]; then
 		[ ! -s "$M/theirs.got" ] ||
 		bad="$bad pprof to someone else's FIFO in a sticky directory: exit $rc, $(wc -c < "$M/theirs.got") bytes read;"
 fi
+if [ -z "$bad" ]; then
+	echo "ok - $what"
+else
+	echo "not ok - $what:$bad"
+fi
+
+# record -o - is the standard output, as perf record -o - (it made a
+# file named "-"): with a directory named "-" where it runs, the run gets
+# as far as the module (none here: refused) instead of failing on that
+# name; to a terminal it is refused, and so is -f, which prints there
+# too.  A writer on a standard output that is a file (mkhostile -,
+# which writes as record -o - does: -L sends the header out first, -U
+# changes it after) starts where the file stands and rewrites its header
+# there, not at offset 0; with O_APPEND (>>), where a pwrite() lands at
+# the end, it says it cannot and the recording stays whole.
+what="record -o - writes to the standard output, not to a terminal or with -f; its header rewritten where it starts"
+D=$T/dash
+mkdir -p "$D/-"
+bad=""
+if [ -e /dev/perfregs ]; then
+	(cd "$D" && timeout 60 "$B/perfregs-dump" record -q -o - -- /bin/true 2> "$D/err" |
+		"$B/perfregs-dump" report -q --summary -i - > /dev/null 2>> "$D/err") ||
+		bad="$bad record -o - | report -i -: $(head -c 200 "$D/err");"
+else
+	(cd "$D" && timeout 60 "$B/perfregs-dump" record -q -o - -- /bin/true > "$D/out" 2> "$D/err")
+	rc=$?
+	[ $rc = 2 ] && grep -q "module is not loaded" "$D/err" && ! grep -q "cannot write" "$D/err" &&
+		[ -d "$D/-" ] && [ ! -e "$D/-.old" ] ||
+		bad="$bad record -o -: exit $rc, $(head -c 200 "$D/err");"
+fi
+(cd "$D" && "$B/perfregs-dump" record -q -o - -f json -- /bin/true > "$D/out" 2> "$D/err")
+rc=$?
+[ $rc = 1 ] && grep -q -- "-o - writes the recording to the standard output: it takes no -f" "$D/err" ||
+	bad="$bad record -o - -f json: exit $rc, $(head -c 200 "$D/err");"
+if command -v script > /dev/null; then
+	out=$(cd "$D" && timeout 60 script -qec "$B/perfregs-dump record -q -o - -- /bin/true" /dev/null < /dev/null 2>&1)
+	rc=$?
+	[ $rc = 5 ] && printf '%s' "$out" | grep -q "standard output, a terminal here" ||
+		bad="$bad record -o - to a terminal: exit $rc, $(printf '%s' "$out" | head -c 200);"
+fi
+{ printf 'PREFIX!!'; "$B/mkhostile" - -L 1000 -U; } > "$D/at8.rec" 2> "$D/mk.err"
+[ "$(head -c 8 "$D/at8.rec")" = 'PREFIX!!' ] && [ ! -s "$D/mk.err" ] &&
+	tail -c +9 "$D/at8.rec" | "$B/perfregs-dump" -v -q -i - 2>&1 > /dev/null |
+	grep -q ", user mode only$" ||
+	bad="$bad header of a recording 8 bytes into the standard output: $(head -c 200 "$D/mk.err")" \
+	    "'$(tail -c +9 "$D/at8.rec" | "$B/perfregs-dump" -v -q -i - 2>&1 > /dev/null | head -c 200)';"
+printf 'PREFIX!!' > "$D/app.rec"
+"$B/mkhostile" - -L 1000 -U >> "$D/app.rec" 2> "$D/mk.err"
+grep -q "the header says kernel mode too: Illegal seek" "$D/mk.err" &&
+	[ "$(head -c 8 "$D/app.rec")" = 'PREFIX!!' ] &&
+	tail -c +9 "$D/app.rec" | "$B/perfregs-dump" -q --summary -i - > /dev/null 2> "$D/app.err" ||
+	bad="$bad recording appended to the standard output (>>): $(head -c 200 "$D/mk.err") $(head -c 200 "$D/app.err");"
 if [ -z "$bad" ]; then
 	echo "ok - $what"
 else

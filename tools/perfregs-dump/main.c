@@ -114,7 +114,7 @@ static void usage(FILE *fp)
 "  -d, --duration SEC    stop after SEC seconds\n"
 "  -o, --output FILE     record to FILE instead of decoding (with -f:\n"
 "                        record and decode); an existing FILE is kept\n"
-"                        as FILE.old\n"
+"                        as FILE.old; -: the standard output (a pipe)\n"
 "  -i, --input FILE      decode the recording FILE (a pipe too; -: the\n"
 "                        standard input)\n"
 "  -f, --format FMT      text (default), json (JSON Lines) or folded\n"
@@ -306,6 +306,7 @@ struct live {
 	char *rec_old;
 	struct stat rec_old_st;
 	bool rec_fresh, rec_kept_old;
+	bool rec_stdout;	/* -o -: the standard output (rec_path names it) */
 	/* only recording: what on_raw_span() saw, for progress and summary */
 	uint64_t raw_samples;
 	uint64_t raw_lost[PERFREGS_LOST_MAX];
@@ -644,8 +645,9 @@ static int on_raw_span(void *arg, int cpu, const void *a, size_t alen,
  * After an only-recording run: read the recording back, as a later
  * decode will, to check its records and count them for the summary.
  * Nothing of it runs while the sampled tasks do.  Returns the exit code.
- * A FILE that cannot be read back (a pipe, a device) is not checked; the
- * summary then counts what the rings handed over.
+ * A FILE that cannot be read back (a pipe, a device, the standard
+ * output of -o -) is not checked; the summary then counts what the rings
+ * handed over.
  */
 static int verify_recording(const char *path, struct decoder *live,
 			    const struct live *lv, uint64_t produced)
@@ -656,7 +658,7 @@ static int verify_recording(const char *path, struct decoder *live,
 	char err[512];
 	int ret, exit_code = EXIT_OK, i;
 
-	if (stat(path, &st) || !S_ISREG(st.st_mode)) {
+	if (lv->rec_stdout || stat(path, &st) || !S_ISREG(st.st_mode)) {
 		live->samples = lv->raw_samples;
 		for (i = 0; i < PERFREGS_LOST_MAX; i++)
 			live->lost[i] = lv->raw_lost[i];
@@ -992,6 +994,32 @@ static void out_release(struct live *lv)
 	lv->rec_dirfd = -1;
 	free(lv->rec_old);
 	lv->rec_old = NULL;
+}
+
+/*
+ * -o -: the recording goes to the standard output, as perf record -o -
+ * sends perf.data down a pipe.  The writer needs no seek (a header that
+ * changes once it went out is said, rec_update_config()).  Not to a
+ * terminal: a recording is no text.  Returns a descriptor of its own
+ * (rec_close() closes it, not stdout), or -1 once it has said why.
+ */
+static int out_stdout(struct live *lv)
+{
+	int fd;
+
+	lv->rec_path = "the standard output";
+	lv->rec_stdout = true;
+	if (isatty(STDOUT_FILENO)) {
+		fprintf(stderr, "perfregs-dump: -o - writes the recording to the standard "
+			"output, a terminal here: send it to a file or a pipe "
+			"(-o - | perfregs-dump report -i -), or give -o a FILE\n");
+		return -1;
+	}
+	fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
+	if (fd < 0)
+		fprintf(stderr, "perfregs-dump: cannot write the standard output: %s\n",
+			strerror(errno));
+	return fd;
 }
 
 /*
@@ -1711,14 +1739,21 @@ static int live_prepare(struct options *o, struct live *lv)
 		lv->filter_tid = o->tid;
 	}
 	lv->tee = o->tee;
+	if (o->output && !strcmp(o->output, "-") && o->tee &&
+	    (!d->o.flamegraph || d->o.format == FMT_FOLDED || d->o.summary)) {
+		fprintf(stderr, "perfregs-dump: -o - writes the recording to the standard "
+			"output: it takes no -f or --summary, which print there too; "
+			"decode it on the way (-o - | perfregs-dump report -i -)\n");
+		return EXIT_USAGE;
+	}
 	if (o->output) {
-		int fd = out_open(lv, o->output);
+		int fd = strcmp(o->output, "-") ? out_open(lv, o->output) : out_stdout(lv);
 
 		if (fd < 0)
 			return EXIT_IO;
-		lv->rec = rec_create_fd(fd, o->output, &o->cfg, d->o.event_name);
+		lv->rec = rec_create_fd(fd, lv->rec_path, &o->cfg, d->o.event_name);
 		if (!lv->rec) {
-			fprintf(stderr, "perfregs-dump: cannot write %s: %s\n", o->output,
+			fprintf(stderr, "perfregs-dump: cannot write %s: %s\n", lv->rec_path,
 				strerror(errno));
 			return EXIT_IO;
 		}
@@ -1819,10 +1854,10 @@ static bool user_only_fallback(const struct options *o, struct live *lv,
 	if (err == -ESPIPE)
 		fprintf(stderr, "perfregs-dump: cannot note user mode only in %s: its "
 			"header went out already, and a pipe is not rewritten: it says "
-			"user and kernel mode\n", o->output);
+			"user and kernel mode\n", lv->rec_path);
 	else if (err)
 		fprintf(stderr, "perfregs-dump: cannot note user mode only in %s: %s\n",
-			o->output, strerror(-err));
+			lv->rec_path, strerror(-err));
 	return true;
 }
 
@@ -1971,7 +2006,7 @@ static void live_finish(const struct options *o, struct live *lv, struct live_ru
 			lost[i] = prf_lost_total(r, i);
 		if (rec_close(lv->rec, prf_produced(r), lost) || lv->rec_error) {
 			fprintf(stderr, "perfregs-dump: writing %s failed: %s\n",
-				o->output, strerror(errno ? errno : EIO));
+				lv->rec_path, strerror(errno ? errno : EIO));
 			run->exit_code = EXIT_IO;
 		} else if (lv->spans) {
 			ret = verify_recording(o->output, d, lv, prf_produced(r));
