@@ -26,6 +26,8 @@
  * as record does when perf refuses kernel mode; a header that cannot
  * be updated is said, and is no error.
  *
+ * FILE - is the standard output, as record -o - has it.
+ *
  * usage: mkhostile FILE [-e EVENT] [-c COMM] [-k NAME [-K N]] [-a ADDR] [-A ARG]...
  *                  [-L N] [-U]
  *                  [-m PATH [-b HEX] [-s] [-f BP [-d DATA [-D HEX]]]]

@@ -6,7 +6,8 @@
  * and no includes go round in a circle (tests/layers.sh checks both, from
  * the lines below).  Lowest first:
  *
- * layer 0: types util - the shared types (struct decoder...); put_hex()
+ * layer 0: types util outfile - the shared types (struct decoder...);
+ *          put_hex(); the output files, made safely
  * layer 1: images vdso regs_x86 - ELF files, images; vDSO images; registers
  * layer 2: symbols - /proc maps; a mapping's file, base, symbols; kallsyms
  * layer 3: aspace - address spaces from side-band events; a sample's maps

@@ -53,7 +53,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "types.h"
+#include "outfile.h"
 #include "folded.h"
 #include "flame.h"
 
@@ -532,17 +534,33 @@ int flame_print(struct decoder *d, FILE *fp)
 /* --flamegraph FILE.  0, or -errno once it has said what went wrong. */
 int flame_write(struct decoder *d, const char *path)
 {
-	FILE *fp = fopen(path, "w");
-	int ret;
+	struct out_file of;
+	char err[512];
+	FILE *fp = NULL;
+	int ret, fd;
 
+	fd = out_create(&of, path, false, err, sizeof(err));
+	if (fd >= 0) {
+		fp = fdopen(fd, "w");
+		if (!fp) {
+			snprintf(err, sizeof(err), "cannot write %s: %s", path, strerror(errno));
+			close(fd);
+			out_commit(&of, false, NULL, 0);
+		}
+	}
 	if (!fp) {
-		ret = -errno;
-		fprintf(stderr, "perfregs-dump: cannot write %s: %s\n", path, strerror(-ret));
-		return ret;
+		fprintf(stderr, "perfregs-dump: %s\n", err);
+		return -EIO;
 	}
 	ret = flame_print(d, fp);
 	if (fclose(fp) && !ret)
 		ret = -errno;
+	/* the SVG takes the name only whole; a failed one is removed */
+	if (!ret && out_commit(&of, true, err, sizeof(err))) {
+		fprintf(stderr, "perfregs-dump: %s\n", err);
+		return -EIO;
+	}
+	out_commit(&of, false, NULL, 0);
 	if (ret == -ENOMEM)
 		return ret;
 	if (ret) {

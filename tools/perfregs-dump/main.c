@@ -41,6 +41,7 @@
 #include "perfdata.h"
 #include "pprof.h"
 #include "pool.h"
+#include "outfile.h"
 #include "decoder.h"
 
 #define VERSION PERFREGS_TOOL_VERSION
@@ -113,7 +114,7 @@ static void usage(FILE *fp)
 "  -d, --duration SEC    stop after SEC seconds\n"
 "  -o, --output FILE     record to FILE instead of decoding (with -f:\n"
 "                        record and decode); an existing FILE is kept\n"
-"                        as FILE.old\n"
+"                        as FILE.old; -: the standard output (a pipe)\n"
 "  -i, --input FILE      decode the recording FILE (a pipe too; -: the\n"
 "                        standard input)\n"
 "  -f, --format FMT      text (default), json (JSON Lines) or folded\n"
@@ -305,6 +306,7 @@ struct live {
 	char *rec_old;
 	struct stat rec_old_st;
 	bool rec_fresh, rec_kept_old;
+	bool rec_stdout;	/* -o -: the standard output (rec_path names it) */
 	/* only recording: what on_raw_span() saw, for progress and summary */
 	uint64_t raw_samples;
 	uint64_t raw_lost[PERFREGS_LOST_MAX];
@@ -643,8 +645,9 @@ static int on_raw_span(void *arg, int cpu, const void *a, size_t alen,
  * After an only-recording run: read the recording back, as a later
  * decode will, to check its records and count them for the summary.
  * Nothing of it runs while the sampled tasks do.  Returns the exit code.
- * A FILE that cannot be read back (a pipe, a device) is not checked; the
- * summary then counts what the rings handed over.
+ * A FILE that cannot be read back (a pipe, a device, the standard
+ * output of -o -) is not checked; the summary then counts what the rings
+ * handed over.
  */
 static int verify_recording(const char *path, struct decoder *live,
 			    const struct live *lv, uint64_t produced)
@@ -655,7 +658,7 @@ static int verify_recording(const char *path, struct decoder *live,
 	char err[512];
 	int ret, exit_code = EXIT_OK, i;
 
-	if (stat(path, &st) || !S_ISREG(st.st_mode)) {
+	if (lv->rec_stdout || stat(path, &st) || !S_ISREG(st.st_mode)) {
 		live->samples = lv->raw_samples;
 		for (i = 0; i < PERFREGS_LOST_MAX; i++)
 			live->lost[i] = lv->raw_lost[i];
@@ -983,6 +986,42 @@ struct options {
 	uint64_t cpus[PERFREGS_MAX_CPU_BYTES / 8];	/* -C's, cfg.cpus_ptr once parsed */
 };
 
+/* What out_open() holds, let go of once -o's directory is no longer worked in. */
+static void out_release(struct live *lv)
+{
+	if (lv->rec_dirfd >= 0)
+		close(lv->rec_dirfd);
+	lv->rec_dirfd = -1;
+	free(lv->rec_old);
+	lv->rec_old = NULL;
+}
+
+/*
+ * -o -: the recording goes to the standard output, as perf record -o -
+ * sends perf.data down a pipe.  The writer needs no seek (a header that
+ * changes once it went out is said, rec_update_config()).  Not to a
+ * terminal: a recording is no text.  Returns a descriptor of its own
+ * (rec_close() closes it, not stdout), or -1 once it has said why.
+ */
+static int out_stdout(struct live *lv)
+{
+	int fd;
+
+	lv->rec_path = "the standard output";
+	lv->rec_stdout = true;
+	if (isatty(STDOUT_FILENO)) {
+		fprintf(stderr, "perfregs-dump: -o - writes the recording to the standard "
+			"output, a terminal here: send it to a file or a pipe "
+			"(-o - | perfregs-dump report -i -), or give -o a FILE\n");
+		return -1;
+	}
+	fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
+	if (fd < 0)
+		fprintf(stderr, "perfregs-dump: cannot write the standard output: %s\n",
+			strerror(errno));
+	return fd;
+}
+
 /*
  * -o FILE, as record makes it.  Every name is taken relative to FILE's
  * directory, opened once (a directory on the way swapped meanwhile
@@ -992,85 +1031,79 @@ struct options {
  *    FIFO (its target untouched, if any), is kept as FILE.old, as perf
  *    record keeps perf.data.old: renameat() moves the name, and takes
  *    FILE.old's place whatever is there, without following it;
- *  - FILE is then made with O_CREAT | O_EXCL | O_NOFOLLOW: a name that
+ *  - FILE is then made with O_CREAT | O_EXCL | O_NOFOLLOW, mode OUT_MODE
+ *    (0600: the recording holds raw process memory): a name that
  *    appeared meanwhile, a symlink above all, is an error, never opened;
- *  - a device or a FIFO, or a symlink to one, is written to; one that
- *    turns out a regular file once open (swapped meanwhile) is refused.
+ *  - a device or a FIFO, or a symlink to one, is written to, unless
+ *    someone else may have put it there to read the recording (in /tmp:
+ *    out_write_to()); one that is not what was checked once open
+ *    (swapped meanwhile) is refused.
  * Returns the descriptor, or -1 once it has said why.
  */
 static int out_open(struct live *lv, const char *path)
 {
-	const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
 	struct stat st, to;
-	char *dir;
+	const char *base;
+	char err[512];
 	int fd;
 
 	lv->rec_path = path;
+	lv->rec_dirfd = out_dir(path, &base, err, sizeof(err));
 	lv->rec_base = base;
-	lv->rec_dirfd = -1;
-	if (!*base || !strcmp(base, ".") || !strcmp(base, "..")) {
-		fprintf(stderr, "perfregs-dump: cannot write %s: %s\n", path, strerror(EISDIR));
-		return -1;
+	if (lv->rec_dirfd < 0) {
+		fprintf(stderr, "perfregs-dump: %s\n", err);
+		goto fail;
 	}
-	dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
 	lv->rec_old = malloc(strlen(base) + 5);
-	if (!dir || !lv->rec_old) {
-		free(dir);
+	if (!lv->rec_old) {
 		fprintf(stderr, "perfregs-dump: out of memory\n");
-		return -1;
+		goto fail;
 	}
 	sprintf(lv->rec_old, "%s.old", base);
-	lv->rec_dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (lv->rec_dirfd < 0) {
-		fprintf(stderr, "perfregs-dump: cannot write %s: its directory %s: %s\n",
-			path, dir, strerror(errno));
-		free(dir);
-		return -1;
-	}
-	free(dir);
 	if (fstatat(lv->rec_dirfd, base, &st, AT_SYMLINK_NOFOLLOW)) {
 		if (errno != ENOENT) {
 			fprintf(stderr, "perfregs-dump: cannot write %s: %s\n", path,
 				strerror(errno));
-			return -1;
+			goto fail;
 		}
 	} else if (S_ISDIR(st.st_mode)) {
 		fprintf(stderr, "perfregs-dump: cannot write %s: %s\n", path, strerror(EISDIR));
-		return -1;
+		goto fail;
 	} else if (!S_ISREG(st.st_mode) &&
 		   (!S_ISLNK(st.st_mode) || (!fstatat(lv->rec_dirfd, base, &to, 0) &&
 					     !S_ISREG(to.st_mode) && !S_ISDIR(to.st_mode)))) {
 		/* a device or a FIFO, or a symlink to one: written to */
-		fd = openat(lv->rec_dirfd, base, O_WRONLY | O_NOCTTY | O_CLOEXEC);
-		if (fd >= 0 && (fstat(fd, &to) || S_ISREG(to.st_mode))) {
-			close(fd);
-			fd = -1;
-			errno = EEXIST;	/* a file now: not ours to write over */
+		fd = out_write_to(lv->rec_dirfd, path, base, &st, S_ISLNK(st.st_mode) ? &to : &st,
+				  err, sizeof(err));
+		if (fd < 0) {
+			fprintf(stderr, "perfregs-dump: %s\n", err);
+			goto fail;
 		}
-		if (fd < 0)
-			fprintf(stderr, "perfregs-dump: cannot write %s: %s\n", path,
-				strerror(errno));
 		return fd;
 	} else if (renameat(lv->rec_dirfd, base, lv->rec_dirfd, lv->rec_old)) {
 		fprintf(stderr, "perfregs-dump: cannot keep %s as %s.old: %s\n", path, path,
 			strerror(errno));
-		return -1;
+		goto fail;
 	} else {
 		lv->rec_kept_old = true;
 		lv->rec_old_st = st;	/* what FILE.old is, if it is still ours */
 	}
 	fd = openat(lv->rec_dirfd, base, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-		    0666);
+		    OUT_MODE);
 	if (fd < 0) {
 		fprintf(stderr, "perfregs-dump: cannot make %s: %s%s\n", path, strerror(errno),
 			errno == EEXIST || errno == ELOOP ? " (it appeared meanwhile: "
 			"another process at work in that directory?)" : "");
 		if (lv->rec_kept_old)
 			fprintf(stderr, "perfregs-dump: what was %s is %s.old\n", path, path);
-		return -1;
+		goto fail;
 	}
 	lv->rec_fresh = true;
 	return fd;
+
+fail:
+	out_release(lv);
+	return -1;
 }
 
 /*
@@ -1706,14 +1739,21 @@ static int live_prepare(struct options *o, struct live *lv)
 		lv->filter_tid = o->tid;
 	}
 	lv->tee = o->tee;
+	if (o->output && !strcmp(o->output, "-") && o->tee &&
+	    (!d->o.flamegraph || d->o.format == FMT_FOLDED || d->o.summary)) {
+		fprintf(stderr, "perfregs-dump: -o - writes the recording to the standard "
+			"output: it takes no -f or --summary, which print there too; "
+			"decode it on the way (-o - | perfregs-dump report -i -)\n");
+		return EXIT_USAGE;
+	}
 	if (o->output) {
-		int fd = out_open(lv, o->output);
+		int fd = strcmp(o->output, "-") ? out_open(lv, o->output) : out_stdout(lv);
 
 		if (fd < 0)
 			return EXIT_IO;
-		lv->rec = rec_create_fd(fd, o->output, &o->cfg, d->o.event_name);
+		lv->rec = rec_create_fd(fd, lv->rec_path, &o->cfg, d->o.event_name);
 		if (!lv->rec) {
-			fprintf(stderr, "perfregs-dump: cannot write %s: %s\n", o->output,
+			fprintf(stderr, "perfregs-dump: cannot write %s: %s\n", lv->rec_path,
 				strerror(errno));
 			return EXIT_IO;
 		}
@@ -1814,10 +1854,10 @@ static bool user_only_fallback(const struct options *o, struct live *lv,
 	if (err == -ESPIPE)
 		fprintf(stderr, "perfregs-dump: cannot note user mode only in %s: its "
 			"header went out already, and a pipe is not rewritten: it says "
-			"user and kernel mode\n", o->output);
+			"user and kernel mode\n", lv->rec_path);
 	else if (err)
 		fprintf(stderr, "perfregs-dump: cannot note user mode only in %s: %s\n",
-			o->output, strerror(-err));
+			lv->rec_path, strerror(-err));
 	return true;
 }
 
@@ -1966,7 +2006,7 @@ static void live_finish(const struct options *o, struct live *lv, struct live_ru
 			lost[i] = prf_lost_total(r, i);
 		if (rec_close(lv->rec, prf_produced(r), lost) || lv->rec_error) {
 			fprintf(stderr, "perfregs-dump: writing %s failed: %s\n",
-				o->output, strerror(errno ? errno : EIO));
+				lv->rec_path, strerror(errno ? errno : EIO));
 			run->exit_code = EXIT_IO;
 		} else if (lv->spans) {
 			ret = verify_recording(o->output, d, lv, prf_produced(r));
@@ -2033,9 +2073,10 @@ static int run_live(struct options *o, struct live *lv)
 	struct decoder *d = &lv->d;
 	int ret;
 
+	lv->rec_dirfd = -1;
 	ret = live_prepare(o, lv);
 	if (ret != GO_ON)
-		return ret;
+		goto out;
 	d->live = true;
 	pthread_mutex_init(&d->learn_lock, NULL);
 	/* from here on Ctrl-C ends the run cleanly, with its summary */
@@ -2048,14 +2089,15 @@ static int run_live(struct options *o, struct live *lv)
 		fprintf(stderr, "perfregs-dump: cannot open %s: %s; %s\n",
 			PERFREGS_DEVICE, strerror(-ret), open_hint(-ret));
 		rec_undo(lv);
-		return EXIT_SETUP;
+		ret = EXIT_SETUP;
+		goto out;
 	}
 	lv->r = &run.r;
 	if (o->command) {
 		ret = command_fork(o, lv, &run);
 		if (ret != GO_ON) {
 			rec_undo(lv);
-			return ret;
+			goto out;
 		}
 	}
 	run.exit_code = live_start(o, lv, &run);
@@ -2066,9 +2108,8 @@ static int run_live(struct options *o, struct live *lv)
 	ret = live_end(lv, &run);
 	if (run.exit_code == EXIT_SETUP)	/* live_start(): never sampled */
 		rec_undo(lv);
-	/* after rec_undo(): it works in that directory */
-	if (lv->rec_path && lv->rec_dirfd >= 0)
-		close(lv->rec_dirfd);
+out:
+	out_release(lv);	/* after rec_undo(): it works in that directory */
 	return ret;
 }
 

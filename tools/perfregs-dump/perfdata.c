@@ -33,6 +33,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <linux/perf_event.h>
 #include <sys/mman.h>
 #include <time.h>
@@ -40,6 +41,7 @@
 #include "images.h"
 #include "unwind.h"
 #include "recording.h"
+#include "outfile.h"
 #include "perfdata.h"
 
 #define SEGS ((1ULL << PERFREGS_REG_DS) | (1ULL << PERFREGS_REG_ES) | \
@@ -576,17 +578,24 @@ int perfdata_convert(const char *in, const char *out, struct decoder *d,
 	struct perf_file_header h = { 0 };
 	struct perf_file_attr fa = { 0 };
 	struct conv c = { .d = d };
+	struct out_file of;
 	uint64_t produced, attr_id = 1;
 	size_t i;
-	int ret;
+	int ret, fd;
 
 	/* the recording is read once, from its header on: it may be a pipe */
 	ret = rec_open(in, &src, &cfg, err, errlen);
 	if (ret)
 		return ret;
-	c.fp = fopen(out, "wb");
+	/* written from scratch, its header again at the end: not to a FIFO */
+	fd = out_create(&of, out, true, err, errlen);
+	c.fp = fd < 0 ? NULL : fdopen(fd, "wb");
 	if (!c.fp) {
-		snprintf(err, errlen, "cannot write %s: %s", out, strerror(errno));
+		if (fd >= 0) {
+			snprintf(err, errlen, "cannot write %s: %s", out, strerror(errno));
+			close(fd);
+			out_commit(&of, false, NULL, 0);
+		}
 		rec_input_free(src);
 		return -EIO;
 	}
@@ -652,8 +661,11 @@ int perfdata_convert(const char *in, const char *out, struct decoder *d,
 		free(c.bids[i].path);
 	free(c.bids);
 	if (c.error) {
+		out_commit(&of, false, NULL, 0);
 		snprintf(err, errlen, "writing %s: %s", out, strerror(c.error));
 		return -EIO;
 	}
+	if (out_commit(&of, true, err, errlen))
+		return -EIO;
 	return ret;
 }

@@ -29,6 +29,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <zlib.h>
 #include "profile.pb-c.h"
 #include "types.h"
@@ -38,6 +39,7 @@
 #include "unwind.h"
 #include "folded.h"
 #include "recording.h"
+#include "outfile.h"
 #include "pprof.h"
 
 #define KERNEL_MIN	0xffff800000000000ULL	/* out_sample()'s test */
@@ -121,6 +123,7 @@ struct sample_key {
 struct pprof {
 	struct decoder *d;
 	gzFile gz;
+	struct out_file of;		/* what gz writes to */
 	struct tab t[T_NR];
 	uint32_t *ids;			/* the samples' location ids */
 	size_t nids, capids;
@@ -816,12 +819,14 @@ struct pprof *pprof_begin(struct decoder *d, const struct perfregs_config *cfg,
 	struct pprof *p = calloc(1, sizeof(*p));
 	int64_t id[sizeof(words) / sizeof(words[0])];
 	size_t i;
+	int fd;
 
 	if (!p) {
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
 	p->d = d;
+	p->of.dirfd = -1;
 	for (i = 0; i < T_NR; i++)
 		p->t[i].size = sizes[i];
 	/* the string table's first entry is "", as profile.proto wants */
@@ -853,11 +858,17 @@ struct pprof *pprof_begin(struct decoder *d, const struct perfregs_config *cfg,
 	if (p->clock)
 		p->ns = !(cfg->flags & PERFREGS_CF_FREQ) ? cfg->period :
 			cfg->period ? 1000000000ULL / cfg->period : 0;
+	fd = out_create(&p->of, out, false, err, errlen);
+	if (fd < 0) {
+		pprof_free(p);
+		return NULL;
+	}
 	errno = 0;
-	p->gz = gzopen(out, "wb");
+	p->gz = gzdopen(fd, "wb");
 	if (!p->gz) {
 		snprintf(err, errlen, "cannot write %s: %s", out,
 			 strerror(errno ? errno : ENOMEM));
+		close(fd);
 		pprof_free(p);
 		return NULL;
 	}
@@ -908,6 +919,9 @@ int pprof_write(struct pprof *p, char *err, size_t errlen)
 		snprintf(err, errlen, "writing the profile: %s", strerror(o->error));
 		ret = -EIO;
 	}
+	/* the new file takes the name only whole (else pprof_free() removes it) */
+	if (!ret && out_commit(&p->of, true, err, errlen))
+		ret = -EIO;
 	free(o);
 	return ret;
 }
@@ -920,6 +934,7 @@ void pprof_free(struct pprof *p)
 		return;
 	if (p->gz)
 		gzclose(p->gz);
+	out_commit(&p->of, false, NULL, 0);
 	for (i = 0; i < p->t[T_STR].n; i++)
 		free(((struct pp_str *)p->t[T_STR].v)[i].s);
 	for (i = 0; i < T_NR; i++) {

@@ -52,6 +52,7 @@
 #include "aspace.h"
 #include "output.h"
 #include "pool.h"
+#include "outfile.h"
 #include "recording.h"
 
 #define REC_MAGIC	"PRFREC\0\0"
@@ -203,6 +204,7 @@ struct recorder {
 	pthread_mutex_t lock;
 	bool written;		/* buf's start (the header) went to fd */
 	bool seekable;		/* fd is a regular file: pwrite() reaches the header */
+	off_t start;		/* where in it the recording starts (-o - > FILE) */
 	unsigned char buf[REC_BUF_SIZE];
 };
 
@@ -490,11 +492,19 @@ fail:
 	return NULL;
 }
 
+/*
+ * For the tests' recordings; record -o makes its file with care
+ * (out_open()).  "-" is the standard output, as for record -o -.
+ */
 struct recorder *rec_create(const char *path, const struct perfregs_config *cfg,
 			    const char *event_name)
 {
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+	int fd;
 
+	if (!strcmp(path, "-"))
+		fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
+	else
+		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, OUT_MODE);
 	return fd < 0 ? NULL : rec_create_fd(fd, path, cfg, event_name);
 }
 
@@ -506,7 +516,7 @@ struct recorder *rec_create_fd(int fd, const char *path, const struct perfregs_c
 	struct stat st;
 	size_t len;
 	char *info;
-	int n;
+	int n, fl;
 
 	if (!r) {
 		close(fd);
@@ -528,7 +538,15 @@ struct recorder *rec_create_fd(int fd, const char *path, const struct perfregs_c
 		return NULL;
 	}
 	r->fd = fd;
-	r->seekable = !fstat(r->fd, &st) && S_ISREG(st.st_mode);
+	/*
+	 * A regular file is written from where fd stands in it (a shell's
+	 * -o - > FILE after other output), so that the header is at start.
+	 * O_APPEND (-o - >> FILE) would put a pwrite() at the end instead:
+	 * such a file is as a pipe, its header never written again.
+	 */
+	r->seekable = !fstat(r->fd, &st) && S_ISREG(st.st_mode) &&
+		      (fl = fcntl(r->fd, F_GETFL)) >= 0 && !(fl & O_APPEND) &&
+		      (r->start = lseek(r->fd, 0, SEEK_CUR)) >= 0;
 	pthread_mutex_init(&r->lock, NULL);
 	h.header_size = sizeof(h);
 	h.version = REC_VERSION;
@@ -548,8 +566,9 @@ struct recorder *rec_create_fd(int fd, const char *path, const struct perfregs_c
  * event fell back to user mode only): the header says what was sampled.
  * In the buffer while nothing was written (always, before sampling
  * starts: the info is bounded), else in the file, in place.  A pipe or
- * a FIFO that has the header already cannot take it again: -ESPIPE, and
- * the recording goes on with the header it has.
+ * a FIFO (or a file opened O_APPEND) that has the header already cannot
+ * take it again: -ESPIPE, and the recording goes on with the header it
+ * has.
  */
 int rec_update_config(struct recorder *r, const struct perfregs_config *cfg)
 {
@@ -563,7 +582,8 @@ int rec_update_config(struct recorder *r, const struct perfregs_config *cfg)
 		memcpy(r->buf + off, &c, sizeof(c));
 	else if (!r->seekable)
 		ret = -ESPIPE;
-	else if (pwrite(r->fd, &c, sizeof(c), (off_t)off) != (ssize_t)sizeof(c) && !r->error)
+	else if (pwrite(r->fd, &c, sizeof(c), r->start + (off_t)off) != (ssize_t)sizeof(c) &&
+		 !r->error)
 		r->error = errno ? errno : EIO;
 	if (!ret && r->error)
 		ret = -r->error;
