@@ -1347,6 +1347,49 @@ print(sum(1 for r in map(json.loads, sys.stdin) if r.get("type") == "sample"
 	fi
 fi
 
+# A process of 24 libraries, more than a thread's share of the files
+# (16 under ulimit -n 160: 80 for the unwinders, 4 threads and the
+# shared ones): each of 4 threads built an unwinder of all 24, 96 files
+# besides the symbols' 3 per file (the file, and a socketpair of libdw's
+# debuginfod client), and past the limit some samples lost frames, other
+# ones each run.  They must print what 1 thread prints, and that what it
+# prints with no limit.
+if [ -x "$B/mkunwind" ]; then
+	mlibs="" nl=0
+	mdir=$(dirname "$(ldd "$B/perfregs-dump" | awk '$1 ~ /^libc\.so/ { print $3 }')")
+	for f in $(ls "$mdir"/lib*.so.* 2>/dev/null | sort); do
+		[ -L "$f" ] && continue
+		readelf -h "$f" 2>/dev/null | grep -q 'DYN' || continue
+		mlibs="$mlibs:$f"
+		nl=$((nl + 1))
+		[ $nl = 24 ] && break
+	done
+	if [ $nl = 24 ] && "$B/mkunwind" "$T/many.prf" 1 2000 "64$mlibs"; then
+		mfree=$("$B/perfregs-dump" -q -f json --call-graph dwarf --threads 1 -i "$T/many.prf" |
+			md5sum)
+		mone=$(ulimit -n 160; "$B/perfregs-dump" -q -f json --call-graph dwarf --threads 1 \
+			-i "$T/many.prf" 2>/dev/null | md5sum)
+		bad=""
+		for i in 1 2 3; do
+			mfour=$(ulimit -n 160; "$B/perfregs-dump" -q -f json --call-graph dwarf \
+				--threads 4 -i "$T/many.prf" 2>/dev/null | md5sum)
+			[ "$mfour" = "$mone" ] || bad="$bad run $i: --threads 4 differs from 1;"
+		done
+		[ "$mone" = "$mfree" ] || bad="$bad --threads 1 under ulimit -n 160 differs from no limit;"
+		mthr=$(ulimit -n 160; "$B/perfregs-dump" -v -q -f json --threads 4 -i "$T/many.prf" \
+			2>&1 >/dev/null | sed -n 's/^perfregs-dump: \([0-9]*\) threads print.*/\1/p')
+		[ "$mthr" = 4 ] || bad="$bad ${mthr:-no} threads started, not 4;"
+		if [ -z "$bad" ]; then
+			echo "ok - a process of 24 libraries under ulimit -n 160: --threads 4 prints what 1 prints, with no limit too"
+		else
+			echo "not ok - a process of 24 libraries under ulimit -n 160:$bad"
+		fi
+		rm -f "$T/many.prf"
+	else
+		echo "not ok - a process of 24 libraries: no recording (${nl} libraries in ${mdir})"
+	fi
+fi
+
 # an i386 process's vDSO as -p starts from it (/proc): read from the
 # process and named by its own symbols, not the 64-bit tool's
 if [ -x "$B/mkseed" ] && cc -m32 -O1 -o "$T/vdso32" tests/vdso_target.c 2>/dev/null; then

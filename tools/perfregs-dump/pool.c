@@ -310,12 +310,13 @@ struct pool *pool_start(struct decoder *d, unsigned int threads)
 		return NULL;
 	/*
 	 * Each thread's unwinders may keep UNWIND_FILES_MIN files open at
-	 * least: no more threads than the files allowed have room for
-	 * (ulimit -n 1024 has room for 32).  Past that, samples would lose
-	 * frames that one thread finds.
+	 * least, and so may the shared unwinders of the tasks with more
+	 * modules than that (unwind.c): no more threads than the files
+	 * allowed have room for with them (ulimit -n 1024 has room for 31).
+	 * Past that, samples would lose frames that one thread finds.
 	 */
-	if (threads > unwind_files_max() / UNWIND_FILES_MIN)
-		threads = unwind_files_max() / UNWIND_FILES_MIN;
+	if (threads + 1 > unwind_files_max() / UNWIND_FILES_MIN)
+		threads = unwind_files_max() / UNWIND_FILES_MIN - 1;
 	if (threads < 2) {
 		free(p);
 		return NULL;
@@ -386,6 +387,7 @@ int pool_end(struct decoder *d)
 	pthread_mutex_unlock(&p->lock);
 	for (i = 0; i < p->nworkers; i++)
 		pthread_join(p->w[i].tid, NULL);
+	unwind_shared_free(d);	/* the workers': d->threads is 1 again */
 	err = p->error;
 	pool_free(p);
 	d->pool = NULL;

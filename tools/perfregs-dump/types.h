@@ -267,6 +267,8 @@ struct decoder {
 	struct dwfl_entry *dwfl_cache;	/* a Dwfl and symbol table per file */
 	struct dthread self;
 	unsigned int threads;		/* that decode samples (--threads), 0: 1 */
+	/* the workers' unwinders of tasks of more modules than a share (unwind.c) */
+	struct unwinder *shared_unwinders;
 	struct pool *pool;		/* their batches, while -i decodes (pool.c) */
 	char *debuginfo_path;		/* where libdw finds debug files */
 	bool sideband;			/* side-band events are coming */

@@ -362,7 +362,8 @@ struct unwinder {
  * the process may have.  16 unwinders of 7 files each under ulimit -n
  * 128 (the host test's 300 versions, once the tool linked 7 libraries)
  * left no descriptor for the eighth file of some: those samples lost
- * their frames.  Each decoding thread (--threads) has its share of them.
+ * their frames.  Each decoding thread (--threads) has its share of them,
+ * and the shared unwinders one more (unwinder_files_max()).
  */
 unsigned int unwind_files_max(void)
 {
@@ -381,14 +382,35 @@ unsigned int unwind_files_max(void)
 	return max;
 }
 
-/* A thread's share: pool_start() starts no more threads than have one. */
+/*
+ * A thread's share: with --threads N, N + 1 shares, one per worker and
+ * one for the shared unwinders (shared_files_max()); pool_start() starts
+ * no more threads than have one.
+ */
 static unsigned int unwinder_files_max(const struct decoder *d)
 {
 	unsigned int max = unwind_files_max();
-	unsigned int share = d->threads > 1 ? max / d->threads : max;
+	unsigned int share = d->threads > 1 ? max / (d->threads + 1) : max;
 
 	return share > UNWIND_FILES_MIN ? share : UNWIND_FILES_MIN;
 }
+
+/* What the workers' shares leave of the files, for the shared unwinders. */
+static unsigned int shared_files_max(const struct decoder *d)
+{
+	unsigned int max = unwind_files_max(), share = unwinder_files_max(d);
+
+	return max >= (d->threads + 1) * share ? max - d->threads * share : share;
+}
+
+/*
+ * The unwinders of the tasks that have more modules than a worker's
+ * share of the files, of all the workers, used under shared_lock: a
+ * worker that made its own for such a task held all its files, each of
+ * the others too, and 32 threads of a process of 40 libraries were past
+ * ulimit -n 1024: samples lost their frames, unlike with --threads 1.
+ */
+static pthread_mutex_t shared_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void unwinders_free(struct unwinder *u)
 {
@@ -403,17 +425,19 @@ static void unwinders_free(struct unwinder *u)
 	}
 }
 
-static struct unwinder *unwinder_for(struct decoder *d, struct dthread *t,
-				     struct task_maps *tm, enum layout layout)
+/* The unwinder of list *head for (tm, layout), its files within files_max. */
+static struct unwinder *unwinder_for(struct decoder *d, struct unwinder **head,
+				     struct task_maps *tm, enum layout layout,
+				     unsigned int files_max)
 {
-	unsigned int i, files = 0, files_max = unwinder_files_max(d);
+	unsigned int i, files = 0;
 	struct unwinder *u, **up;
 
-	for (up = &t->unwinders, i = 0; (u = *up); up = &u->next, i++) {
+	for (up = head, i = 0; (u = *up); up = &u->next, i++) {
 		if (u->tm == tm && u->layout == layout) {
 			*up = u->next;	/* to the front: most recently used first */
-			u->next = t->unwinders;
-			t->unwinders = u;
+			u->next = *head;
+			*head = u;
 			return u;
 		}
 		/*
@@ -459,8 +483,8 @@ static struct unwinder *unwinder_for(struct decoder *d, struct dthread *t,
 						tm->pid ? (pid_t)tm->pid : 1,
 						&thread_cbs, &u->ctx);
 	}
-	u->next = t->unwinders;
-	t->unwinders = u;
+	u->next = *head;
+	*head = u;
 	return u;
 }
 
@@ -1074,9 +1098,17 @@ void unwind_thread_free(struct dthread *t)
 	t->cfi_rules = NULL;
 }
 
+/* The shared unwinders (unwind_sample()): the workers are done. */
+void unwind_shared_free(struct decoder *d)
+{
+	unwinders_free(d->shared_unwinders);
+	d->shared_unwinders = NULL;
+}
+
 void unwind_free(struct decoder *d)
 {
 	unwind_thread_free(&d->self);
+	unwind_shared_free(d);
 }
 
 /* Thread t's frames, SAMPLE_FRAMES_MAX of them; NULL without memory. */
@@ -1111,6 +1143,7 @@ int unwind_sample(struct decoder *d, struct dthread *t,
 	};
 	unsigned int i, k = 0;
 	struct unwinder *uw;
+	bool shared;
 	Dwfl *dwfl;
 	int reg;
 
@@ -1127,9 +1160,21 @@ int unwind_sample(struct decoder *d, struct dthread *t,
 	c.tm = maps_for_sample(d, s);
 	if (!c.tm)
 		return 0;
-	uw = unwinder_for(d, t, (struct task_maps *)c.tm, layout);
-	if (!uw || !uw->attached)
+	/* more modules than this thread's share: the shared unwinders' */
+	shared = d->threads > 1 && c.tm->n > unwinder_files_max(d);
+	if (shared) {
+		pthread_mutex_lock(&shared_lock);
+		uw = unwinder_for(d, &d->shared_unwinders, (struct task_maps *)c.tm, layout,
+				  shared_files_max(d));
+	} else {
+		uw = unwinder_for(d, &t->unwinders, (struct task_maps *)c.tm, layout,
+				  unwinder_files_max(d));
+	}
+	if (!uw || !uw->attached) {
+		if (shared)
+			pthread_mutex_unlock(&shared_lock);
 		return 0;
+	}
 	uw->ctx = c;
 	dwfl = uw->dwfl;
 	pthread_once(&unwind_path_once, unwind_path_read);
@@ -1147,6 +1192,8 @@ int unwind_sample(struct decoder *d, struct dthread *t,
 	}
 unwound:
 	c.n = uw->ctx.n;
+	if (shared)
+		pthread_mutex_unlock(&shared_lock);
 
 	for (i = 0; i < c.n; i++) {
 		unsigned int j;
