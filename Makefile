@@ -86,7 +86,7 @@ MOD_SRCS	:= $(wildcard module/*.c module/*.h) module/Kbuild include/uapi/linux/p
 
 HOST_TESTS	:= $(BUILD)/mkrec $(BUILD)/mkmaps $(BUILD)/mkhostile $(BUILD)/fuzz_recording \
 		   $(BUILD)/elfpeek $(BUILD)/mksb $(BUILD)/mkseed $(BUILD)/mksnap $(BUILD)/mkorder \
-		   $(BUILD)/mkstorm $(BUILD)/mkversions $(BUILD)/mkbig $(BUILD)/mkunwind \
+		   $(BUILD)/mkstorm $(BUILD)/mkversions $(BUILD)/mkbig $(BUILD)/mkunwind $(BUILD)/mkwrap \
 		   $(BUILD)/big_target $(BUILD)/dl_target \
 		   $(BUILD)/plug_a.so $(BUILD)/plug_b.so $(BUILD)/walk $(BUILD)/racefile
 CHECKPATCH	:= $(BUILD)/linux/scripts/checkpatch.pl
@@ -151,6 +151,9 @@ $(BUILD)/mkbig: tests/mkbig.c $(TOOL_LIB_SRCS) $(TOOL_HDRS)
 	$(CC) $(CFLAGS) $(WARN) $(TOOL_INC) -o $@ tests/mkbig.c $(TOOL_LIB_SRCS) $(TOOL_LIBS)
 $(BUILD)/mkunwind: tests/mkunwind.c $(TOOL_LIB_SRCS) $(TOOL_HDRS)
 	$(CC) $(CFLAGS) $(WARN) $(TOOL_INC) -o $@ tests/mkunwind.c $(TOOL_LIB_SRCS) $(TOOL_LIBS)
+# frame pointers whose reads wrap around 2^64
+$(BUILD)/mkwrap: tests/mkwrap.c $(TOOL_LIB_SRCS) $(TOOL_HDRS)
+	$(CC) $(CFLAGS) $(WARN) $(TOOL_INC) -o $@ tests/mkwrap.c $(TOOL_LIB_SRCS) $(TOOL_LIBS)
 $(BUILD)/big_target: tests/big_target.S
 	$(CC) -no-pie -o $@ $<
 # the record walker and the drains of tools/lib, on rings of its own

@@ -650,6 +650,36 @@ else
 	echo "not ok - the unwinder reads no word of a non-ELF file (no fp_target built)"
 fi
 
+# A frame pointer within 8 of 2^64 (mkwrap: RBP 0xfffffffffffffffc, SP 0
+# to 6): the word at it is neither in the stack snapshot nor in a
+# mapping.  "addr - sp + 8 > stack_len" wrapped and read it from before
+# the snapshot (SP 0: a third frame, 0x2222, through the first task's
+# mapping), and "addr + 8 > end" wrapped for a mapping at the top of the
+# address space and read its file past the mapping (a third frame for SP
+# 0 to 4 of the second task).  Both unwinders, 2 frames for SP 0 to 4
+# (the IP and the word at RBP + 8, which wraps to 4), 1 for 5 and 6.
+if [ -x "$B/mkwrap" ] && "$B/mkwrap" "$T/wrap.prf" "$T/wrap.dat"; then
+	bad=""
+	want="2 2 2 2 2 1 1 2 2 2 2 2 1 1"
+	for path in fast dwfl; do
+		unw=""
+		[ $path = dwfl ] && unw=dwfl
+		got=$(PERFREGS_UNWIND=$unw "$B/perfregs-dump" -q -f json --call-graph dwarf \
+			--threads 1 -i "$T/wrap.prf" |
+			/usr/bin/python3 -c 'import json, sys
+print(" ".join(str(len(r.get("callchain") or [])) for r in map(json.loads, sys.stdin)
+               if r["type"] == "sample"))')
+		[ "$got" = "$want" ] || bad="$bad $path: frames '$got';"
+	done
+	if [ -z "$bad" ]; then
+		echo "ok - a frame pointer within 8 of 2^64 reads no word before the stack snapshot or past a mapping"
+	else
+		echo "not ok - a frame pointer within 8 of 2^64 (want '$want'):$bad"
+	fi
+else
+	echo "not ok - a frame pointer within 8 of 2^64: no mkwrap recording"
+fi
+
 # -i labels the samples with the event the recording was made of (its
 # info's event=, as -o writes it), not with the default cpu-clock; a
 # name that is not 1-63 printable characters without space is "unknown".

@@ -104,16 +104,20 @@ static pid_t next_thread(Dwfl *dwfl, void *arg, void **thread_argp)
  * A word of w bytes of the stack snapshot, if it holds it.  Of a fixed
  * size each, so that no memcpy() is called: that and memory_read() were
  * 18% of the user time of -f folded of xz's samples on the fast path.
+ * Not addr - sp + w > stack_len: with sp below 8 and addr within 8 of
+ * 2^64 (a frame pointer of a hostile sample, or one plus 8) the sum wraps
+ * to a few bytes, and the word was read from before the snapshot.
  */
 static inline bool stack_word(const struct unwind_ctx *c, uint64_t addr, size_t w,
 			      Dwarf_Word *result)
 {
-	const unsigned char *p = c->stack + (addr - c->sp);
+	const unsigned char *p;
 	uint32_t v32;
 	uint64_t v64;
 
-	if (addr < c->sp || addr - c->sp + w > c->stack_len)
+	if (addr < c->sp || c->stack_len < w || addr - c->sp > c->stack_len - w)
 		return false;
+	p = c->stack + (addr - c->sp);
 	if (w == 8) {
 		memcpy(&v64, p, 8);
 		*result = v64;
@@ -141,7 +145,8 @@ static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result,
 		int fd;
 		bool ok;
 
-		if (addr < m->start || addr + w > m->end)
+		/* not addr + w > end: it wraps for addr within w of 2^64 */
+		if (addr < m->start || addr >= m->end || m->end - addr < w)
 			continue;
 		fd = open_regular(mapping_file(c->d, (struct mapping *)m));
 		if (fd < 0)
