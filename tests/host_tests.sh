@@ -1209,6 +1209,65 @@ else
 	echo "not ok - 400000 kernel symbols in descending order (mkhostile failed)"
 fi
 
+# The same in turn with samples, each in the symbol just before it, with
+# --threads 4: the reading thread merged every symbol added before it
+# handed a sample on (14 to 26 s of CPU, up to 30 s of wall time, for
+# 200000; one thread 0.2 to 0.4 s), and waited for the workers before
+# each symbol (with the merge fixed, still 5 s of CPU, 7 s of wall
+# time); now as one thread.  Four threads may take 4 times the CPU of
+# one and 2 s more (so sanitizer builds, 25 times slower, pass; the
+# quadratic took 60 to 100 times one thread's), at most 60 s; the names
+# are one thread's.
+if "$B/mkhostile" "$T/ksyms_alt.prf" -k target -K 200000 -S; then
+	for n in 1 4; do
+		( ulimit -t 60; /usr/bin/time -f '%U %S %e' -o "$T/ksyms_alt.time$n" \
+			"$B/perfregs-dump" -q -f json --threads $n -i "$T/ksyms_alt.prf" \
+			> "$T/ksyms_alt.$n" 2> "$T/ksyms_alt.err$n"; echo $? > "$T/ksyms_alt.rc$n" )
+	done
+	read -r ku1 ks1 ke1 < <(tail -1 "$T/ksyms_alt.time1")
+	read -r ku ks ke < <(tail -1 "$T/ksyms_alt.time4")
+	if [ "$(cat "$T/ksyms_alt.rc1")" = 0 ] && [ "$(cat "$T/ksyms_alt.rc4")" = 0 ] &&
+	   awk -v a="$ku1" -v b="$ks1" -v c="$ku" -v d="$ks" 'BEGIN { exit !(c + d <= 4 * (a + b) + 2) }' &&
+	   cmp -s "$T/ksyms_alt.1" "$T/ksyms_alt.4" &&
+	   [ "$(grep -c '"sym":"ksym[0-9]*+0x4"' "$T/ksyms_alt.4")" = 200000 ]; then
+		echo "ok - 200000 kernel symbols in descending order in turn with samples, --threads 4: ${ku} s user, ${ks} s system, ${ke} s (1 thread: ${ku1}, ${ks1}, ${ke1}), one thread's names"
+	else
+		echo "not ok - 200000 kernel symbols in turn with samples: --threads 4 exit $(cat "$T/ksyms_alt.rc4"), $ku s user, $ks s system; 1 thread exit $(cat "$T/ksyms_alt.rc1"), $ku1 s user, $ks1 s system; $(cmp "$T/ksyms_alt.1" "$T/ksyms_alt.4" 2>&1 | head -c 200)"
+	fi
+	rm -f "$T"/ksyms_alt.*
+else
+	echo "not ok - 200000 kernel symbols in turn with samples (mkhostile failed)"
+fi
+
+# Kernel symbols of a hostile recording that overlap, or start together
+# (mkhostile -O: an outer one, one inside it, one the same as the outer),
+# and samples in turn: one thread looked through the ones not merged yet
+# in the order they came, and --threads merged them all before each
+# sample and searched them, so 0x18 into the outer one was the outer
+# with 1 thread and the inner with 4.  Both name by one rule now
+# (symbols.c, ksym_cmp()).
+if "$B/mkhostile" "$T/ksyms_ovl.prf" -k target -O 200; then
+	bad=""
+	"$B/perfregs-dump" -q -f json --threads 1 -i "$T/ksyms_ovl.prf" > "$T/ksyms_ovl.1" ||
+		bad="$bad --threads 1 failed;"
+	for n in 2 4; do
+		"$B/perfregs-dump" -q -f json --threads $n -i "$T/ksyms_ovl.prf" > "$T/ksyms_ovl.$n" ||
+			bad="$bad --threads $n failed;"
+		cmp -s "$T/ksyms_ovl.1" "$T/ksyms_ovl.$n" || bad="$bad --threads $n names other symbols;"
+	done
+	[ "$(grep -c '"sym":"inner[0-9]*+0x8"' "$T/ksyms_ovl.1")" = 400 ] &&
+	   [ "$(grep -c '"sym":"outer[0-9]*+0x4"' "$T/ksyms_ovl.1")" = 400 ] ||
+		bad="$bad not the inner symbol at 0x18, the first of two the same at 0x4;"
+	if [ -z "$bad" ]; then
+		echo "ok - overlapping kernel symbols among the samples: --threads 2 and 4 name what 1 names"
+	else
+		echo "not ok - overlapping kernel symbols among the samples:$bad"
+	fi
+	rm -f "$T"/ksyms_ovl.*
+else
+	echo "not ok - overlapping kernel symbols (mkhostile failed)"
+fi
+
 # The decoder's memory does not grow with the number of samples: 2e5 and
 # 2e6 samples of the same 32 stacks (mkbig: 37 and 368 MB), and 5e4 and
 # 5e5 with 160 bytes of stack each (18 and 180 MB), unwound; the peak RSS

@@ -16,12 +16,15 @@
  * output is the same.
  *
  * Every other item of a recording (an image, maps, a side-band event, a
- * kernel symbol, a vDSO, the info) changes what the samples around it
- * decode to: the reading thread applies it alone, after pool_drain()
- * has waited for every batch before it to be printed and written.  So
- * each sample is printed against the state one thread would have had
- * for it, and the workers only read that state, but for what mappings
- * learn lazily of their files (symbols.c, resolve_lock).
+ * vDSO, the info) changes what the samples around it decode to: the
+ * reading thread applies it alone, after pool_drain() has waited for
+ * every batch before it to be printed and written.  So each sample is
+ * printed against the state one thread would have had for it, and the
+ * workers only read that state, but for what mappings learn lazily of
+ * their files (symbols.c, resolve_lock).  A kernel symbol is appended
+ * without the wait: each record in a batch carries how many there were
+ * before it (struct batch_rec), and its worker looks at no more; the
+ * array moves, and the symbols are merged, only after a pool_drain().
  *
  * Memory: SLOTS(N) batches of at most BATCH_RECORDS records or about
  * BATCH_BYTES of them, each with what its records print; the buffers
@@ -50,10 +53,14 @@
 
 enum slot_state { SLOT_FREE, SLOT_QUEUED, SLOT_BUSY, SLOT_DONE };
 
-/* One record in a batch: where it was taken, then its bytes, 8-aligned. */
+/*
+ * One record in a batch: where it was taken, the kernel symbols it sees
+ * (those added before it), then its bytes, 8-aligned.
+ */
 struct batch_rec {
 	uint32_t cpu;
 	uint32_t size;
+	uint64_t nksyms;
 };
 
 struct batch {
@@ -127,6 +134,7 @@ static void batch_print(struct worker *w, struct batch *b)
 
 		memcpy(&br, p, sizeof(br));
 		p += sizeof(br);
+		w->t.nksyms = br.nksyms;
 		record_print(w->p->d, &w->t, (int)br.cpu, (const void *)p, br.size);
 		p += (br.size + 7) & ~7U;
 	}
@@ -234,12 +242,24 @@ void pool_record(struct decoder *d, int cpu, const struct perfregs_rec_header *r
 		 size_t size)
 {
 	struct pool *p = d->pool;
-	struct batch *b = &p->slots[p->filled % p->nslots];
 	size_t need = sizeof(struct batch_rec) + ((size + 7) & ~7UL);
-	struct batch_rec br = { (uint32_t)cpu, (uint32_t)size };
+	struct batch_rec br = { (uint32_t)cpu, (uint32_t)size, 0 };
+	struct batch *b;
 
-	/* the workers only read the kernel symbols: sorted here, once */
-	ksyms_settle(d);
+	/*
+	 * The kernel symbols added since the last merge, merged when one
+	 * thread's ksym_find() would merge them (the same rule, so the same
+	 * cost): here, once the workers have printed the records before,
+	 * for they read them.  This record sees all the symbols added
+	 * before it, which the reading thread does not move until the
+	 * workers wait again.
+	 */
+	if (ksyms_due(d)) {
+		pool_drain(d);
+		ksyms_settle(d);
+	}
+	br.nksyms = d->nksyms;
+	b = &p->slots[p->filled % p->nslots];
 	if (b->len + need > b->cap) {
 		size_t cap = b->len + need > BATCH_BYTES ? b->len + need : BATCH_BYTES;
 		unsigned char *q = realloc(b->recs, cap);
@@ -337,6 +357,7 @@ struct pool *pool_start(struct decoder *d, unsigned int threads)
 
 		w->p = p;
 		w->t.stack_lines = d->o.format == FMT_FOLDED || d->o.flamegraph;
+		w->t.worker = true;
 		w->t.out = fopencookie(w, "w", io);
 		if (!w->t.out)
 			break;
