@@ -88,7 +88,8 @@ HOST_TESTS	:= $(BUILD)/mkrec $(BUILD)/mkmaps $(BUILD)/mkhostile $(BUILD)/fuzz_re
 		   $(BUILD)/elfpeek $(BUILD)/mksb $(BUILD)/mkseed $(BUILD)/mksnap $(BUILD)/mkorder \
 		   $(BUILD)/mkstorm $(BUILD)/mkversions $(BUILD)/mkbig $(BUILD)/mkunwind $(BUILD)/mkwrap \
 		   $(BUILD)/big_target $(BUILD)/dl_target \
-		   $(BUILD)/plug_a.so $(BUILD)/plug_b.so $(BUILD)/walk $(BUILD)/racefile
+		   $(BUILD)/plug_a.so $(BUILD)/plug_b.so $(BUILD)/walk $(BUILD)/racefile \
+		   $(BUILD)/failalloc.so
 CHECKPATCH	:= $(BUILD)/linux/scripts/checkpatch.pl
 
 .PHONY: all module tool selftests host-tests check demo deps clean checkpatch bench \
@@ -162,6 +163,10 @@ $(BUILD)/walk: tests/walk.c tools/lib/libperfregs.c tools/lib/libperfregs.h incl
 	$(CC) $(CFLAGS) $(WARN) $(UAPI) -o $@ tests/walk.c tools/lib/libperfregs.c
 $(BUILD)/dl_target: tests/dl_target.c
 	$(CC) -O2 -g -Wall -o $@ $< -ldl
+# allocations that fail, for the paths out of memory (LD_PRELOAD)
+$(BUILD)/failalloc.so: tests/failalloc.c
+	@mkdir -p $(BUILD)
+	$(CC) -O1 -g $(WARN) -shared -fPIC -o $@ $<
 $(BUILD)/plug_%.so: tests/plug.c
 	$(CC) -O1 -g -shared -fPIC -DNAME=plug_$* -o $@ $<
 

@@ -1362,6 +1362,59 @@ else
 	echo "not ok - --threads 2 and 7 print what 1 prints (no mkbig)"
 fi
 
+# Out of memory, where only that goes there (tests/failalloc.c, an
+# LD_PRELOAD library that fails one allocation; not with a sanitizer's
+# allocator).  The sizes of the structs it fails, from the sources.
+sizeof_in() {	# FILE STRUCT: sizeof(struct STRUCT) of tools/perfregs-dump/FILE.c
+	printf '#include "%s/tools/perfregs-dump/%s.c"\nchar probe[sizeof(struct %s)];\n' \
+		"$PWD" "$1" "$2" | cc -x c -c -I include/uapi -I "$B/proto" -o "$T/probe.o" - &&
+		echo $((0x$(nm -S "$T/probe.o" | awk '$4 == "probe" { print $2 }')))
+}
+what="out of memory"
+if [ ! -e "$B/failalloc.so" ]; then
+	echo "not ok - $what: no failalloc.so"
+elif nm "$B/perfregs-dump" | grep -q -E ' __(tsan|asan)_init$'; then
+	echo "ok - $what # SKIP a sanitizer build: its own allocator"
+else
+	bad=""
+	fail() {	# WHAT PERFREGS-DUMP-ARGS...: with PERFREGS_FAIL=WHAT
+		PERFREGS_FAIL=$1 LD_PRELOAD=$B/failalloc.so "$B/perfregs-dump" "${@:2}"
+	}
+	# a worker's output without memory, in the middle of a batch of
+	# -f folded (names of 250 bytes: 200 KiB a batch): its lines were
+	# counted, the one cut short too, run on into the next part (a
+	# stack of no sample), and past the output if the last was cut; now
+	# the batch is not counted, and the loss said (exit 5)
+	lname=$(printf 'x%.0s' $(seq 240))
+	sed "s/big_f/big_f_${lname}_/g" tests/big_target.S > "$T/oom_long.S"
+	if cc -no-pie -o "$T/oom_long" "$T/oom_long.S" &&
+	   "$B/mkbig" "$T/oom_long.prf" 20000 "$(realpath "$T")/oom_long" \
+		0x"$(nm "$T/oom_long" | sed -n 's/ T main$//p')" 160; then
+		"$B/perfregs-dump" -q -f folded --call-graph dwarf --threads 1 -i "$T/oom_long.prf" \
+			> "$T/oom_long.1"
+		fail realloc:262144 -q -f folded --call-graph dwarf --threads 2 \
+			-i "$T/oom_long.prf" > "$T/oom_long.2" 2> "$T/oom_long.err"
+		rc=$?
+		extra=$(/usr/bin/python3 - "$T/oom_long.1" "$T/oom_long.2" <<'PY'
+import sys
+def stacks(path):
+    return {l.rpartition(" ")[0] for l in open(path, errors="replace").read().splitlines()}
+print(len(stacks(sys.argv[2]) - stacks(sys.argv[1])))
+PY
+)
+		[ $rc = 5 ] && [ "$extra" = 0 ] && grep -q 'output of the decoding threads lost' "$T/oom_long.err" ||
+			bad="$bad a batch's output cut: exit $rc, $extra stacks of no sample;"
+	else
+		bad="$bad no long-named mkbig recording;"
+	fi
+	rm -f "$T"/oom*
+	if [ -z "$bad" ]; then
+		echo "ok - $what for a batch's output, each handled"
+	else
+		echo "not ok - $what:$bad"
+	fi
+fi
+
 # --threads takes a number from 1 to 256, and nothing else
 bad=""
 for v in 0 -1 abc 257 99999999999999999999 "" 2x; do

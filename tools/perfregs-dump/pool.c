@@ -174,15 +174,25 @@ static void *worker_main(void *arg)
 static void batch_write(struct pool *p, struct batch *b)
 {
 	struct decoder *d = p->d;
-	const char *s, *end;
+	const char *s, *end, *nul;
 
 	if (b->error && !p->error)
 		p->error = b->error;
 	if (d->o.format == FMT_FOLDED || d->o.flamegraph) {
-		/* its stacks' lines, each with its NUL (out_folded()), in order */
-		for (s = b->out, end = b->out + b->outlen; s < end; s += strlen(s) + 1)
+		/*
+		 * Its stacks' lines, each with its NUL (out_folded()), in
+		 * order.  Not one of a batch whose output was cut (out_write()
+		 * without memory, p->error says so): its last line has no NUL,
+		 * strlen() ran past the output, and the lines before it are
+		 * not all of the batch's either.
+		 */
+		for (s = b->out, end = b->out + b->outlen; !b->error && s < end; s = nul + 1) {
+			nul = memchr(s, 0, end - s);
+			if (!nul)
+				break;
 			if (folded_count(d, s))
 				d->folded_dropped++;
+		}
 	} else {
 		fwrite_unlocked(b->out, 1, b->outlen, d->out);
 	}
