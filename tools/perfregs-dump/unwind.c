@@ -770,6 +770,8 @@ static const struct cfi_row *row_for(struct dthread *th, Dwarf_CFI *cfi, uint64_
 	struct cfi_row *r;
 	unsigned int h;
 
+	/* without memory for the row: not "no row", libdwfl's sample */
+	*none = false;
 	if (!t) {
 		t = th->cfi_rules = calloc(1, sizeof(*t));
 		if (!t)
