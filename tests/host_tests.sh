@@ -1429,9 +1429,21 @@ PY
 	else
 		bad="$bad no mkunwind recording, or no size of struct cfi_row;"
 	fi
+	# pool_start() without memory for the batches: pool_free() freed
+	# as many as there were to be, of none (SIGSEGV); now the one
+	# thread prints them
+	"$B/mkhostile" "$T/oom.prf" -k target -O 20
+	"$B/perfregs-dump" -q -f json --threads 1 -i "$T/oom.prf" > "$T/oom.1"
+	if batch=$(sizeof_in pool batch); then
+		fail "calloc:5:$batch" -q -f json --threads 2 -i "$T/oom.prf" > "$T/oom.2"
+		rc=$?
+		[ $rc = 0 ] && cmp -s "$T/oom.1" "$T/oom.2" || bad="$bad no batches: exit $rc;"
+	else
+		bad="$bad no size of struct batch;"
+	fi
 	rm -f "$T"/oom*
 	if [ -z "$bad" ]; then
-		echo "ok - $what for a batch's output and CFI rows, each handled"
+		echo "ok - $what for a batch's output, CFI rows and the batches, each handled"
 	else
 		echo "not ok - $what:$bad"
 	fi

@@ -352,8 +352,9 @@ struct pool *pool_start(struct decoder *d, unsigned int threads)
 		return NULL;
 	}
 	p->d = d;
-	p->nslots = SLOTS(threads);
-	p->slots = calloc(p->nslots, sizeof(*p->slots));
+	p->slots = calloc(SLOTS(threads), sizeof(*p->slots));
+	if (p->slots)	/* pool_free() frees as many as there are */
+		p->nslots = SLOTS(threads);
 	p->w = calloc(threads, sizeof(*p->w));
 	pthread_mutex_init(&p->lock, NULL);
 	pthread_cond_init(&p->queued, NULL);
