@@ -1441,9 +1441,19 @@ PY
 	else
 		bad="$bad no size of struct batch;"
 	fi
+	# a kernel symbol without memory for its name: it was kept, with
+	# none (SIGSEGV when a sample named it); now it is not kept
+	"$B/mkhostile" "$T/oom_ks.prf" -k target
+	for n in 1 2; do
+		out=$(fail strdup:target -q -f json --threads $n -i "$T/oom_ks.prf")
+		rc=$?
+		[ $rc = 0 ] && [ "$(printf '%s\n' "$out" | grep -c '"type":"sample"')" = 2 ] &&
+			! printf '%s\n' "$out" | grep -q '"sym":"target' ||
+			bad="$bad no name for a kernel symbol, --threads $n: exit $rc;"
+	done
 	rm -f "$T"/oom*
 	if [ -z "$bad" ]; then
-		echo "ok - $what for a batch's output, CFI rows and the batches, each handled"
+		echo "ok - $what for a batch's output, CFI rows, the batches and a kernel symbol's name, each handled"
 	else
 		echo "not ok - $what:$bad"
 	fi

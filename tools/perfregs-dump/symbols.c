@@ -938,6 +938,7 @@ bool ksyms_full(const struct decoder *d)
 void ksym_add(struct decoder *d, uint64_t start, uint64_t end, const char *name)
 {
 	struct ksym *k;
+	char *copy;
 
 	if (d->nksyms == d->ksyms_cap) {
 		size_t cap = d->ksyms_cap ? d->ksyms_cap * 2 : 1024;
@@ -948,10 +949,13 @@ void ksym_add(struct decoder *d, uint64_t start, uint64_t end, const char *name)
 		d->ksyms = p;
 		d->ksyms_cap = cap;
 	}
+	copy = strdup(name);
+	if (!copy)
+		return;		/* without a name, none: sym_offset() reads it */
 	k = &d->ksyms[d->nksyms];
 	k->start = start;
 	k->end = end;
-	k->name = strdup(name);
+	k->name = copy;
 	k->owned = true;
 	k->recorded = true;
 	k->seq = (uint32_t)d->nksyms;	/* the order of the adds: ksym_cmp() */
