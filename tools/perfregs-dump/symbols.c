@@ -523,7 +523,8 @@ static struct symtab *symtab_read(Dwfl_Module *mod)
 		t->s[t->n].name = name;
 		t->n++;
 	}
-	qsort(t->s, t->n, sizeof(*t->s), usym_cmp);
+	if (t->n)	/* none: s may be NULL, which qsort() may not have */
+		qsort(t->s, t->n, sizeof(*t->s), usym_cmp);
 	return t;
 }
 

@@ -900,7 +900,8 @@ static bool fast_mods(struct unwinder *u)
 	u->fast_ok = true;
 	if (dwfl_getmodules(u->dwfl, fast_mod_cb, u, 0) != 0)
 		u->fast_ok = false;
-	qsort(u->mods, u->nmods, sizeof(*u->mods), fast_mod_cmp);
+	if (u->nmods)	/* no module: mods is NULL, which qsort() may not have */
+		qsort(u->mods, u->nmods, sizeof(*u->mods), fast_mod_cmp);
 	for (i = 0; i < u->nmods; i++)
 		if (u->mods[i].lo >= u->mods[i].hi ||
 		    (i + 1 < u->nmods && u->mods[i].hi > u->mods[i + 1].lo))
