@@ -86,9 +86,10 @@ MOD_SRCS	:= $(wildcard module/*.c module/*.h) module/Kbuild include/uapi/linux/p
 
 HOST_TESTS	:= $(BUILD)/mkrec $(BUILD)/mkmaps $(BUILD)/mkhostile $(BUILD)/fuzz_recording \
 		   $(BUILD)/elfpeek $(BUILD)/mksb $(BUILD)/mkseed $(BUILD)/mksnap $(BUILD)/mkorder \
-		   $(BUILD)/mkstorm $(BUILD)/mkversions $(BUILD)/mkbig $(BUILD)/mkunwind \
+		   $(BUILD)/mkstorm $(BUILD)/mkversions $(BUILD)/mkbig $(BUILD)/mkunwind $(BUILD)/mkwrap \
 		   $(BUILD)/big_target $(BUILD)/dl_target \
-		   $(BUILD)/plug_a.so $(BUILD)/plug_b.so $(BUILD)/walk $(BUILD)/racefile
+		   $(BUILD)/plug_a.so $(BUILD)/plug_b.so $(BUILD)/walk $(BUILD)/racefile \
+		   $(BUILD)/failalloc.so
 CHECKPATCH	:= $(BUILD)/linux/scripts/checkpatch.pl
 
 .PHONY: all module tool selftests host-tests check demo deps clean checkpatch bench \
@@ -151,6 +152,9 @@ $(BUILD)/mkbig: tests/mkbig.c $(TOOL_LIB_SRCS) $(TOOL_HDRS)
 	$(CC) $(CFLAGS) $(WARN) $(TOOL_INC) -o $@ tests/mkbig.c $(TOOL_LIB_SRCS) $(TOOL_LIBS)
 $(BUILD)/mkunwind: tests/mkunwind.c $(TOOL_LIB_SRCS) $(TOOL_HDRS)
 	$(CC) $(CFLAGS) $(WARN) $(TOOL_INC) -o $@ tests/mkunwind.c $(TOOL_LIB_SRCS) $(TOOL_LIBS)
+# frame pointers whose reads wrap around 2^64
+$(BUILD)/mkwrap: tests/mkwrap.c $(TOOL_LIB_SRCS) $(TOOL_HDRS)
+	$(CC) $(CFLAGS) $(WARN) $(TOOL_INC) -o $@ tests/mkwrap.c $(TOOL_LIB_SRCS) $(TOOL_LIBS)
 $(BUILD)/big_target: tests/big_target.S
 	$(CC) -no-pie -o $@ $<
 # the record walker and the drains of tools/lib, on rings of its own
@@ -159,6 +163,10 @@ $(BUILD)/walk: tests/walk.c tools/lib/libperfregs.c tools/lib/libperfregs.h incl
 	$(CC) $(CFLAGS) $(WARN) $(UAPI) -o $@ tests/walk.c tools/lib/libperfregs.c
 $(BUILD)/dl_target: tests/dl_target.c
 	$(CC) -O2 -g -Wall -o $@ $< -ldl
+# allocations that fail, for the paths out of memory (LD_PRELOAD)
+$(BUILD)/failalloc.so: tests/failalloc.c
+	@mkdir -p $(BUILD)
+	$(CC) -O1 -g $(WARN) -shared -fPIC -o $@ $<
 $(BUILD)/plug_%.so: tests/plug.c
 	$(CC) -O1 -g -shared -fPIC -DNAME=plug_$* -o $@ $<
 

@@ -877,6 +877,36 @@ else
 	echo "not ok - the unwinder reads no word of a non-ELF file (no fp_target built)"
 fi
 
+# A frame pointer within 8 of 2^64 (mkwrap: RBP 0xfffffffffffffffc, SP 0
+# to 6): the word at it is neither in the stack snapshot nor in a
+# mapping.  "addr - sp + 8 > stack_len" wrapped and read it from before
+# the snapshot (SP 0: a third frame, 0x2222, through the first task's
+# mapping), and "addr + 8 > end" wrapped for a mapping at the top of the
+# address space and read its file past the mapping (a third frame for SP
+# 0 to 4 of the second task).  Both unwinders, 2 frames for SP 0 to 4
+# (the IP and the word at RBP + 8, which wraps to 4), 1 for 5 and 6.
+if [ -x "$B/mkwrap" ] && "$B/mkwrap" "$T/wrap.prf" "$T/wrap.dat"; then
+	bad=""
+	want="2 2 2 2 2 1 1 2 2 2 2 2 1 1"
+	for path in fast dwfl; do
+		unw=""
+		[ $path = dwfl ] && unw=dwfl
+		got=$(PERFREGS_UNWIND=$unw "$B/perfregs-dump" -q -f json --call-graph dwarf \
+			--threads 1 -i "$T/wrap.prf" |
+			/usr/bin/python3 -c 'import json, sys
+print(" ".join(str(len(r.get("callchain") or [])) for r in map(json.loads, sys.stdin)
+               if r["type"] == "sample"))')
+		[ "$got" = "$want" ] || bad="$bad $path: frames '$got';"
+	done
+	if [ -z "$bad" ]; then
+		echo "ok - a frame pointer within 8 of 2^64 reads no word before the stack snapshot or past a mapping"
+	else
+		echo "not ok - a frame pointer within 8 of 2^64 (want '$want'):$bad"
+	fi
+else
+	echo "not ok - a frame pointer within 8 of 2^64: no mkwrap recording"
+fi
+
 # -i labels the samples with the event the recording was made of (its
 # info's event=, as -o writes it), not with the default cpu-clock; a
 # name that is not 1-63 printable characters without space is "unknown".
@@ -1406,6 +1436,65 @@ else
 	echo "not ok - 400000 kernel symbols in descending order (mkhostile failed)"
 fi
 
+# The same in turn with samples, each in the symbol just before it, with
+# --threads 4: the reading thread merged every symbol added before it
+# handed a sample on (14 to 26 s of CPU, up to 30 s of wall time, for
+# 200000; one thread 0.2 to 0.4 s), and waited for the workers before
+# each symbol (with the merge fixed, still 5 s of CPU, 7 s of wall
+# time); now as one thread.  Four threads may take 4 times the CPU of
+# one and 2 s more (so sanitizer builds, 25 times slower, pass; the
+# quadratic took 60 to 100 times one thread's), at most 60 s; the names
+# are one thread's.
+if "$B/mkhostile" "$T/ksyms_alt.prf" -k target -K 200000 -S; then
+	for n in 1 4; do
+		( ulimit -t 60; /usr/bin/time -f '%U %S %e' -o "$T/ksyms_alt.time$n" \
+			"$B/perfregs-dump" -q -f json --threads $n -i "$T/ksyms_alt.prf" \
+			> "$T/ksyms_alt.$n" 2> "$T/ksyms_alt.err$n"; echo $? > "$T/ksyms_alt.rc$n" )
+	done
+	read -r ku1 ks1 ke1 < <(tail -1 "$T/ksyms_alt.time1")
+	read -r ku ks ke < <(tail -1 "$T/ksyms_alt.time4")
+	if [ "$(cat "$T/ksyms_alt.rc1")" = 0 ] && [ "$(cat "$T/ksyms_alt.rc4")" = 0 ] &&
+	   awk -v a="$ku1" -v b="$ks1" -v c="$ku" -v d="$ks" 'BEGIN { exit !(c + d <= 4 * (a + b) + 2) }' &&
+	   cmp -s "$T/ksyms_alt.1" "$T/ksyms_alt.4" &&
+	   [ "$(grep -c '"sym":"ksym[0-9]*+0x4"' "$T/ksyms_alt.4")" = 200000 ]; then
+		echo "ok - 200000 kernel symbols in descending order in turn with samples, --threads 4: ${ku} s user, ${ks} s system, ${ke} s (1 thread: ${ku1}, ${ks1}, ${ke1}), one thread's names"
+	else
+		echo "not ok - 200000 kernel symbols in turn with samples: --threads 4 exit $(cat "$T/ksyms_alt.rc4"), $ku s user, $ks s system; 1 thread exit $(cat "$T/ksyms_alt.rc1"), $ku1 s user, $ks1 s system; $(cmp "$T/ksyms_alt.1" "$T/ksyms_alt.4" 2>&1 | head -c 200)"
+	fi
+	rm -f "$T"/ksyms_alt.*
+else
+	echo "not ok - 200000 kernel symbols in turn with samples (mkhostile failed)"
+fi
+
+# Kernel symbols of a hostile recording that overlap, or start together
+# (mkhostile -O: an outer one, one inside it, one the same as the outer),
+# and samples in turn: one thread looked through the ones not merged yet
+# in the order they came, and --threads merged them all before each
+# sample and searched them, so 0x18 into the outer one was the outer
+# with 1 thread and the inner with 4.  Both name by one rule now
+# (symbols.c, ksym_cmp()).
+if "$B/mkhostile" "$T/ksyms_ovl.prf" -k target -O 200; then
+	bad=""
+	"$B/perfregs-dump" -q -f json --threads 1 -i "$T/ksyms_ovl.prf" > "$T/ksyms_ovl.1" ||
+		bad="$bad --threads 1 failed;"
+	for n in 2 4; do
+		"$B/perfregs-dump" -q -f json --threads $n -i "$T/ksyms_ovl.prf" > "$T/ksyms_ovl.$n" ||
+			bad="$bad --threads $n failed;"
+		cmp -s "$T/ksyms_ovl.1" "$T/ksyms_ovl.$n" || bad="$bad --threads $n names other symbols;"
+	done
+	[ "$(grep -c '"sym":"inner[0-9]*+0x8"' "$T/ksyms_ovl.1")" = 400 ] &&
+	   [ "$(grep -c '"sym":"outer[0-9]*+0x4"' "$T/ksyms_ovl.1")" = 400 ] ||
+		bad="$bad not the inner symbol at 0x18, the first of two the same at 0x4;"
+	if [ -z "$bad" ]; then
+		echo "ok - overlapping kernel symbols among the samples: --threads 2 and 4 name what 1 names"
+	else
+		echo "not ok - overlapping kernel symbols among the samples:$bad"
+	fi
+	rm -f "$T"/ksyms_ovl.*
+else
+	echo "not ok - overlapping kernel symbols (mkhostile failed)"
+fi
+
 # The decoder's memory does not grow with the number of samples: 2e5 and
 # 2e6 samples of the same 32 stacks (mkbig: 37 and 368 MB), and 5e4 and
 # 5e5 with 160 bytes of stack each (18 and 180 MB), unwound; the peak RSS
@@ -1500,6 +1589,103 @@ else
 	echo "not ok - --threads 2 and 7 print what 1 prints (no mkbig)"
 fi
 
+# Out of memory, where only that goes there (tests/failalloc.c, an
+# LD_PRELOAD library that fails one allocation; not with a sanitizer's
+# allocator).  The sizes of the structs it fails, from the sources.
+sizeof_in() {	# FILE STRUCT: sizeof(struct STRUCT) of tools/perfregs-dump/FILE.c
+	printf '#include "%s/tools/perfregs-dump/%s.c"\nchar probe[sizeof(struct %s)];\n' \
+		"$PWD" "$1" "$2" | cc -x c -c -I include/uapi -I "$B/proto" -o "$T/probe.o" - &&
+		echo $((0x$(nm -S "$T/probe.o" | awk '$4 == "probe" { print $2 }')))
+}
+what="out of memory"
+if [ ! -e "$B/failalloc.so" ]; then
+	echo "not ok - $what: no failalloc.so"
+elif nm "$B/perfregs-dump" | grep -q -E ' __(tsan|asan)_init$'; then
+	echo "ok - $what # SKIP a sanitizer build: its own allocator"
+else
+	bad=""
+	fail() {	# WHAT PERFREGS-DUMP-ARGS...: with PERFREGS_FAIL=WHAT
+		PERFREGS_FAIL=$1 LD_PRELOAD=$B/failalloc.so "$B/perfregs-dump" "${@:2}"
+	}
+	# a worker's output without memory, in the middle of a batch of
+	# -f folded (names of 250 bytes: 200 KiB a batch): its lines were
+	# counted, the one cut short too, run on into the next part (a
+	# stack of no sample), and past the output if the last was cut; now
+	# the batch is not counted, and the loss said (exit 5)
+	lname=$(printf 'x%.0s' $(seq 240))
+	sed "s/big_f/big_f_${lname}_/g" tests/big_target.S > "$T/oom_long.S"
+	if cc -no-pie -o "$T/oom_long" "$T/oom_long.S" &&
+	   "$B/mkbig" "$T/oom_long.prf" 20000 "$(realpath "$T")/oom_long" \
+		0x"$(nm "$T/oom_long" | sed -n 's/ T main$//p')" 160; then
+		"$B/perfregs-dump" -q -f folded --call-graph dwarf --threads 1 -i "$T/oom_long.prf" \
+			> "$T/oom_long.1"
+		fail realloc:262144 -q -f folded --call-graph dwarf --threads 2 \
+			-i "$T/oom_long.prf" > "$T/oom_long.2" 2> "$T/oom_long.err"
+		rc=$?
+		extra=$(/usr/bin/python3 - "$T/oom_long.1" "$T/oom_long.2" <<'PY'
+import sys
+def stacks(path):
+    return {l.rpartition(" ")[0] for l in open(path, errors="replace").read().splitlines()}
+print(len(stacks(sys.argv[2]) - stacks(sys.argv[1])))
+PY
+)
+		[ $rc = 5 ] && [ "$extra" = 0 ] && grep -q 'output of the decoding threads lost' "$T/oom_long.err" ||
+			bad="$bad a batch's output cut: exit $rc, $extra stacks of no sample;"
+	else
+		bad="$bad no long-named mkbig recording;"
+	fi
+	# the fast path without memory for CFI rows: it took "no row" for
+	# "no row there" and stepped by frame pointers; now libdwfl has
+	# those samples, and the frames are libdwfl's (mkunwind: xz's and
+	# the chain's made-up stacks; 1752 of 4000 samples differed)
+	xz=""
+	for l in $(ldd /usr/bin/xz 2>/dev/null | awk '$3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }'); do
+		xz="$xz:$(readlink -f "$l")"
+	done
+	# shellcheck disable=SC2086
+	if [ -n "$xz" ] && row=$(sizeof_in unwind cfi_row) &&
+	   cc -O2 -g -fomit-frame-pointer -fasynchronous-unwind-tables \
+		-o "$T/oom_chain" selftests/chain.c 2>/dev/null &&
+	   "$B/mkunwind" "$T/oom_unw.prf" 1 4000 64:/usr/bin/xz$xz 64:"$T/oom_chain"; then
+		fail "calloc:1024:$row" -q -f json --call-graph dwarf --threads 1 \
+			-i "$T/oom_unw.prf" > "$T/oom_unw.fast"
+		PERFREGS_UNWIND=dwfl "$B/perfregs-dump" -q -f json --call-graph dwarf --threads 1 \
+			-i "$T/oom_unw.prf" > "$T/oom_unw.dwfl"
+		cmp -s "$T/oom_unw.fast" "$T/oom_unw.dwfl" ||
+			bad="$bad no CFI rows: $(diff "$T/oom_unw.fast" "$T/oom_unw.dwfl" | grep -c '^<') samples not libdwfl's;"
+	else
+		bad="$bad no mkunwind recording, or no size of struct cfi_row;"
+	fi
+	# pool_start() without memory for the batches: pool_free() freed
+	# as many as there were to be, of none (SIGSEGV); now the one
+	# thread prints them
+	"$B/mkhostile" "$T/oom.prf" -k target -O 20
+	"$B/perfregs-dump" -q -f json --threads 1 -i "$T/oom.prf" > "$T/oom.1"
+	if batch=$(sizeof_in pool batch); then
+		fail "calloc:5:$batch" -q -f json --threads 2 -i "$T/oom.prf" > "$T/oom.2"
+		rc=$?
+		[ $rc = 0 ] && cmp -s "$T/oom.1" "$T/oom.2" || bad="$bad no batches: exit $rc;"
+	else
+		bad="$bad no size of struct batch;"
+	fi
+	# a kernel symbol without memory for its name: it was kept, with
+	# none (SIGSEGV when a sample named it); now it is not kept
+	"$B/mkhostile" "$T/oom_ks.prf" -k target
+	for n in 1 2; do
+		out=$(fail strdup:target -q -f json --threads $n -i "$T/oom_ks.prf")
+		rc=$?
+		[ $rc = 0 ] && [ "$(printf '%s\n' "$out" | grep -c '"type":"sample"')" = 2 ] &&
+			! printf '%s\n' "$out" | grep -q '"sym":"target' ||
+			bad="$bad no name for a kernel symbol, --threads $n: exit $rc;"
+	done
+	rm -f "$T"/oom*
+	if [ -z "$bad" ]; then
+		echo "ok - $what for a batch's output, CFI rows, the batches and a kernel symbol's name, each handled"
+	else
+		echo "not ok - $what:$bad"
+	fi
+fi
+
 # --threads takes a number from 1 to 256, and nothing else
 bad=""
 for v in 0 -1 abc 257 99999999999999999999 "" 2x; do
@@ -1571,6 +1757,49 @@ print(sum(1 for r in map(json.loads, sys.stdin) if r.get("type") == "sample"
 		fi
 	else
 		echo "not ok - 300 address-space versions: no recording (libraries: ${vargs[*]})"
+	fi
+fi
+
+# A process of 24 libraries, more than a thread's share of the files
+# (16 under ulimit -n 160: 80 for the unwinders, 4 threads and the
+# shared ones): each of 4 threads built an unwinder of all 24, 96 files
+# besides the symbols' 3 per file (the file, and a socketpair of libdw's
+# debuginfod client), and past the limit some samples lost frames, other
+# ones each run.  They must print what 1 thread prints, and that what it
+# prints with no limit.
+if [ -x "$B/mkunwind" ]; then
+	mlibs="" nl=0
+	mdir=$(dirname "$(ldd "$B/perfregs-dump" | awk '$1 ~ /^libc\.so/ { print $3 }')")
+	for f in $(ls "$mdir"/lib*.so.* 2>/dev/null | sort); do
+		[ -L "$f" ] && continue
+		readelf -h "$f" 2>/dev/null | grep -q 'DYN' || continue
+		mlibs="$mlibs:$f"
+		nl=$((nl + 1))
+		[ $nl = 24 ] && break
+	done
+	if [ $nl = 24 ] && "$B/mkunwind" "$T/many.prf" 1 2000 "64$mlibs"; then
+		mfree=$("$B/perfregs-dump" -q -f json --call-graph dwarf --threads 1 -i "$T/many.prf" |
+			md5sum)
+		mone=$(ulimit -n 160; "$B/perfregs-dump" -q -f json --call-graph dwarf --threads 1 \
+			-i "$T/many.prf" 2>/dev/null | md5sum)
+		bad=""
+		for i in 1 2 3; do
+			mfour=$(ulimit -n 160; "$B/perfregs-dump" -q -f json --call-graph dwarf \
+				--threads 4 -i "$T/many.prf" 2>/dev/null | md5sum)
+			[ "$mfour" = "$mone" ] || bad="$bad run $i: --threads 4 differs from 1;"
+		done
+		[ "$mone" = "$mfree" ] || bad="$bad --threads 1 under ulimit -n 160 differs from no limit;"
+		mthr=$(ulimit -n 160; "$B/perfregs-dump" -v -q -f json --threads 4 -i "$T/many.prf" \
+			2>&1 >/dev/null | sed -n 's/^perfregs-dump: \([0-9]*\) threads print.*/\1/p')
+		[ "$mthr" = 4 ] || bad="$bad ${mthr:-no} threads started, not 4;"
+		if [ -z "$bad" ]; then
+			echo "ok - a process of 24 libraries under ulimit -n 160: --threads 4 prints what 1 prints, with no limit too"
+		else
+			echo "not ok - a process of 24 libraries under ulimit -n 160:$bad"
+		fi
+		rm -f "$T/many.prf"
+	else
+		echo "not ok - a process of 24 libraries: no recording (${nl} libraries in ${mdir})"
 	fi
 fi
 
@@ -1798,13 +2027,18 @@ if [ -x "$B/fuzz_recording" ]; then
 	for f in sb order victim; do
 		[ -s "$T/$f.prf" ] && cp "$T/$f.prf" "$T/corpus/"
 	done
+	# made-up stacks over this machine's vDSO, the image in the recording:
+	# what the harness unwinds (its --symfs lets no other file in)
+	"$B/mkunwind" "$T/corpus/unwind.prf" 1 16 64:vdso
+	# UBSan goes on after a report: the log has it
 	if "$B/fuzz_recording" -max_total_time="$SECS" -timeout=10 -rss_limit_mb=1024 \
-		-print_final_stats=1 "$T/corpus" > "$T/fuzz.log" 2>&1; then
+		-print_final_stats=1 "$T/corpus" > "$T/fuzz.log" 2>&1 &&
+	   ! grep -q 'runtime error:' "$T/fuzz.log"; then
 		runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$T/fuzz.log")
-		echo "ok - recording reader fuzzed for $SECS s: ${runs:-?} inputs, no crash"
+		echo "ok - recording reader fuzzed for $SECS s: ${runs:-?} inputs, no crash, no undefined behaviour"
 	else
 		echo "not ok - recording reader fuzz run found a problem"
-		grep -E 'ERROR|SUMMARY|==[0-9]+==' "$T/fuzz.log" | head -20 | sed 's/^/# /'
+		grep -E 'ERROR|SUMMARY|runtime error|==[0-9]+==' "$T/fuzz.log" | head -20 | sed 's/^/# /'
 	fi
 else
 	echo "ok - recording reader fuzz run # SKIP no clang/libFuzzer (make deps installs them)"

@@ -15,7 +15,12 @@
  * words the unwinder reads at BP are then outside the stack snapshot,
  * in DATA.  With -k, a recorded kernel symbol NAME and a kernel-mode
  * sample 0x10 into it; with -K, N more kernel symbols of 16 bytes, ksymI,
- * each below the one before (descending order, after NAME's).
+ * each below the one before (descending order, after NAME's), and with
+ * -S a kernel-mode sample 4 into each after it (symbols and samples in
+ * turn).  With -O, N rounds of symbols that overlap (below NAME's, each
+ * round's below the last): outerI of 0x100 bytes, innerI 0x10 into it
+ * of 0x10, and sameI as outerI, each followed by kernel-mode samples 4,
+ * 0x18 and 0x80 into outerI, and in outer0.
  *
  * With -A, the recording's command line (its arg= info) is ARG, the
  * option given once per word.
@@ -28,7 +33,8 @@
  *
  * FILE - is the standard output, as record -o - has it.
  *
- * usage: mkhostile FILE [-e EVENT] [-c COMM] [-k NAME [-K N]] [-a ADDR] [-A ARG]...
+ * usage: mkhostile FILE [-e EVENT] [-c COMM] [-k NAME [-K N [-S]] [-O N]] [-a ADDR]
+ *                  [-A ARG]...
  *                  [-L N] [-U]
  *                  [-m PATH [-b HEX] [-s] [-f BP [-d DATA [-D HEX]]]]
  */
@@ -47,6 +53,7 @@
 
 static uint64_t addr = 0x400010;
 static uint64_t bp;	/* 0: a frame pointer into the mapping of addr */
+static uint64_t kaddr = KSYM_START + 0x10;	/* a kernel-mode sample's IP */
 
 static void sample(struct recorder *r, const char *comm, bool kernel, bool stack)
 {
@@ -64,7 +71,7 @@ static void sample(struct recorder *r, const char *comm, bool kernel, bool stack
 	s->image_ino = INO;
 	s->image_dev = 0x801;
 	s->iregs_mask = R(IP);
-	*v++ = kernel ? KSYM_START + 0x10 : addr;
+	*v++ = kernel ? kaddr : addr;
 	s->uregs_mask = R(BP) | R(SP) | R(IP);
 	*v++ = bp ? bp : (addr & ~0xfffULL) + 0x800;	/* bp: a frame pointer */
 	*v++ = 0x7ffff000;			/* sp */
@@ -106,11 +113,11 @@ int main(int argc, char **argv)
 	struct mapping m[2] = { 0 }, *code = &m[0], *dm = &m[1];
 	bool stack = false;
 	struct recorder *r;
-	long more_ksyms = 0, nlost = 0, i;
-	bool user_only = false;
+	long more_ksyms = 0, nlost = 0, rounds = 0, i;
+	bool user_only = false, in_turn = false;
 	int c, n = 1;
 
-	while ((c = getopt(argc, argv, "e:c:k:K:a:m:b:sf:d:D:A:L:U")) != -1) {
+	while ((c = getopt(argc, argv, "e:c:k:K:SO:a:m:b:sf:d:D:A:L:U")) != -1) {
 		switch (c) {
 		case 'e':
 			event = optarg;
@@ -123,6 +130,12 @@ int main(int argc, char **argv)
 			break;
 		case 'K':
 			more_ksyms = atol(optarg);
+			break;
+		case 'S':
+			in_turn = true;
+			break;
+		case 'O':
+			rounds = atol(optarg);
 			break;
 		case 'L':
 			nlost = atol(optarg);
@@ -163,7 +176,7 @@ int main(int argc, char **argv)
 	}
 	if (optind + 1 != argc) {
 usage:
-		fprintf(stderr, "usage: mkhostile FILE [-e EVENT] [-c COMM] [-k NAME [-K N]] "
+		fprintf(stderr, "usage: mkhostile FILE [-e EVENT] [-c COMM] [-k NAME [-K N [-S]] [-O N]] "
 			"[-a ADDR] [-A ARG]... [-m PATH [-b HEX] [-s] [-f BP [-d DATA [-D HEX]]]] "
 			"[-L N] [-U]\n");
 		return 2;
@@ -236,7 +249,34 @@ usage:
 			k.end = k.start + 16;
 			k.name = name;
 			rec_ksym(r, &k);
+			if (in_turn) {
+				kaddr = k.start + 4;
+				sample(r, comm, true, false);
+				n++;
+			}
 		}
+		for (i = 0; i < rounds; i++) {
+			static const uint64_t at[] = { 4, 0x18, 0x80 };
+			uint64_t base = KSYM_START - 0x1000 * (uint64_t)(i + 1), outer0;
+			char name[32];
+			unsigned int j;
+
+			outer0 = KSYM_START - 0x1000;
+			for (j = 0; j < 3; j++) {
+				snprintf(name, sizeof(name), "%s%ld", j == 0 ? "outer" :
+					 j == 1 ? "inner" : "same", i);
+				k.start = base + (j == 1 ? 0x10 : 0);
+				k.end = j == 1 ? k.start + 0x10 : base + 0x100;
+				k.name = name;
+				rec_ksym(r, &k);
+				kaddr = base + at[j];
+				sample(r, comm, true, false);
+				kaddr = outer0 + at[j];
+				sample(r, comm, true, false);
+				n += 2;
+			}
+		}
+		kaddr = KSYM_START + 0x10;
 	}
 	sample(r, comm, false, stack);
 	if (ksym) {

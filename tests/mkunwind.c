@@ -14,15 +14,20 @@
  * cut short (copied less than its size), and a 32-bit one that ends
  * past 4 GiB (a CFA there is kept to 32 bits in registers).  Most chains are
  * nonsense; what matters is that both unwinders make the same of them.
+ * A FILE "vdso" is mkunwind's own vDSO, mapped as [vdso] and recorded
+ * whole (an image item): a recording that names no file of the machine
+ * (the fuzzer's seed).
  *
  * usage: mkunwind FILE SEED N TASK...
  */
+#include <elfutils/libdwelf.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/auxv.h>
 #include "../tools/perfregs-dump/types.h"
 #include "../tools/perfregs-dump/recording.h"
 
@@ -49,18 +54,41 @@ struct task {
 	unsigned int n;
 };
 
-/* FILE's executable PT_LOADs at base (ET_EXEC: where they say). */
-static int map_file(struct task *t, const char *path, uint64_t base, uint8_t *class)
+/*
+ * This process's vDSO, whole (to the end of its section headers), and
+ * recorded as an image item once.
+ */
+static Elf *vdso_elf(struct recorder *r)
 {
+	static Elf *elf;
+	const unsigned char *p = (const void *)getauxval(AT_SYSINFO_EHDR);
+	struct blob b = { 0 };
+	Elf64_Ehdr eh;
+
+	if (elf || !p)
+		return elf;
+	memcpy(&eh, p, sizeof(eh));
+	b.size = eh.e_shoff + (uint64_t)eh.e_shnum * eh.e_shentsize;
+	rec_blob(r, &b, p);
+	return elf = elf_memory((char *)p, b.size);
+}
+
+/* FILE's executable PT_LOADs at base (ET_EXEC: where they say). */
+static int map_file(struct task *t, struct recorder *r, const char *path, uint64_t base,
+		    uint8_t *class)
+{
+	bool vdso = !strcmp(path, "vdso");
+	const void *id;
 	GElf_Ehdr eh;
 	GElf_Phdr ph;
-	size_t i, n;
+	size_t i, n, first = t->n;
+	ssize_t idlen;
 	Elf *elf;
-	int fd = open(path, O_RDONLY);
+	int fd = vdso ? -1 : open(path, O_RDONLY);
 
-	if (fd < 0)
+	if (fd < 0 && !vdso)
 		return -1;
-	elf = elf_begin(fd, ELF_C_READ, NULL);
+	elf = vdso ? vdso_elf(r) : elf_begin(fd, ELF_C_READ, NULL);
 	if (!elf || !gelf_getehdr(elf, &eh) || elf_getphdrnum(elf, &n)) {
 		fprintf(stderr, "mkunwind: %s: not ELF\n", path);
 		return -1;
@@ -76,11 +104,19 @@ static int map_file(struct task *t, const char *path, uint64_t base, uint8_t *cl
 		m->start = base + (ph.p_vaddr & ~0xfffULL);
 		m->end = base + ((ph.p_vaddr + ph.p_filesz + 0xfff) & ~0xfffULL);
 		m->pgoff = ph.p_offset & ~0xfffULL;
-		m->path = strdup(path);
+		m->path = strdup(vdso ? "[vdso]" : path);
 		t->n++;
 	}
-	elf_end(elf);
-	close(fd);
+	/* the image of a [vdso] mapping is the recorded one of its build-id */
+	idlen = vdso ? dwelf_elf_gnu_build_id(elf, &id) : 0;
+	for (i = first; idlen > 0 && idlen <= 20 && i < t->n; i++) {
+		memcpy(t->m[i].build_id, id, idlen);
+		t->m[i].build_id_len = (uint8_t)idlen;
+	}
+	if (!vdso) {
+		elf_end(elf);
+		close(fd);
+	}
 	return 0;
 }
 
@@ -130,11 +166,11 @@ int main(int argc, char **argv)
 			uint64_t base = t->is32 ? 0x56000000ULL + 0x1000000ULL * j :
 						  0x555555554000ULL + 0x10000000ULL * j;
 
-			if (map_file(t, f, base, &class))
+			if (map_file(t, r, f, base, &class))
 				return 1;
 			if (!j) {
 				first = class;
-				im.path = f;
+				im.path = strcmp(f, "vdso") ? f : "[vdso]";
 				im.facts.machine = strcmp(abi, "32") ? 62 /* EM_X86_64 */ :
 								      3 /* EM_386 */;
 			}

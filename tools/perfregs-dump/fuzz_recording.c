@@ -3,9 +3,16 @@
  * libFuzzer target: the recording reader must reject or decode any input
  * without a crash, a leak or undefined behaviour, and so must convert
  * --to pprof's tables of what it decodes (a quarter of the inputs, to
- * /dev/null).  Symbols and unwinding stay off so that paths inside the
- * input never reach the file system.  Half of the others are printed by
- * two worker threads (--threads 2, pool.c).
+ * /dev/null).  Half of the others are printed by two worker threads
+ * (--threads 2, pool.c).  Half of all inputs (those of 4k and 4k + 1
+ * bytes: a whole recording, as the seeds, by one thread, and by two)
+ * have symbols and --call-graph dwarf, under a --symfs that does not
+ * exist, so that the paths inside the input never reach the file
+ * system: they unwind through the vDSO images the input holds (memfds;
+ * mkunwind makes a seed with one), and the fast path (CFI rows,
+ * stack_word(), the frame pointer steps) and libdwfl see the input's
+ * registers and stacks.  (A build-id in it may name a file under
+ * /usr/lib/debug/.build-id, which is read.)
  */
 #include <stdio.h>
 #include <string.h>
@@ -34,6 +41,11 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 	d.out = null;
 	d.o.format = size % 3 == 2 ? FMT_FOLDED : size % 3 ? FMT_JSON : FMT_TEXT;
 	d.o.event_name = "fuzz";
+	if (!(size & 2)) {
+		d.o.symbols = true;
+		d.o.callgraph = true;
+		d.o.symfs = "/nonexistent/perfregs-fuzz";
+	}
 	if (size % 4 == 3) {
 		prf_config_default(&cfg);
 		cfg.event = size % 8 == 7 ? PERFREGS_EV_CYCLES : PERFREGS_EV_CPU_CLOCK;

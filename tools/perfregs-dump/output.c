@@ -709,7 +709,7 @@ static void out_sample(struct decoder *d, struct dthread *t,
 	comm[16] = 0;
 	if (have_ip && d->o.symbols) {
 		if (ip >= 0xffff800000000000ULL)
-			ret = kernel_symbol(d, ip, sym, sizeof(sym));
+			ret = kernel_symbol(d, t, ip, sym, sizeof(sym));
 		else
 			ret = user_symbol(d, s, ip, sym, sizeof(sym));
 	}

@@ -16,12 +16,15 @@
  * output is the same.
  *
  * Every other item of a recording (an image, maps, a side-band event, a
- * kernel symbol, a vDSO, the info) changes what the samples around it
- * decode to: the reading thread applies it alone, after pool_drain()
- * has waited for every batch before it to be printed and written.  So
- * each sample is printed against the state one thread would have had
- * for it, and the workers only read that state, but for what mappings
- * learn lazily of their files (symbols.c, resolve_lock).
+ * vDSO, the info) changes what the samples around it decode to: the
+ * reading thread applies it alone, after pool_drain() has waited for
+ * every batch before it to be printed and written.  So each sample is
+ * printed against the state one thread would have had for it, and the
+ * workers only read that state, but for what mappings learn lazily of
+ * their files (symbols.c, resolve_lock).  A kernel symbol is appended
+ * without the wait: each record in a batch carries how many there were
+ * before it (struct batch_rec), and its worker looks at no more; the
+ * array moves, and the symbols are merged, only after a pool_drain().
  *
  * Memory: SLOTS(N) batches of at most BATCH_RECORDS records or about
  * BATCH_BYTES of them, each with what its records print; the buffers
@@ -50,10 +53,14 @@
 
 enum slot_state { SLOT_FREE, SLOT_QUEUED, SLOT_BUSY, SLOT_DONE };
 
-/* One record in a batch: where it was taken, then its bytes, 8-aligned. */
+/*
+ * One record in a batch: where it was taken, the kernel symbols it sees
+ * (those added before it), then its bytes, 8-aligned.
+ */
 struct batch_rec {
 	uint32_t cpu;
 	uint32_t size;
+	uint64_t nksyms;
 };
 
 struct batch {
@@ -127,6 +134,7 @@ static void batch_print(struct worker *w, struct batch *b)
 
 		memcpy(&br, p, sizeof(br));
 		p += sizeof(br);
+		w->t.nksyms = br.nksyms;
 		record_print(w->p->d, &w->t, (int)br.cpu, (const void *)p, br.size);
 		p += (br.size + 7) & ~7U;
 	}
@@ -166,15 +174,25 @@ static void *worker_main(void *arg)
 static void batch_write(struct pool *p, struct batch *b)
 {
 	struct decoder *d = p->d;
-	const char *s, *end;
+	const char *s, *end, *nul;
 
 	if (b->error && !p->error)
 		p->error = b->error;
 	if (d->o.format == FMT_FOLDED || d->o.flamegraph) {
-		/* its stacks' lines, each with its NUL (out_folded()), in order */
-		for (s = b->out, end = b->out + b->outlen; s < end; s += strlen(s) + 1)
+		/*
+		 * Its stacks' lines, each with its NUL (out_folded()), in
+		 * order.  Not one of a batch whose output was cut (out_write()
+		 * without memory, p->error says so): its last line has no NUL,
+		 * strlen() ran past the output, and the lines before it are
+		 * not all of the batch's either.
+		 */
+		for (s = b->out, end = b->out + b->outlen; !b->error && s < end; s = nul + 1) {
+			nul = memchr(s, 0, end - s);
+			if (!nul)
+				break;
 			if (folded_count(d, s))
 				d->folded_dropped++;
+		}
 	} else {
 		fwrite_unlocked(b->out, 1, b->outlen, d->out);
 	}
@@ -234,12 +252,24 @@ void pool_record(struct decoder *d, int cpu, const struct perfregs_rec_header *r
 		 size_t size)
 {
 	struct pool *p = d->pool;
-	struct batch *b = &p->slots[p->filled % p->nslots];
 	size_t need = sizeof(struct batch_rec) + ((size + 7) & ~7UL);
-	struct batch_rec br = { (uint32_t)cpu, (uint32_t)size };
+	struct batch_rec br = { (uint32_t)cpu, (uint32_t)size, 0 };
+	struct batch *b;
 
-	/* the workers only read the kernel symbols: sorted here, once */
-	ksyms_settle(d);
+	/*
+	 * The kernel symbols added since the last merge, merged when one
+	 * thread's ksym_find() would merge them (the same rule, so the same
+	 * cost): here, once the workers have printed the records before,
+	 * for they read them.  This record sees all the symbols added
+	 * before it, which the reading thread does not move until the
+	 * workers wait again.
+	 */
+	if (ksyms_due(d)) {
+		pool_drain(d);
+		ksyms_settle(d);
+	}
+	br.nksyms = d->nksyms;
+	b = &p->slots[p->filled % p->nslots];
 	if (b->len + need > b->cap) {
 		size_t cap = b->len + need > BATCH_BYTES ? b->len + need : BATCH_BYTES;
 		unsigned char *q = realloc(b->recs, cap);
@@ -310,19 +340,21 @@ struct pool *pool_start(struct decoder *d, unsigned int threads)
 		return NULL;
 	/*
 	 * Each thread's unwinders may keep UNWIND_FILES_MIN files open at
-	 * least: no more threads than the files allowed have room for
-	 * (ulimit -n 1024 has room for 32).  Past that, samples would lose
-	 * frames that one thread finds.
+	 * least, and so may the shared unwinders of the tasks with more
+	 * modules than that (unwind.c): no more threads than the files
+	 * allowed have room for with them (ulimit -n 1024 has room for 31).
+	 * Past that, samples would lose frames that one thread finds.
 	 */
-	if (threads > unwind_files_max() / UNWIND_FILES_MIN)
-		threads = unwind_files_max() / UNWIND_FILES_MIN;
+	if (threads + 1 > unwind_files_max() / UNWIND_FILES_MIN)
+		threads = unwind_files_max() / UNWIND_FILES_MIN - 1;
 	if (threads < 2) {
 		free(p);
 		return NULL;
 	}
 	p->d = d;
-	p->nslots = SLOTS(threads);
-	p->slots = calloc(p->nslots, sizeof(*p->slots));
+	p->slots = calloc(SLOTS(threads), sizeof(*p->slots));
+	if (p->slots)	/* pool_free() frees as many as there are */
+		p->nslots = SLOTS(threads);
 	p->w = calloc(threads, sizeof(*p->w));
 	pthread_mutex_init(&p->lock, NULL);
 	pthread_cond_init(&p->queued, NULL);
@@ -336,6 +368,7 @@ struct pool *pool_start(struct decoder *d, unsigned int threads)
 
 		w->p = p;
 		w->t.stack_lines = d->o.format == FMT_FOLDED || d->o.flamegraph;
+		w->t.worker = true;
 		w->t.out = fopencookie(w, "w", io);
 		if (!w->t.out)
 			break;
@@ -386,6 +419,7 @@ int pool_end(struct decoder *d)
 	pthread_mutex_unlock(&p->lock);
 	for (i = 0; i < p->nworkers; i++)
 		pthread_join(p->w[i].tid, NULL);
+	unwind_shared_free(d);	/* the workers': d->threads is 1 again */
 	err = p->error;
 	pool_free(p);
 	d->pool = NULL;

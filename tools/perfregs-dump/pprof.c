@@ -518,7 +518,7 @@ static unsigned int frames_of(struct pprof *p, const struct perfregs_rec_sample 
 	int ret = -1;
 
 	if ((ip_idx >= 0 || uip_idx >= 0) && d->o.symbols)
-		ret = ip >= KERNEL_MIN ? kernel_symbol(d, ip, sym, symlen) :
+		ret = ip >= KERNEL_MIN ? kernel_symbol(d, &d->self, ip, sym, symlen) :
 		      m ? mapping_symbol(d, m, ip, ip, sym, symlen) : -1;
 	if (ret)
 		sym[0] = 0;

@@ -1320,9 +1320,14 @@ static int src_items(struct rec_src *s, const struct rec_file_header *hp, const 
 		end = (const char *)body + blen;
 		/*
 		 * --threads: the samples before an item that changes what
-		 * samples decode to are printed before it changes it.
+		 * samples decode to are printed before it changes it.  But
+		 * for a kernel symbol: each record sees those added before it
+		 * (pool.c), and the workers do not read the new one; they
+		 * wait only if the array has to move for it.  (A hostile
+		 * recording of symbols and samples in turn made a wait of
+		 * each of them.)
 		 */
-		if (d->pool && it.type != ITEM_KREC)
+		if (d->pool && it.type != ITEM_KREC && (it.type != ITEM_KSYM || ksyms_full(d)))
 			pool_drain(d);
 		switch (it.type) {
 		case ITEM_INFO:

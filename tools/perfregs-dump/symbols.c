@@ -523,7 +523,8 @@ static struct symtab *symtab_read(Dwfl_Module *mod)
 		t->s[t->n].name = name;
 		t->n++;
 	}
-	qsort(t->s, t->n, sizeof(*t->s), usym_cmp);
+	if (t->n)	/* none: s may be NULL, which qsort() may not have */
+		qsort(t->s, t->n, sizeof(*t->s), usym_cmp);
 	return t;
 }
 
@@ -892,44 +893,82 @@ int mapping_source(struct decoder *d, struct mapping *m, uint64_t lookup,
 	return *file && **file ? 0 : -1;
 }
 
+/*
+ * The order of the kernel symbols: by start, then by end, then the one
+ * added first last.  ksym_find() names an address by the last symbol of
+ * this order that starts at or below it, if it ends above it: for the
+ * symbols of a kernel, which do not overlap, the one that holds it (and
+ * of kallsyms' aliases, which start together, the one not empty).  Of
+ * a hostile recording's, overlapping or of equal starts, one and the
+ * same whichever have been merged (ksyms_merge()) when it is asked:
+ * with --threads N they are merged at other samples than with one.
+ */
 static int ksym_cmp(const void *a, const void *b)
 {
 	const struct ksym *x = a, *y = b;
 
-	return x->start < y->start ? -1 : x->start > y->start;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	if (x->end != y->end)
+		return x->end < y->end ? -1 : 1;
+	return x->seq > y->seq ? -1 : x->seq < y->seq;
 }
 
 /*
  * A recording's kernel symbols come in any order (as samples first hit
  * them, or as a hostile file likes): ksym_add() appends them after the
- * sorted part, and ksym_find() merges those into it once they are more
- * than KSYM_TAIL_MIN and than the square root of the sorted part, and
- * else looks through them one by one.  Inserting each in place moved
- * all the symbols above it: 400000 in descending order took 47 s, now
- * 0.08 s; all that come before the samples are sorted once, and at
- * worst (adds and finds in turn) it is n^1.5.
+ * sorted part, and they are merged into it (ksyms_due(), ksyms_merge())
+ * once they are more than KSYM_TAIL_MIN and than the square root of the
+ * sorted part, and else looked through one by one.  Inserting each in
+ * place moved all the symbols above it: 400000 in descending order took
+ * 47 s, now 0.08 s; all that come before the samples are sorted once,
+ * and at worst (adds and finds in turn) it is n^1.5.  With --threads,
+ * the same rule, applied by the reading thread (pool_record()).
  */
 #define KSYM_TAIL_MIN	64
+
+/*
+ * Is the array full: would the next ksym_add() move it?  (--threads:
+ * the workers read it, it moves only while they wait.)
+ */
+bool ksyms_full(const struct decoder *d)
+{
+	return d->nksyms == d->ksyms_cap;
+}
 
 void ksym_add(struct decoder *d, uint64_t start, uint64_t end, const char *name)
 {
 	struct ksym *k;
+	char *copy;
 
 	if (d->nksyms == d->ksyms_cap) {
 		size_t cap = d->ksyms_cap ? d->ksyms_cap * 2 : 1024;
-		void *p = realloc(d->ksyms, cap * sizeof(*d->ksyms));
+		void *p = cap <= UINT32_MAX ? realloc(d->ksyms, cap * sizeof(*d->ksyms)) : NULL;
 
 		if (!p)
 			return;
 		d->ksyms = p;
 		d->ksyms_cap = cap;
 	}
-	k = &d->ksyms[d->nksyms++];
+	copy = strdup(name);
+	if (!copy)
+		return;		/* without a name, none: sym_offset() reads it */
+	k = &d->ksyms[d->nksyms];
 	k->start = start;
 	k->end = end;
-	k->name = strdup(name);
+	k->name = copy;
 	k->owned = true;
 	k->recorded = true;
+	k->seq = (uint32_t)d->nksyms;	/* the order of the adds: ksym_cmp() */
+	d->nksyms++;
+}
+
+/* Are the symbols added since the last merge due to be merged? */
+bool ksyms_due(const struct decoder *d)
+{
+	size_t tail = d->nksyms - d->ksyms_sorted;
+
+	return tail > KSYM_TAIL_MIN && tail * tail > d->ksyms_sorted;
 }
 
 /* The symbols added since the last merge, into the sorted part. */
@@ -946,9 +985,9 @@ static void ksyms_merge(struct decoder *d)
 		return;
 	}
 	memcpy(tail, d->ksyms + s, k * sizeof(*tail));
-	/* from the top: of equal starts, the sorted part's stay first */
+	/* from the top: in ksym_cmp()'s order, no two of which are equal */
 	while (j) {
-		if (i && d->ksyms[i - 1].start > tail[j - 1].start)
+		if (i && ksym_cmp(&d->ksyms[i - 1], &tail[j - 1]) > 0)
 			d->ksyms[--o] = d->ksyms[--i];
 		else
 			d->ksyms[--o] = tail[--j];
@@ -1024,6 +1063,7 @@ void ksyms_load(struct decoder *d)
 		d->ksyms[d->nksyms].recorded = false;
 		d->ksyms[d->nksyms].name = name;
 		d->ksyms[d->nksyms].owned = false;
+		d->ksyms[d->nksyms].seq = (uint32_t)d->nksyms;
 		d->nksyms++;
 	}
 	if (!sorted)
@@ -1036,38 +1076,50 @@ void ksyms_load(struct decoder *d)
 }
 
 /*
- * Every symbol added into the sorted part: the reading thread's, before
- * it hands samples to decoding threads (pool_record()), which then only
- * read them.  ksym_find() merges lazily only without them.
+ * The symbols added since the last merge into the sorted part, if they
+ * are due (ksyms_due()): with --threads, by the reading thread, while
+ * no worker reads them (pool_record()).
  */
 void ksyms_settle(struct decoder *d)
 {
-	if (d->nksyms != d->ksyms_sorted)
+	if (ksyms_due(d))
 		ksyms_merge(d);
 }
 
-const struct ksym *ksym_find(struct decoder *d, uint64_t ip)
+/*
+ * The symbol of ip among the first upto (ksym_cmp()), those a record
+ * sees: all of them for the reading thread, for a worker those added
+ * before its record.  It reads the sorted part and the symbols after it
+ * up to upto, which nobody changes while it runs: the reading thread
+ * appends past them, and moves or merges them only while the workers
+ * wait (recording.c, pool_record()).
+ */
+static const struct ksym *ksym_find_upto(struct decoder *d, uint64_t ip, size_t upto)
 {
-	size_t lo = 0, hi, tail = d->nksyms - d->ksyms_sorted, i;
+	size_t lo = 0, hi = d->ksyms_sorted, i;
+	const struct ksym *best = NULL;
 
-	if (!d->pool && tail > KSYM_TAIL_MIN && tail * tail > d->ksyms_sorted)
-		ksyms_merge(d);
-	hi = d->ksyms_sorted;
-
-	while (lo < hi) {
+	while (lo < hi) {	/* the first that starts above ip */
 		size_t mid = (lo + hi) / 2;
 
 		if (ip < d->ksyms[mid].start)
 			hi = mid;
-		else if (ip >= d->ksyms[mid].end)
-			lo = mid + 1;
 		else
-			return &d->ksyms[mid];
+			lo = mid + 1;
 	}
-	for (i = d->ksyms_sorted; i < d->nksyms; i++)
-		if (ip >= d->ksyms[i].start && ip < d->ksyms[i].end)
-			return &d->ksyms[i];
-	return NULL;
+	if (lo)
+		best = &d->ksyms[lo - 1];
+	for (i = d->ksyms_sorted; i < upto; i++)
+		if (d->ksyms[i].start <= ip && (!best || ksym_cmp(&d->ksyms[i], best) > 0))
+			best = &d->ksyms[i];
+	return best && ip < best->end ? best : NULL;
+}
+
+const struct ksym *ksym_find(struct decoder *d, uint64_t ip)
+{
+	if (!d->pool)
+		ksyms_settle(d);
+	return ksym_find_upto(d, ip, d->nksyms);
 }
 
 /*
@@ -1094,12 +1146,14 @@ void ksym_learn(struct decoder *d, uint64_t ip)
 	}
 }
 
-int kernel_symbol(struct decoder *d, uint64_t ip, char *buf, size_t len)
+int kernel_symbol(struct decoder *d, const struct dthread *t, uint64_t ip, char *buf,
+		  size_t len)
 {
 	const struct ksym *k;
 
 	ksyms_load(d);
-	k = ksym_find(d, ip);
+	/* a worker: of the symbols, those of its record (pool.c) */
+	k = t->worker ? ksym_find_upto(d, ip, t->nksyms) : ksym_find(d, ip);
 	if (!k)
 		return -1;
 	sym_offset(buf, len, k->name, ip - k->start);

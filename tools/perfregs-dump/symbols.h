@@ -29,13 +29,16 @@ int mapping_symbol(struct decoder *d, struct mapping *m, uint64_t lookup,
 struct Dwfl_Module *mapping_module(struct decoder *d, struct mapping *m);
 int mapping_source(struct decoder *d, struct mapping *m, uint64_t lookup,
 		   const char **file, int *line);
-int kernel_symbol(struct decoder *d, uint64_t ip, char *buf, size_t len);
+int kernel_symbol(struct decoder *d, const struct dthread *t, uint64_t ip, char *buf,
+		  size_t len);
+bool ksyms_full(const struct decoder *d);	/* the next ksym_add() moves them */
 void ksym_add(struct decoder *d, uint64_t start, uint64_t end, const char *name);
+bool ksyms_due(const struct decoder *d);	/* ksyms_settle() would merge */
 void ksym_learn(struct decoder *d, uint64_t ip);
 void ksyms_load(struct decoder *d);
 const struct ksym *ksym_find(struct decoder *d, uint64_t ip);
 void symbols_free(struct decoder *d);
-void ksyms_settle(struct decoder *d);	/* before samples go to threads */
+void ksyms_settle(struct decoder *d);	/* merge them, if due */
 void symbols_thread_free(void);
 void symbols_lock(void);	/* around libdw calls on mapping_module()'s */
 void symbols_unlock(void);	/* the calling thread's caches */

@@ -142,6 +142,7 @@ struct ksym {
 	char *name;
 	bool owned;		/* name is ours to free (else in ksyms_blob) */
 	bool recorded;		/* already written to the recording */
+	uint32_t seq;		/* the order it was added in (symbols.c) */
 };
 
 enum out_format { FMT_TEXT, FMT_JSON, FMT_FOLDED };
@@ -235,6 +236,8 @@ struct dthread {
 	struct cfi_rules *cfi_rules;	/* CFI rows per file and address (unwind.c) */
 	struct frame *frames;		/* unwind.c's, SAMPLE_FRAMES_MAX of them */
 	bool stack_lines;		/* -f folded: each stack's line to out (pool.c) */
+	bool worker;			/* a worker of --threads: */
+	size_t nksyms;			/* the kernel symbols its record sees */
 };
 
 /* What a decoder knows: images, task maps, kernel symbols. */
@@ -267,6 +270,8 @@ struct decoder {
 	struct dwfl_entry *dwfl_cache;	/* a Dwfl and symbol table per file */
 	struct dthread self;
 	unsigned int threads;		/* that decode samples (--threads), 0: 1 */
+	/* the workers' unwinders of tasks of more modules than a share (unwind.c) */
+	struct unwinder *shared_unwinders;
 	struct pool *pool;		/* their batches, while -i decodes (pool.c) */
 	char *debuginfo_path;		/* where libdw finds debug files */
 	bool sideband;			/* side-band events are coming */

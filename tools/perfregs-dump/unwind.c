@@ -104,16 +104,20 @@ static pid_t next_thread(Dwfl *dwfl, void *arg, void **thread_argp)
  * A word of w bytes of the stack snapshot, if it holds it.  Of a fixed
  * size each, so that no memcpy() is called: that and memory_read() were
  * 18% of the user time of -f folded of xz's samples on the fast path.
+ * Not addr - sp + w > stack_len: with sp below 8 and addr within 8 of
+ * 2^64 (a frame pointer of a hostile sample, or one plus 8) the sum wraps
+ * to a few bytes, and the word was read from before the snapshot.
  */
 static inline bool stack_word(const struct unwind_ctx *c, uint64_t addr, size_t w,
 			      Dwarf_Word *result)
 {
-	const unsigned char *p = c->stack + (addr - c->sp);
+	const unsigned char *p;
 	uint32_t v32;
 	uint64_t v64;
 
-	if (addr < c->sp || addr - c->sp + w > c->stack_len)
+	if (addr < c->sp || c->stack_len < w || addr - c->sp > c->stack_len - w)
 		return false;
+	p = c->stack + (addr - c->sp);
 	if (w == 8) {
 		memcpy(&v64, p, 8);
 		*result = v64;
@@ -141,7 +145,8 @@ static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result,
 		int fd;
 		bool ok;
 
-		if (addr < m->start || addr + w > m->end)
+		/* not addr + w > end: it wraps for addr within w of 2^64 */
+		if (addr < m->start || addr >= m->end || m->end - addr < w)
 			continue;
 		fd = open_regular(mapping_file(c->d, (struct mapping *)m));
 		if (fd < 0)
@@ -362,7 +367,8 @@ struct unwinder {
  * the process may have.  16 unwinders of 7 files each under ulimit -n
  * 128 (the host test's 300 versions, once the tool linked 7 libraries)
  * left no descriptor for the eighth file of some: those samples lost
- * their frames.  Each decoding thread (--threads) has its share of them.
+ * their frames.  Each decoding thread (--threads) has its share of them,
+ * and the shared unwinders one more (unwinder_files_max()).
  */
 unsigned int unwind_files_max(void)
 {
@@ -381,14 +387,35 @@ unsigned int unwind_files_max(void)
 	return max;
 }
 
-/* A thread's share: pool_start() starts no more threads than have one. */
+/*
+ * A thread's share: with --threads N, N + 1 shares, one per worker and
+ * one for the shared unwinders (shared_files_max()); pool_start() starts
+ * no more threads than have one.
+ */
 static unsigned int unwinder_files_max(const struct decoder *d)
 {
 	unsigned int max = unwind_files_max();
-	unsigned int share = d->threads > 1 ? max / d->threads : max;
+	unsigned int share = d->threads > 1 ? max / (d->threads + 1) : max;
 
 	return share > UNWIND_FILES_MIN ? share : UNWIND_FILES_MIN;
 }
+
+/* What the workers' shares leave of the files, for the shared unwinders. */
+static unsigned int shared_files_max(const struct decoder *d)
+{
+	unsigned int max = unwind_files_max(), share = unwinder_files_max(d);
+
+	return max >= (d->threads + 1) * share ? max - d->threads * share : share;
+}
+
+/*
+ * The unwinders of the tasks that have more modules than a worker's
+ * share of the files, of all the workers, used under shared_lock: a
+ * worker that made its own for such a task held all its files, each of
+ * the others too, and 32 threads of a process of 40 libraries were past
+ * ulimit -n 1024: samples lost their frames, unlike with --threads 1.
+ */
+static pthread_mutex_t shared_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void unwinders_free(struct unwinder *u)
 {
@@ -403,17 +430,19 @@ static void unwinders_free(struct unwinder *u)
 	}
 }
 
-static struct unwinder *unwinder_for(struct decoder *d, struct dthread *t,
-				     struct task_maps *tm, enum layout layout)
+/* The unwinder of list *head for (tm, layout), its files within files_max. */
+static struct unwinder *unwinder_for(struct decoder *d, struct unwinder **head,
+				     struct task_maps *tm, enum layout layout,
+				     unsigned int files_max)
 {
-	unsigned int i, files = 0, files_max = unwinder_files_max(d);
+	unsigned int i, files = 0;
 	struct unwinder *u, **up;
 
-	for (up = &t->unwinders, i = 0; (u = *up); up = &u->next, i++) {
+	for (up = head, i = 0; (u = *up); up = &u->next, i++) {
 		if (u->tm == tm && u->layout == layout) {
 			*up = u->next;	/* to the front: most recently used first */
-			u->next = t->unwinders;
-			t->unwinders = u;
+			u->next = *head;
+			*head = u;
 			return u;
 		}
 		/*
@@ -459,8 +488,8 @@ static struct unwinder *unwinder_for(struct decoder *d, struct dthread *t,
 						tm->pid ? (pid_t)tm->pid : 1,
 						&thread_cbs, &u->ctx);
 	}
-	u->next = t->unwinders;
-	t->unwinders = u;
+	u->next = *head;
+	*head = u;
 	return u;
 }
 
@@ -741,6 +770,8 @@ static const struct cfi_row *row_for(struct dthread *th, Dwarf_CFI *cfi, uint64_
 	struct cfi_row *r;
 	unsigned int h;
 
+	/* without memory for the row: not "no row", libdwfl's sample */
+	*none = false;
 	if (!t) {
 		t = th->cfi_rules = calloc(1, sizeof(*t));
 		if (!t)
@@ -869,7 +900,8 @@ static bool fast_mods(struct unwinder *u)
 	u->fast_ok = true;
 	if (dwfl_getmodules(u->dwfl, fast_mod_cb, u, 0) != 0)
 		u->fast_ok = false;
-	qsort(u->mods, u->nmods, sizeof(*u->mods), fast_mod_cmp);
+	if (u->nmods)	/* no module: mods is NULL, which qsort() may not have */
+		qsort(u->mods, u->nmods, sizeof(*u->mods), fast_mod_cmp);
 	for (i = 0; i < u->nmods; i++)
 		if (u->mods[i].lo >= u->mods[i].hi ||
 		    (i + 1 < u->nmods && u->mods[i].hi > u->mods[i + 1].lo))
@@ -1074,9 +1106,17 @@ void unwind_thread_free(struct dthread *t)
 	t->cfi_rules = NULL;
 }
 
+/* The shared unwinders (unwind_sample()): the workers are done. */
+void unwind_shared_free(struct decoder *d)
+{
+	unwinders_free(d->shared_unwinders);
+	d->shared_unwinders = NULL;
+}
+
 void unwind_free(struct decoder *d)
 {
 	unwind_thread_free(&d->self);
+	unwind_shared_free(d);
 }
 
 /* Thread t's frames, SAMPLE_FRAMES_MAX of them; NULL without memory. */
@@ -1111,6 +1151,7 @@ int unwind_sample(struct decoder *d, struct dthread *t,
 	};
 	unsigned int i, k = 0;
 	struct unwinder *uw;
+	bool shared;
 	Dwfl *dwfl;
 	int reg;
 
@@ -1127,9 +1168,21 @@ int unwind_sample(struct decoder *d, struct dthread *t,
 	c.tm = maps_for_sample(d, s);
 	if (!c.tm)
 		return 0;
-	uw = unwinder_for(d, t, (struct task_maps *)c.tm, layout);
-	if (!uw || !uw->attached)
+	/* more modules than this thread's share: the shared unwinders' */
+	shared = d->threads > 1 && c.tm->n > unwinder_files_max(d);
+	if (shared) {
+		pthread_mutex_lock(&shared_lock);
+		uw = unwinder_for(d, &d->shared_unwinders, (struct task_maps *)c.tm, layout,
+				  shared_files_max(d));
+	} else {
+		uw = unwinder_for(d, &t->unwinders, (struct task_maps *)c.tm, layout,
+				  unwinder_files_max(d));
+	}
+	if (!uw || !uw->attached) {
+		if (shared)
+			pthread_mutex_unlock(&shared_lock);
 		return 0;
+	}
 	uw->ctx = c;
 	dwfl = uw->dwfl;
 	pthread_once(&unwind_path_once, unwind_path_read);
@@ -1147,6 +1200,8 @@ int unwind_sample(struct decoder *d, struct dthread *t,
 	}
 unwound:
 	c.n = uw->ctx.n;
+	if (shared)
+		pthread_mutex_unlock(&shared_lock);
 
 	for (i = 0; i < c.n; i++) {
 		unsigned int j;

@@ -33,12 +33,16 @@ unsigned int sample_frames(struct decoder *d, struct dthread *t,
 			   const struct perfregs_rec_sample *s, enum layout layout,
 			   uint64_t ip, const char *sym, const struct sample_stack *st,
 			   struct sample_frame *f);
-/* The files the unwinders of all threads may hold open; a thread's least share. */
+/*
+ * The files the unwinders of all threads may hold open; a thread's least
+ * share, and the shared unwinders' (--threads N: N + 1 shares).
+ */
 unsigned int unwind_files_max(void);
 #define UNWIND_FILES_MIN	16
 
 struct frame *unwind_frames(struct dthread *t);
 void unwind_thread_free(struct dthread *t);
+void unwind_shared_free(struct decoder *d);
 void unwind_free(struct decoder *d);
 
 #endif
