@@ -35,7 +35,7 @@
 #    computed after the install, not when make reads the Makefile).
 # usage: tests/host_tests.sh [BUILD_DIR] [FUZZ_SECONDS]
 set -u
-B=${1:-build}
+B=$(realpath -m "${1:-build}")	# absolute: some tests run in other directories
 SECS=${2:-20}
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
