@@ -602,7 +602,7 @@ ln -s "$M/target.pb.gz" "$M/via.pb.gz"
 "$B/perfregs-dump" convert -q -i "$T/syn.prf" -o "$M/old.data" 2>> "$M/err" &&
 	cmp -s "$M/old.data" "$M/new.data" && [ "$(mode_of "$M/old.data")" = 600 ] &&
 	[ "$(cat "$M/hard.data")" = earlier ] ||
-	bad="$bad over an earlier perf.data: mode $(mode_of "$M/old.data"), hard link '$(head -c 20 "$M/hard.data")';"
+	bad="$bad over an earlier perf.data: mode $(mode_of "$M/old.data"), hard link '$(head -c 20 "$M/hard.data" | tr -c '[:print:]' '?')';"
 "$B/perfregs-dump" convert --to pprof -q -i "$T/syn.prf" -o "$M/old.pb.gz" 2>> "$M/err" &&
 	cmp -s "$M/old.pb.gz" "$M/new.pb.gz" || bad="$bad over an earlier profile;"
 "$B/perfregs-dump" convert --to pprof -q -i "$T/syn.prf" -o "$M/via.pb.gz" 2>> "$M/err" &&
@@ -627,7 +627,7 @@ if [ -d "$T/sticky" ]; then
 	rc=$?
 	[ $rc = 5 ] && grep -q "refusing to write $S/trap.svg: it is a symlink of uid 65534" "$M/trap.err" &&
 		[ "$(cat "$M/victim")" = victim ] ||
-		bad="$bad --flamegraph to someone else's symlink in a sticky directory: exit $rc, victim '$(head -c 40 "$M/victim")';"
+		bad="$bad --flamegraph to someone else's symlink in a sticky directory: exit $rc, victim '$(head -c 40 "$M/victim" | tr -c '[:print:]' '?')';"
 	timeout 10 cat "$S/theirs.rec" > "$M/theirs.got" &
 	reader=$!
 	timeout 10 "$B/perfregs-dump" convert --to pprof -q -i "$T/syn.prf" -o "$S/theirs.rec" 2> "$M/theirs.err"
@@ -682,9 +682,9 @@ fi
 [ "$(head -c 8 "$D/at8.rec")" = 'PREFIX!!' ] && [ ! -s "$D/mk.err" ] &&
 	tail -c +9 "$D/at8.rec" | "$B/perfregs-dump" -v -q -i - 2>&1 > /dev/null |
 	grep -q ", user mode only$" ||
-	bad="$bad header of a recording 8 bytes into the standard output: $(head -c 200 "$D/mk.err")" \
-	    "'$(tail -c +9 "$D/at8.rec" | "$B/perfregs-dump" -v -q -i - 2>&1 > /dev/null | head -c 200)';"
+	bad="$bad header of a recording 8 bytes into the standard output: $(head -c 200 "$D/mk.err") '$(tail -c +9 "$D/at8.rec" | "$B/perfregs-dump" -v -q -i - 2>&1 > /dev/null | tail -c 200)';"
 printf 'PREFIX!!' > "$D/app.rec"
+: > "$D/app.err"
 "$B/mkhostile" - -L 1000 -U >> "$D/app.rec" 2> "$D/mk.err"
 grep -q "the header says kernel mode too: Illegal seek" "$D/mk.err" &&
 	[ "$(head -c 8 "$D/app.rec")" = 'PREFIX!!' ] &&
