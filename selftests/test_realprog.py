@@ -235,6 +235,17 @@ def chains_of(ss):
             for r in ss]
 
 
+def mismatch(i, a, b):
+    """Sample i decoded live (a) and from the recording (b): what differs,
+    short enough for one line."""
+    if a[:4] != b[:4]:
+        return f"sample {i}: live {a[:4]} / recorded {b[:4]}"
+    fa, fb = a[4], b[4]
+    j = next((k for k, (x, y) in enumerate(zip(fa, fb)) if x != y), min(len(fa), len(fb)))
+    return (f"sample {i} (time {a[0]}, tid {a[1]}, {a[3]}): frame {j} of "
+            f"{len(fa)} live / {len(fb)} recorded: live {fa[j:j + 2]} / recorded {fb[j:j + 2]}")
+
+
 def check_recording(name, r):
     """The recording r made while printing decodes to the same chains."""
     if not os.path.exists(r["rec"]):
@@ -244,7 +255,9 @@ def check_recording(name, r):
     keep(os.path.basename(r["rec"]) + ".jsonl", out)
     live, again = chains_of(r["samples"]), chains_of(samples(out)[0])
     diff = sum(1 for a, b in zip(live, again) if a != b) + abs(len(live) - len(again))
-    first = next((f"live {a} / recorded {b}" for a, b in zip(live, again) if a != b), "")
+    first = next((mismatch(i, a, b) for i, (a, b) in enumerate(zip(live, again)) if a != b), "")
+    if diff and sorted(map(repr, live)) == sorted(map(repr, again)):
+        first = "the same samples in another order; " + first
     # -f folded of the same recording: the stacks its JSON stands for
     fst, fout, _ = run([TOOL, "-q", "-f", "folded", "--call-graph", "dwarf", "-i", r["rec"]], 120)
     keep(os.path.basename(r["rec"]) + ".folded", fout)
@@ -256,7 +269,7 @@ def check_recording(name, r):
         got, fdiff = {}, [str(e)]
     report(st == 0 and live and diff == 0 and fst == 0 and got and not fdiff, name,
            f"exit {st}: {len(again)} samples decoded from the recording, {len(live)} live, "
-           f"{diff} with other chains" + (f"; first: {first[:400]}" if first else "") +
+           f"{diff} with other chains" + (f"; first: {first[:700]}" if first else "") +
            f"; -f folded exit {fst}: {len(got)} stacks, {sum(got.values())} samples, "
            f"{len(fdiff)} differ from the JSON's" + (f" ({fdiff[:2]})" if fdiff else ""))
 
