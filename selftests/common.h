@@ -112,20 +112,29 @@ bool module_loaded(void);
 
 /*
  * TEST_HARNESS_MAIN, with every test's timeout multiplied by
- * $PERFREGS_TIMEOUT_SCALE: a debug kernel under emulation is slow.
- * Only where kselftest_harness.h is included.
+ * $PERFREGS_TIMEOUT_SCALE: a debug kernel under emulation is slow; and
+ * only the tests whose name contains $PERFREGS_TEST, when it is set
+ * (the 6.1 harness has no -t).  Only where kselftest_harness.h is
+ * included.
  */
 #define PERFREGS_HARNESS_MAIN						\
 int main(int argc, char **argv)						\
 {									\
 	const char *e = getenv("PERFREGS_TIMEOUT_SCALE");		\
+	const char *only = getenv("PERFREGS_TEST");			\
 	int scale = e ? atoi(e) : 1;					\
 	struct __fixture_metadata *f;					\
-	struct __test_metadata *t;					\
+	struct __test_metadata *t, **link;				\
 									\
-	for (f = __fixture_list; f && scale > 1; f = f->next)		\
-		for (t = f->tests; t; t = t->next)			\
+	for (f = __fixture_list; f; f = f->next) {			\
+		for (link = &f->tests; only && *only && *link;)		\
+			if (!strstr((*link)->name, only))		\
+				*link = (*link)->next;			\
+			else						\
+				link = &(*link)->next;			\
+		for (t = f->tests; t && scale > 1; t = t->next)		\
 			t->timeout *= scale;				\
+	}								\
 	return test_harness_run(argc, argv);				\
 }
 
