@@ -3,7 +3,9 @@
 #   make            module for every matrix kernel installed, tool, selftests
 #   make module     KVER=VERSION or KDIR=HEADERS to build for one kernel
 #   make check      selftests in a guest for each kernel of the matrix
-#   make check-debug  the selftests, fuzz and stress on a KASAN/lockdep kernel
+#   make check-debug  the selftests, fuzz and stress on the KASAN, KCSAN and
+#                   KMSAN debug kernels (SANITIZER=kasan|kcsan|kmsan for one)
+#   make soak       fuzz + stress for MINUTES on a debug KERNEL
 #   make demo       a guest decoding a live workload with perfregs-dump
 #   make deps       install the Debian packages (needs root)
 #
@@ -93,7 +95,7 @@ HOST_TESTS	:= $(BUILD)/mkrec $(BUILD)/mkmaps $(BUILD)/mkhostile $(BUILD)/fuzz_re
 CHECKPATCH	:= $(BUILD)/linux/scripts/checkpatch.pl
 
 .PHONY: all module tool selftests host-tests check demo deps clean checkpatch bench \
-	check-run demo-run debug-kernel check-debug \
+	check-run demo-run debug-kernel check-debug soak \
 	install uninstall dkms-install dkms-uninstall
 all: module tool selftests host-tests
 
@@ -108,7 +110,8 @@ $(BUILD)/kmod/%/module/perfregs.ko: $(MOD_SRCS)
 	@ln -sfn $(CURDIR)/include $(BUILD)/kmod/$*/include
 	@for f in $(CURDIR)/module/*.c $(CURDIR)/module/*.h $(CURDIR)/module/Kbuild; do \
 		ln -sf $$f $(BUILD)/kmod/$*/module/; done
-	$(MAKE) -C $(or $(KDIR),/lib/modules/$*/build) M=$(BUILD)/kmod/$*/module modules
+	$(MAKE) -C $(or $(KDIR),/lib/modules/$*/build) M=$(BUILD)/kmod/$*/module \
+		$(if $(KCC),CC=$(KCC)) modules
 
 # --- tool -----------------------------------------------------------------
 tool: $(TOOL)
@@ -211,14 +214,12 @@ check demo:
 	@if [ "$$(id -u)" = 0 ]; then $(DEPS_SCRIPT); else $(DEPS_SCRIPT) --check; fi
 	@$(MAKE) --no-print-directory $@-run
 
-# The PREEMPT_RT kernels of the matrix are built for by every make, and
-# checked with RT=1 (or KVER=...-rt-amd64).
-ifeq ($(RT),1)
-CHECK_KVERS	?= $(KVERS)
-else ifneq ($(KVER)$(KDIR),)
-CHECK_KVERS	?= $(KVERS)
-else
+# make check runs every kernel of the matrix, the PREEMPT_RT ones too;
+# RT=0 leaves those out, KVER=VERSION runs one.
+ifeq ($(RT),0)
 CHECK_KVERS	?= $(filter-out %-rt-amd64,$(KVERS))
+else
+CHECK_KVERS	?= $(KVERS)
 endif
 
 check-run: $(RUN_NEEDS)
@@ -227,17 +228,24 @@ check-run: $(RUN_NEEDS)
 demo-run: $(RUN_NEEDS)
 	BUILD=$(BUILD) PERFREGS_BUILD=$(BUILD) $(DEMO_SCRIPT) $(firstword $(KVERS))
 
-# The debug kernel (KASAN, lockdep, UBSAN, kmemleak, fault injection),
-# built once from linux-source-6.1 and cached under $(BUILD)/debug-kernel.
+# The debug kernels, built once each from linux-source-6.1 and cached
+# under $(BUILD)/debug-kernel/FLAVOUR: kasan (KASAN, lockdep, UBSAN,
+# kmemleak, fault injection), kcsan (data races) and kmsan (uninitialized
+# memory, built with clang).  SANITIZER=kcsan picks one.
+SANITIZERS	:= kasan kcsan kmsan
 debug-kernel:
-	tools/debug-kernel/build.sh $(BUILD)
+	@for f in $(or $(SANITIZER),$(SANITIZERS)); do \
+		tools/debug-kernel/build.sh $(BUILD) $$f || exit 1; done
 
-# Not part of check: about 30 min to build the kernel once, then about
-# 20 min per run under TCG.
-check-debug: all debug-kernel
-	$(MAKE) module KDIR=$(BUILD)/debug-kernel/current/obj \
-		KVER=$$(cat $(BUILD)/debug-kernel/current/done)
-	tools/check-debug.sh
+# Not part of check: 30 to 60 min to build each kernel once, then 30 to
+# 60 min per kernel under TCG.  Builds each kernel and its module first.
+check-debug: all
+	BUILD=$(BUILD) tools/check-debug.sh $(or $(SANITIZER),$(SANITIZERS))
+
+# The fuzzer and the stress test together on a debug kernel for MINUTES,
+# a summary every 5 minutes (tools/soak.sh).
+soak: all
+	BUILD=$(BUILD) tools/soak.sh $(or $(KERNEL),kasan) $(or $(MINUTES),30)
 
 deps:
 	$(DEPS_SCRIPT)

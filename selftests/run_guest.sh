@@ -6,7 +6,10 @@
 #
 # Output is KTAP: each test program prints its own plan and results;
 # the lines this script adds for its own checks are "ok - ..." and
-# "not ok - ...".  usage: selftests/run_guest.sh [BUILD_DIR]
+# "not ok - ...".  usage: selftests/run_guest.sh [BUILD_DIR [FIRST_KVER]]
+# FIRST_KVER: make check ran the whole suite on that kernel already;
+# tests whose coverage does not depend on the kernel (dkms building the
+# module in the guest) say so and skip (PERFREGS_MATRIX_FIRST).
 # ("Call Trace" alone is no failure: sysrq-l backtraces print them.)
 set -u
 B=${1:-build}
@@ -14,6 +17,7 @@ KVER=$(uname -r)
 export PERFREGS_KO="$B/kmod/$KVER/module/perfregs.ko"
 export PERFREGS_BUILD="$B"
 export PATH="$B:$PATH"
+[ -n "${2:-}" ] && [ "$2" != "$KVER" ] && export PERFREGS_MATRIX_FIRST="$2"
 BAD='WARNING:|BUG:|Oops|general protection|KASAN|UBSAN|suspected memory leak|circular locking|possible recursive locking|inconsistent lock state|lock inversion|suspicious RCU usage|DEBUG_LOCKS_WARN_ON|list_add corruption|list_del corruption|ODEBUG|self-detected stall|blocked for more than|soft lockup'
 
 echo "TAP version 13"

@@ -36,6 +36,12 @@ fi
 nodkms=
 command -v dkms > /dev/null || nodkms="dkms is not installed (make deps)"
 [ -e "/lib/modules/$K/build" ] || nodkms="no headers for $K (/lib/modules/$K/build)"
+# make check: dkms compiling the module in the guest (minutes under TCG)
+# covers dkms.conf and its rules, the same on every kernel; the module
+# for this kernel's headers was built on the host by make
+skipdkms=
+[ -n "${PERFREGS_MATRIX_FIRST:-}" ] &&
+	skipdkms="dkms install ran on $PERFREGS_MATRIX_FIRST; the module for this kernel's headers is built on the host by make"
 if [ -n "$nodkms" ]; then
 	for t in real_root_make_install real_root_dkms_install; do
 		n=$((n + 1))
@@ -73,7 +79,9 @@ real_root() {
 		modprobe -r perfregs 2>/dev/null
 	fi
 	# dkms install: builds for this kernel, installs, depmod; then remove
-	if make -s dkms-install BUILD="$B" >"$T/rd.log" 2>&1 &&
+	if [ -n "$skipdkms" ]; then
+		echo "dkms: skip $skipdkms"
+	elif make -s dkms-install BUILD="$B" >"$T/rd.log" 2>&1 &&
 	   dkms status perfregs 2>/dev/null | grep -q "installed" &&
 	   case "$(modinfo -n perfregs 2>/dev/null)" in /lib/modules/"$K"/updates/dkms/perfregs.ko*) true ;; *) false ;; esac &&
 	   modprobe perfregs && [ -c /dev/perfregs ] && modprobe -r perfregs &&
@@ -88,7 +96,7 @@ real_root() {
 loaded=0
 lsmod | grep -q '^perfregs ' && loaded=1
 export -f real_root
-export T B K
+export T B K skipdkms
 unshare -m --propagation private bash -c real_root > "$T/real.log" 2>&1
 [ $loaded = 1 ] && ! lsmod | grep -q '^perfregs ' && insmod "$B/kmod/$K/module/perfregs.ko"
 setup=$(sed -n 's/^setup: //p' "$T/real.log")
@@ -98,6 +106,7 @@ for t in install dkms; do
 	line=$(sed -n "s/^$t: //p" "$T/real.log")
 	case "$setup/$line" in
 	ok/ok*)	res ok "$name" "${line#ok }" ;;
+	ok/skip*) n=$((n + 1)); echo "ok $n $name # SKIP ${line#skip }" ;;
 	ok/*)	res "not ok" "$name" "${line:-no result: $(tail -3 "$T/real.log" | tr '\n' ' ')}" ;;
 	*)	res "not ok" "$name" "no writable root: $setup $(tail -3 "$T/real.log" | tr '\n' ' ')" ;;
 	esac

@@ -7,25 +7,31 @@ cd "$(dirname "$0")/.."
 BUILD=${BUILD:-$PWD/build}
 [ $# -gt 0 ] || { echo "check: no kernel given: run 'make deps'" >&2; exit 1; }
 pass=0 fail=0 skip=0
-tally() {	# log
+table=()
+tally() {	# log, name, seconds
 	local p s f
 	p=$(grep -cE '^ok ' "$1")
 	s=$(grep -E '^ok ' "$1" | grep -c '# SKIP')
 	f=$(grep -cE '^not ok ' "$1")
 	pass=$((pass + p - s)) fail=$((fail + f)) skip=$((skip + s))
-	echo "==== $2: $((p - s)) passed, $f failed, $s skipped"
+	echo "==== $2 in $3 s: $((p - s)) passed, $f failed, $s skipped"
+	table+=("$(printf '%-26s %7d %7d %8d %6d s' "$2" $((p - s)) "$f" "$s" "$3")")
 }
 
 echo "==== host tests"
+start=$(date +%s)
 tests/host_tests.sh "$BUILD" "${FUZZ_SECONDS:-30}" 2>&1 | tee "$BUILD/check-host.log"
-tally "$BUILD/check-host.log" "host"
+tally "$BUILD/check-host.log" "host" $(( $(date +%s) - start ))
 
+# The first kernel runs everything; the others skip what does not depend
+# on the kernel (selftests/run_guest.sh's FIRST_KVER).
+first=$1
 for k in "$@"; do
 	log="$BUILD/check-$k.log"
 	echo "==== selftests on $k"
 	start=$(date +%s)
 	tools/vm/run --kernel "$k" --smp 2 --timeout 1500 --append syscall.x32=y --nmi-hz 20 \
-		-- selftests/run_guest.sh "$BUILD" 2>&1 | tee "$log"
+		-- selftests/run_guest.sh "$BUILD" "$first" 2>&1 | tee "$log"
 	rc=${PIPESTATUS[0]}
 	if [ "$rc" -ne 0 ]; then
 		echo "not ok - guest run on $k ended with status $rc" | tee -a "$log"
@@ -37,7 +43,10 @@ for k in "$@"; do
 	if [ "$rc" -ne 0 ]; then
 		echo "not ok - lockdown guest on $k ended with status $rc" | tee -a "$log"
 	fi
-	tally "$log" "$k in $(( $(date +%s) - start )) s"
+	tally "$log" "$k" $(( $(date +%s) - start ))
 done
+echo
+printf '%-26s %7s %7s %8s %8s\n' "kernel" passed failed skipped time
+printf '%s\n' "${table[@]}"
 echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]
