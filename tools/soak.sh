@@ -1,0 +1,52 @@
+#!/bin/bash
+# make soak: the fuzzer and the stress test together on one kernel for
+# MINUTES, with a summary every 5 minutes (selftests/soak_guest.sh), and
+# a last line "N passed, N failed" with the totals.  KERNEL is a debug
+# flavour (kasan, kcsan, kmsan: built first if missing, with its module)
+# or a matrix kernel (6.1, 6.12, 6.1-rt, 6.12-rt).  The guest's output is
+# kept in build/soak-KERNEL.log.
+# usage: tools/soak.sh KERNEL MINUTES
+set -u
+cd "$(dirname "$0")/.."
+BUILD=${BUILD:-$PWD/build}
+k=${1:-kasan}
+minutes=${2:-30}
+case $minutes in
+''|*[!0-9]*|0) echo "soak: MINUTES must be a positive number, not '$minutes'" >&2; exit 2 ;;
+esac
+mem=2048
+case $k in
+kasan|kcsan|kmsan)
+	rel=$(tools/debug-kernel/build.sh "$BUILD" "$k" | tail -n1) || exit 1
+	kcc=$(cat "$BUILD/debug-kernel/$k/current/cc" 2>/dev/null || echo gcc)
+	make --no-print-directory module KDIR="$BUILD/debug-kernel/$k/current/obj" \
+		KVER="$rel" KCC="$kcc" >"$BUILD/module-$k.log" 2>&1 ||
+		{ tail -20 "$BUILD/module-$k.log"; echo "soak: the module did not build for $rel" >&2; exit 1; }
+	vmk=debug-$k
+	[ "$k" = kmsan ] && mem=4096
+	;;
+*)
+	vmk=$k ;;
+esac
+log=$BUILD/soak-$k.log
+start=$(date +%s)
+echo "==== soak on $k for $minutes min"
+# the guest's own budget plus its boot and the last scans
+tools/vm/run --kernel "$vmk" --smp 2 --mem $mem --timeout $((minutes * 60 + 900)) \
+	--append "syscall.x32=y" --nmi-hz 20 \
+	-- selftests/soak_guest.sh "$BUILD" "$minutes" 2>&1 | tee "$log"
+rc=${PIPESTATUS[0]}
+[ "$rc" -eq 0 ] || echo "not ok - soak guest on $k ended with status $rc" | tee -a "$log"
+p=$(grep -cE '^ok ' "$log")
+f=$(grep -cE '^not ok ' "$log")
+reports=$(sed -n 's/^# reports: //p' "$log" | tail -n1)
+inputs=$(sed -n 's/^# fuzz inputs: //p' "$log" | tail -n1)
+secs=$(sed -n 's/^# stress seconds: //p' "$log" | tail -n1)
+if [ -z "$reports" ]; then
+	echo "not ok - the guest never counted its checker reports"
+	f=$((f + 1))
+fi
+echo "==== soak on $k: $minutes min in $(( $(date +%s) - start )) s; fuzz inputs ${inputs:-0}," \
+     "stress seconds ${secs:-0}, reports found ${reports:-unknown}"
+echo "$p passed, $f failed"
+[ "$f" -eq 0 ]
