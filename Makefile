@@ -87,7 +87,7 @@ endif
 MOD_SRCS	:= $(wildcard module/*.c module/*.h) module/Kbuild include/uapi/linux/perfregs.h
 
 HOST_TESTS	:= $(BUILD)/mkrec $(BUILD)/mkmaps $(BUILD)/mkhostile $(BUILD)/fuzz_recording \
-		   $(BUILD)/elfpeek $(BUILD)/mksb $(BUILD)/mkseed $(BUILD)/mksnap $(BUILD)/mkorder \
+		   $(BUILD)/elfpeek $(BUILD)/mksb $(BUILD)/mkexec $(BUILD)/mkseed $(BUILD)/mksnap $(BUILD)/mkorder \
 		   $(BUILD)/mkstorm $(BUILD)/mkversions $(BUILD)/mkbig $(BUILD)/mkunwind $(BUILD)/mkwrap \
 		   $(BUILD)/big_target $(BUILD)/dl_target \
 		   $(BUILD)/plug_a.so $(BUILD)/plug_b.so $(BUILD)/walk $(BUILD)/racefile \
@@ -141,6 +141,8 @@ $(BUILD)/mkseed: tests/mkseed.c $(TOOL_LIB_SRCS) $(TOOL_HDRS)
 	$(CC) $(CFLAGS) $(WARN) $(TOOL_INC) -o $@ tests/mkseed.c $(TOOL_LIB_SRCS) $(TOOL_LIBS)
 $(BUILD)/mksnap: tests/mksnap.c $(TOOL_LIB_SRCS) $(TOOL_HDRS)
 	$(CC) $(CFLAGS) $(WARN) $(TOOL_INC) -o $@ tests/mksnap.c $(TOOL_LIB_SRCS) $(TOOL_LIBS)
+$(BUILD)/mkexec: tests/mkexec.c $(TOOL_LIB_SRCS) $(TOOL_HDRS)
+	$(CC) $(CFLAGS) $(WARN) $(TOOL_INC) -o $@ tests/mkexec.c $(TOOL_LIB_SRCS) $(TOOL_LIBS)
 $(BUILD)/mkorder: tests/mkorder.c $(TOOL_LIB_SRCS) $(TOOL_HDRS)
 	$(CC) $(CFLAGS) $(WARN) $(TOOL_INC) -o $@ tests/mkorder.c $(TOOL_LIB_SRCS) $(TOOL_LIBS)
 $(BUILD)/mkstorm: tests/mkstorm.c $(TOOL_LIB_SRCS) $(TOOL_HDRS)

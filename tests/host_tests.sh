@@ -18,6 +18,9 @@
 #  - convert --to pprof's profile shows go tool pprof folded's stacks;
 #  - the learner's own ELF reader agrees with libelf on this machine's files;
 #  - a PIE linked by GNU ld and one by lld are named at their own address;
+#  - COMMAND's recording decodes as its live run did when a drain reads
+#    its mappings (CPU 0's ring) before its execs (CPU 1's), with the
+#    host's own side-band (mkexec);
 #  - a recording written or cut by someone else while it is decoded: what
 #    was checked is what is decoded, and a cut is an error, no SIGBUS
 #    (racefile, and perfregs-dump -i blocked on its output);
@@ -1179,6 +1182,31 @@ print(" ".join(r.get("sym", "none") for r in map(json.loads, sys.stdin)
 			echo "ok - a library dlopen()ed where another was is named by the sample's time ($(cat "$T/sb.addr"))"
 		else
 			echo "not ok - a library dlopen()ed where another was is named by the sample's time: got '$syms' (rc $rc, $(cat "$T/sb.addr" "$T/sb.err"))"
+		fi
+	fi
+fi
+
+# COMMAND's recording decodes as its live run did, also when a drain
+# reads a mapping of COMMAND's (a dlopen() on CPU 0) before its execs
+# (sh's and, under the same pid, the program's, on CPU 1): mkexec
+# tracks the process from before its exec and decodes the sample as
+# perfregs-dump does live (its JSON line); -i must print the same line,
+# with the name of the dlopen()ed function
+if [ -x "$B/mkexec" ]; then
+	"$B/mkexec" "$T/exec.prf" "$B/dl_target" "$B/plug_a.so" plug_a_hot \
+		> "$T/exec.live" 2> "$T/exec.err"
+	rc=$?
+	if [ $rc = 77 ]; then
+		echo "ok - COMMAND's mappings read before its exec # SKIP $(cat "$T/exec.err")"
+	else
+		"$B/perfregs-dump" -q -f json -i "$T/exec.prf" > "$T/exec.off" 2>> "$T/exec.err"
+		live=$(grep '"type":"sample"' "$T/exec.live")
+		off=$(grep '"type":"sample"' "$T/exec.off")
+		if [ $rc = 0 ] && [ -n "$live" ] && [ "$live" = "$off" ] &&
+		   grep -q '"sym":"plug_a_hot+0x0"' "$T/exec.live"; then
+			echo "ok - COMMAND's mappings read before its exec: the recording decodes as the live run did"
+		else
+			echo "not ok - COMMAND's mappings read before its exec: live ${live:-nothing} / recording ${off:-nothing} (rc $rc, $(cat "$T/exec.err"))"
 		fi
 	fi
 fi

@@ -620,6 +620,9 @@ void space_event(struct decoder *d, const struct sb_event *ev)
 	case SB_LOST:
 		d->sb_lost += ev->start;
 		break;
+	case SB_BEGIN:
+		space_new(d, ev->pid, true);
+		break;
 	default:
 		break;		/* SB_EXIT: the space stays for late samples */
 	}
@@ -629,11 +632,20 @@ void space_event(struct decoder *d, const struct sb_event *ev)
 
 /*
  * A process whose exec the side-band will report (COMMAND, before it
- * runs): tracked from now on, its mappings unknown until the exec.
+ * runs): tracked from now on, its mappings unknown until the exec.  As
+ * an event (SB_BEGIN), so that the recording says so too.  A drain reads
+ * the side-band rings one CPU after the other, so COMMAND's mappings
+ * made on CPU 0 can be read before its exec on CPU 1 (and the mappings
+ * of what it exec()s next under the same pid, if the drain came late).
+ * Live they are kept, for the exec to come; a reader of the recording
+ * that did not know the process was tracked dropped them as those of an
+ * untracked process, and named none of the samples in them.
  */
 void space_begin(struct decoder *d, uint32_t pid)
 {
-	space_new(d, pid, true);
+	struct sb_event ev = { .kind = SB_BEGIN, .pid = pid, .name = "" };
+
+	space_event(d, &ev);
 }
 
 /*

@@ -21,7 +21,10 @@
  *     ITEM_END    produced and lost counters: the file is complete
  *     ITEM_SB     a side-band event: a mapping made, an exec, a fork, an
  *                 exit (struct item_sb + name), time-stamped like the
- *                 samples; the address spaces are rebuilt from these
+ *                 samples; the address spaces are rebuilt from these.
+ *                 Also the tool's own SB_BEGIN: COMMAND's process is
+ *                 tracked from here on, before its exec (readers that
+ *                 do not know the kind skip it)
  *     ITEM_BLOB   an ELF image that is no file (a vDSO), once per build-id:
  *                 struct item_blob + the image, padded
  *
@@ -1464,7 +1467,7 @@ static int src_items(struct rec_src *s, const struct rec_file_header *hp, const 
 				goto out;
 			}
 			memcpy(&sbi, body, sizeof(sbi));
-			if (sbi.kind < SB_MMAP || sbi.kind > SB_LOST)
+			if (sbi.kind < SB_MMAP || sbi.kind > SB_BEGIN)
 				break;	/* a kind of a newer tool: skip it */
 			if (sbi.build_id_len > sizeof(sbi.build_id) ||
 			    (sbi.kind == SB_MMAP && sbi.start >= sbi.end)) {

@@ -120,8 +120,13 @@ struct blob {
 #define BLOB_MAX	(1 << 20)	/* a vDSO is some 8 KiB */
 #define BLOBS_MAX	16	/* one per ABI and boot: a recording has 3 at most */
 
-/* What happened to a process, as the side-band reports it. */
-enum sb_kind { SB_MMAP = 1, SB_EXEC, SB_FORK, SB_EXIT, SB_LOST };
+/*
+ * What happened to a process, as the side-band reports it; SB_BEGIN is
+ * the tool's own: a process tracked from now on, before its exec
+ * (space_begin()), so that a recording's reader tracks it from the same
+ * place in the events as the live decoder did.
+ */
+enum sb_kind { SB_MMAP = 1, SB_EXEC, SB_FORK, SB_EXIT, SB_LOST, SB_BEGIN };
 
 struct sb_event {
 	uint32_t kind;		/* enum sb_kind */
