@@ -9,6 +9,7 @@
 #include <linux/fs.h>
 #include <linux/capability.h>
 #include "perfregs.h"
+#include "simd.h"
 
 static int prf_open(struct inode *inode, struct file *file)
 {
@@ -65,15 +66,19 @@ static int __init prf_init(void)
 	int ret;
 
 	/* The user ABI has no implicit padding and fixed sizes. */
-	BUILD_BUG_ON(sizeof(struct perfregs_config) != PERFREGS_CONFIG_SIZE_VER0);
-	BUILD_BUG_ON(sizeof(struct perfregs_version) != PERFREGS_VERSION_SIZE_VER0);
+	BUILD_BUG_ON(sizeof(struct perfregs_config) != PERFREGS_CONFIG_SIZE_VER1);
+	BUILD_BUG_ON(sizeof(struct perfregs_version) != PERFREGS_VERSION_SIZE_VER1);
+	BUILD_BUG_ON(sizeof(struct perfregs_rec_simd) % 8);
 	BUILD_BUG_ON(sizeof(struct perfregs_ctl) != 512);
 	BUILD_BUG_ON(sizeof(struct perfregs_rec_sample) % 8);
 	BUILD_BUG_ON(sizeof(struct perfregs_rec_lost) % 8);
 
-	ret = prf_perf_init();
+	ret = prf_simd_init();
 	if (ret)
 		return ret;
+	ret = prf_perf_init();
+	if (ret)
+		goto out_simd_exit;
 	ret = misc_register(&prf_misc);
 	if (ret)
 		goto out_perf_exit;
@@ -81,13 +86,17 @@ static int __init prf_init(void)
 
 out_perf_exit:
 	prf_perf_exit();
+out_simd_exit:
+	prf_simd_exit();
 	return ret;
 }
 
+/* Every session is gone (each held a module reference): no sample runs. */
 static void __exit prf_exit(void)
 {
 	misc_deregister(&prf_misc);
 	prf_perf_exit();
+	prf_simd_exit();
 }
 
 module_init(prf_init);

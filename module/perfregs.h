@@ -73,7 +73,20 @@ struct prf_handle {
 struct prf_regsel {
 	u64 mask;			/* what the record's mask says */
 	u8 n;
-	u8 idx[PERFREGS_REG_MAX];
+	bool extra;			/* selectors or bases: not in pt_regs */
+	u8 idx[PERFREGS_REG_EXT_MAX];
+};
+
+/*
+ * Which of the user frame's selectors and bases are known to be the
+ * user's in a sample: none, those a kernel-mode interrupt with
+ * interrupts on leaves the user's, or all (the interrupt hit user mode).
+ */
+enum prf_uregs_class {
+	PRF_UREGS_PLAIN,
+	PRF_UREGS_KERNEL,
+	PRF_UREGS_USER,
+	PRF_UREGS_CLASSES,
 };
 
 /*
@@ -101,8 +114,9 @@ struct prf_session {
 	struct perfregs_config cfg;
 	struct prf_regsel isel;		/* interrupt registers */
 	struct prf_regsel isel_frame;	/* ... of a full frame (skid) */
-	struct prf_regsel usel64;	/* user registers of a 64-bit frame */
-	struct prf_regsel usel32;	/* ... and of a 32-bit frame */
+	/* user registers of a 64-bit and a 32-bit frame, by prf_uregs_class */
+	struct prf_regsel usel64[PRF_UREGS_CLASSES];
+	struct prf_regsel usel32[PRF_UREGS_CLASSES];
 	bool configured;
 	bool running;
 	struct prf_grant grant;

@@ -22,6 +22,10 @@
 #include "ring.h"
 #include "compat.h"
 #include "inject.h"
+#include "simd.h"
+#include <asm/fsgsbase.h>
+#include <asm/msr.h>
+#include <asm/segment.h>
 
 /* Flag bits of prf_sample_ctx.have: what has been resolved. */
 #define PRF_HAVE_UREGS	0x1U
@@ -34,33 +38,42 @@ struct prf_sample_ctx {
 	u32 abi;		/* enum perfregs_abi */
 };
 
-/* Where each register lives in struct pt_regs; -1: not saved there. */
-static const short prf_reg_offset[PERFREGS_REG_MAX] = {
-	[PERFREGS_REG_AX] = offsetof(struct pt_regs, ax),
-	[PERFREGS_REG_BX] = offsetof(struct pt_regs, bx),
-	[PERFREGS_REG_CX] = offsetof(struct pt_regs, cx),
-	[PERFREGS_REG_DX] = offsetof(struct pt_regs, dx),
-	[PERFREGS_REG_SI] = offsetof(struct pt_regs, si),
-	[PERFREGS_REG_DI] = offsetof(struct pt_regs, di),
-	[PERFREGS_REG_BP] = offsetof(struct pt_regs, bp),
-	[PERFREGS_REG_SP] = offsetof(struct pt_regs, sp),
-	[PERFREGS_REG_IP] = offsetof(struct pt_regs, ip),
-	[PERFREGS_REG_FLAGS] = offsetof(struct pt_regs, flags),
-	[PERFREGS_REG_CS] = offsetof(struct pt_regs, cs),
-	[PERFREGS_REG_SS] = offsetof(struct pt_regs, ss),
-	[PERFREGS_REG_DS] = -1,
-	[PERFREGS_REG_ES] = -1,
-	[PERFREGS_REG_FS] = -1,
-	[PERFREGS_REG_GS] = -1,
-	[PERFREGS_REG_R8] = offsetof(struct pt_regs, r8),
-	[PERFREGS_REG_R9] = offsetof(struct pt_regs, r9),
-	[PERFREGS_REG_R10] = offsetof(struct pt_regs, r10),
-	[PERFREGS_REG_R11] = offsetof(struct pt_regs, r11),
-	[PERFREGS_REG_R12] = offsetof(struct pt_regs, r12),
-	[PERFREGS_REG_R13] = offsetof(struct pt_regs, r13),
-	[PERFREGS_REG_R14] = offsetof(struct pt_regs, r14),
-	[PERFREGS_REG_R15] = offsetof(struct pt_regs, r15),
+/*
+ * Where each register comes from: an index of unsigned longs in struct
+ * pt_regs, or PRF_SRC_EXTRA + n for the n-th value prf_read_extras()
+ * reads from the CPU (the selectors and bases pt_regs has no room for).
+ */
+#define PRF_SRC_EXTRA	32
+#define PRF_PT(field)	(offsetof(struct pt_regs, field) / sizeof(unsigned long))
+static const u8 prf_reg_src[PERFREGS_REG_EXT_MAX] = {
+	[PERFREGS_REG_AX] = PRF_PT(ax),
+	[PERFREGS_REG_BX] = PRF_PT(bx),
+	[PERFREGS_REG_CX] = PRF_PT(cx),
+	[PERFREGS_REG_DX] = PRF_PT(dx),
+	[PERFREGS_REG_SI] = PRF_PT(si),
+	[PERFREGS_REG_DI] = PRF_PT(di),
+	[PERFREGS_REG_BP] = PRF_PT(bp),
+	[PERFREGS_REG_SP] = PRF_PT(sp),
+	[PERFREGS_REG_IP] = PRF_PT(ip),
+	[PERFREGS_REG_FLAGS] = PRF_PT(flags),
+	[PERFREGS_REG_CS] = PRF_PT(cs),
+	[PERFREGS_REG_SS] = PRF_PT(ss),
+	[PERFREGS_REG_DS] = PRF_SRC_EXTRA + 0,
+	[PERFREGS_REG_ES] = PRF_SRC_EXTRA + 1,
+	[PERFREGS_REG_FS] = PRF_SRC_EXTRA + 2,
+	[PERFREGS_REG_GS] = PRF_SRC_EXTRA + 3,
+	[PERFREGS_REG_R8] = PRF_PT(r8),
+	[PERFREGS_REG_R9] = PRF_PT(r9),
+	[PERFREGS_REG_R10] = PRF_PT(r10),
+	[PERFREGS_REG_R11] = PRF_PT(r11),
+	[PERFREGS_REG_R12] = PRF_PT(r12),
+	[PERFREGS_REG_R13] = PRF_PT(r13),
+	[PERFREGS_REG_R14] = PRF_PT(r14),
+	[PERFREGS_REG_R15] = PRF_PT(r15),
+	[PERFREGS_REG_FS_BASE] = PRF_SRC_EXTRA + 4,
+	[PERFREGS_REG_GS_BASE] = PRF_SRC_EXTRA + 5,
 };
+#define PRF_NR_EXTRA	6
 
 #define PRF_SEGS_MASK	((1ULL << PERFREGS_REG_DS) | (1ULL << PERFREGS_REG_ES) | \
 			 (1ULL << PERFREGS_REG_FS) | (1ULL << PERFREGS_REG_GS))
@@ -68,6 +81,14 @@ static const short prf_reg_offset[PERFREGS_REG_MAX] = {
 #define PRF_VALID_64	(PERFREGS_MASK_64 & ~PRF_SEGS_MASK)
 /* ... and for a 32-bit frame. */
 #define PRF_VALID_32	(PERFREGS_MASK_32 & ~PRF_SEGS_MASK)
+/*
+ * What the CPU holds of the user frame besides pt_regs, and when it is
+ * the user's (see the uapi header, PERFREGS_REC_SAMPLE): everything
+ * when the interrupt hit user mode; the selectors and the FS base when
+ * it hit the task in the kernel with interrupts on; nothing else.
+ */
+#define PRF_EXTRA_ALL	(PRF_SEGS_MASK | PERFREGS_MASK_BASES)
+#define PRF_EXTRA_KERNEL (PRF_SEGS_MASK | (1ULL << PERFREGS_REG_FS_BASE))
 /*
  * ... and in the frame perf_fetch_caller_regs() makes for a context
  * switch: ip, sp (the caller's frame address) and cs.  flags is set to
@@ -170,24 +191,36 @@ static void prf_regsel_init(struct prf_regsel *sel, u64 mask)
 
 	sel->mask = mask;
 	sel->n = 0;
+	sel->extra = false;
 	while (mask) {
 		bit = __ffs64(mask);
 		mask &= mask - 1;
-		sel->idx[sel->n++] = prf_reg_offset[bit] / sizeof(unsigned long);
+		sel->idx[sel->n] = prf_reg_src[bit];
+		sel->extra |= sel->idx[sel->n++] >= PRF_SRC_EXTRA;
 	}
 }
 
 /* Called with the new configuration in s->cfg, before any sample. */
 void prf_sample_setup(struct prf_session *s)
 {
+	static const u64 extra[PRF_UREGS_CLASSES] = {
+		[PRF_UREGS_PLAIN] = 0,
+		[PRF_UREGS_KERNEL] = PRF_EXTRA_KERNEL,
+		[PRF_UREGS_USER] = PRF_EXTRA_ALL,
+	};
 	u64 ivalid = PRF_VALID_64;
+	int c;
 
 	if (s->cfg.event == PERFREGS_EV_CONTEXT_SWITCHES)
 		ivalid &= PRF_VALID_CALLER;
 	prf_regsel_init(&s->isel, s->cfg.iregs_mask & ivalid);
 	prf_regsel_init(&s->isel_frame, s->cfg.iregs_mask & PRF_VALID_64);
-	prf_regsel_init(&s->usel64, s->cfg.uregs_mask_64 & PRF_VALID_64);
-	prf_regsel_init(&s->usel32, s->cfg.uregs_mask_32 & PRF_VALID_32);
+	for (c = 0; c < PRF_UREGS_CLASSES; c++) {
+		prf_regsel_init(&s->usel64[c], s->cfg.uregs_mask_64 &
+				(PRF_VALID_64 | extra[c]));
+		prf_regsel_init(&s->usel32[c], s->cfg.uregs_mask_32 &
+				(PRF_VALID_32 | extra[c]));
+	}
 }
 
 /*
@@ -215,6 +248,55 @@ static __always_inline u64 *prf_put_regs(u64 *dst, struct pt_regs *regs,
 	for (; i < n; i++)
 		dst[i] = r[idx[i]];
 	return dst + n;
+}
+
+/*
+ * The selectors and bases of the user frame, from the CPU: the kernel
+ * reloads none of them on entry, and the entry's swapgs left the user's
+ * GS base in MSR_KERNEL_GS_BASE (read only when @user: the interrupt
+ * hit user mode).  All NMI-safe: no lock, no fault.
+ */
+static noinline void prf_read_extras(u64 *x, bool user)
+{
+	unsigned int sel;
+
+	savesegment(ds, sel);
+	x[0] = sel;
+	savesegment(es, sel);
+	x[1] = sel;
+	savesegment(fs, sel);
+	x[2] = sel;
+	savesegment(gs, sel);
+	x[3] = sel;
+	x[4] = x86_fsbase_read_cpu();
+	x[5] = 0;
+	if (user)
+		rdmsrl(MSR_KERNEL_GS_BASE, x[5]);
+}
+
+/* prf_put_regs() for a selection with values from prf_read_extras(). */
+static noinline u64 *prf_put_regs_extra(u64 *dst, struct pt_regs *regs,
+					const u64 *extra,
+					const struct prf_regsel *sel)
+{
+	const unsigned long *r = (const unsigned long *)regs;
+	unsigned int i;
+	u8 k;
+
+	for (i = 0; i < sel->n; i++) {
+		k = sel->idx[i];
+		dst[i] = k >= PRF_SRC_EXTRA ? extra[k - PRF_SRC_EXTRA] : r[k];
+	}
+	return dst + sel->n;
+}
+
+static __always_inline u64 *prf_put_uregs(u64 *dst, struct pt_regs *regs,
+					  const u64 *extra,
+					  const struct prf_regsel *sel)
+{
+	if (unlikely(sel->extra))
+		return prf_put_regs_extra(dst, regs, extra, sel);
+	return prf_put_regs(dst, regs, sel);
 }
 
 /*
@@ -339,10 +421,11 @@ static noinline void prf_write_wrapped(const struct prf_session *s,
 				       const struct prf_sample_ctx *ctx,
 				       struct pt_regs *regs,
 				       const struct prf_regsel *isel,
-				       const struct prf_regsel *usel)
+				       const struct prf_regsel *usel,
+				       const u64 *extra)
 {
 	struct perfregs_rec_sample rec;
-	u64 vals[PERFREGS_REG_MAX];
+	u64 vals[PERFREGS_REG_EXT_MAX];
 	u64 *end;
 
 	prf_fill_rec(s, &rec, size, ctx, isel->mask, usel ? usel->mask : 0);
@@ -350,7 +433,7 @@ static noinline void prf_write_wrapped(const struct prf_session *s,
 	end = prf_put_regs(vals, regs, isel);
 	prf_ring_write(h, vals, (end - vals) * sizeof(*vals));
 	if (usel) {
-		end = prf_put_regs(vals, ctx->uregs, usel);
+		end = prf_put_uregs(vals, ctx->uregs, extra, usel);
 		prf_ring_write(h, vals, (end - vals) * sizeof(*vals));
 	}
 }
@@ -445,9 +528,13 @@ void prf_sample(struct prf_session *s, struct pt_regs *regs, bool throttled)
 	struct pt_regs *uregs;
 	const struct prf_regsel *usel;
 	struct prf_handle h;
+	struct pt_regs *interrupted = regs;	/* what the interrupt hit */
+	u64 extra[PRF_NR_EXTRA];
+	struct prf_simd simd;
 	u64 stack_size = 0;
 	unsigned long start;
-	u32 size, fixed;
+	u32 size, fixed, simd_size = 0;
+	int class;
 	u64 *v;
 
 	if (unlikely(!rb))
@@ -493,25 +580,38 @@ void prf_sample(struct prf_session *s, struct pt_regs *regs, bool throttled)
 	if (ctx.flags & PERFREGS_SF_ENTRY_RACE)
 		prf_ring_lost(rb, PERFREGS_LOST_ENTRY);
 
+	/* which of the selectors and bases are the user's (prf_sample_setup()) */
+	class = user_mode(interrupted) ? PRF_UREGS_USER :
+		interrupted->flags & X86_EFLAGS_IF ? PRF_UREGS_KERNEL :
+		PRF_UREGS_PLAIN;
 	usel = NULL;
 	if (ctx.abi == PERFREGS_ABI_64)
-		usel = &s->usel64;
+		usel = &s->usel64[class];
 	else if (ctx.abi == PERFREGS_ABI_32)
-		usel = &s->usel32;
+		usel = &s->usel32[class];
 	if (usel && !usel->n)
 		usel = NULL;
+	if (usel && usel->extra)
+		prf_read_extras(extra, class == PRF_UREGS_USER);
 
 	if (s->cfg.stack_bytes && uregs) {
 		ctx.flags |= PERFREGS_SF_STACK;
 		stack_size = prf_stack_len(uregs->sp, s->cfg.stack_bytes);
 	}
+	simd.slot_held = false;
+	if (s->cfg.simd_mask && uregs) {
+		ctx.flags |= PERFREGS_SF_SIMD;
+		prf_simd_take(&simd, s->cfg.simd_mask, ctx.abi == PERFREGS_ABI_64,
+			      interrupted);
+		simd_size = prf_simd_size(simd.components, simd.is64);
+	}
 
 	fixed = sizeof(*rec) + 8 * (isel->n + (usel ? usel->n : 0));
-	size = fixed;
+	size = fixed + simd_size;
 	if (stack_size)
 		size += 16 + stack_size;
 	if (prf_ring_begin(rb, &h, size))
-		goto out_leave;
+		goto out_simd_put;
 	start = h.offset;
 	if (prf_injecting()) {
 		prf_inject_sample_delay();
@@ -527,10 +627,12 @@ void prf_sample(struct prf_session *s, struct pt_regs *regs, bool throttled)
 			     usel ? usel->mask : 0);
 		v = prf_put_regs(rec->regs, regs, isel);
 		if (usel)
-			prf_put_regs(v, uregs, usel);
+			prf_put_uregs(v, uregs, extra, usel);
 	} else {
-		prf_write_wrapped(s, &h, size, &ctx, regs, isel, usel);
+		prf_write_wrapped(s, &h, size, &ctx, regs, isel, usel, extra);
 	}
+	if (simd_size)
+		prf_simd_write(&h, &simd);
 	if (stack_size)
 		prf_ring_write_stack(&h, start, (const void __user *)uregs->sp,
 				     stack_size);
@@ -547,7 +649,8 @@ void prf_sample(struct prf_session *s, struct pt_regs *regs, bool throttled)
 		rb->last_mm = current->mm;
 		local_inc(&rb->new_tasks);
 	}
-out_leave:
+out_simd_put:
+	prf_simd_put(&simd);
 	prf_ring_leave(rb);
 	/*
 	 * Whether or not a test knob is on now: it may have been when the

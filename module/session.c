@@ -15,10 +15,11 @@
 #include <linux/pid_namespace.h>
 #include "perfregs.h"
 #include "compat.h"
+#include "simd.h"
 
-/* The largest sample record without its stack snapshot. */
+/* The largest sample record without its stack snapshot and SIMD state. */
 #define PRF_MAX_REGS_RECORD	(sizeof(struct perfregs_rec_sample) + \
-				 16 * PERFREGS_REG_MAX + 16)
+				 16 * PERFREGS_REG_EXT_MAX + 16)
 
 struct prf_session *prf_session_new(void)
 {
@@ -132,9 +133,13 @@ static int prf_check_config(const struct perfregs_config *c)
 	    c->event != PERFREGS_EV_BREAKPOINT)
 		return -EINVAL;
 	if ((c->iregs_mask & ~PERFREGS_MASK_64) ||
-	    (c->uregs_mask_64 & ~PERFREGS_MASK_64) ||
-	    (c->uregs_mask_32 & ~PERFREGS_MASK_32))
+	    (c->uregs_mask_64 & ~(PERFREGS_MASK_64 | PERFREGS_MASK_BASES)) ||
+	    (c->uregs_mask_32 & ~(PERFREGS_MASK_32 | PERFREGS_MASK_BASES)))
 		return -EINVAL;
+	if (c->simd_mask & ~PERFREGS_SIMD_ALL)
+		return -EINVAL;
+	if (c->simd_mask & ~prf_simd_offered())
+		return -EOPNOTSUPP;
 	if (c->pid < -1)
 		return -EINVAL;
 	/* perf's own limit on a period: it must fit in an s64 */
@@ -150,7 +155,8 @@ static int prf_check_config(const struct perfregs_config *c)
 	if (c->stack_bytes % 8 || c->stack_bytes > PERFREGS_MAX_STACK_BYTES)
 		return -EINVAL;
 	/* a record must fit in half the buffer */
-	if (PRF_MAX_REGS_RECORD + c->stack_bytes > data_size / 2)
+	if (PRF_MAX_REGS_RECORD + prf_simd_size(c->simd_mask, true) +
+	    c->stack_bytes > data_size / 2)
 		return -EINVAL;
 	if (c->cpus_ptr ? (c->pid >= 0 || !c->cpus_bytes || c->cpus_bytes % 8 ||
 			   c->cpus_bytes > PERFREGS_MAX_CPU_BYTES) : c->cpus_bytes)
@@ -355,6 +361,7 @@ static int prf_ioc_version(void __user *arg)
 		.minor = PERFREGS_ABI_MINOR,
 		.page_size = PAGE_SIZE,
 		.nr_cpu_ids = nr_cpu_ids,
+		.simd_offered = prf_simd_offered(),
 	};
 	u32 usize;
 

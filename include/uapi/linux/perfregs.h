@@ -29,7 +29,13 @@
 #include <linux/ioctl.h>
 
 #define PERFREGS_ABI_MAJOR	2	/* incompatible changes */
-#define PERFREGS_ABI_MINOR	0	/* compatible additions */
+#define PERFREGS_ABI_MINOR	1	/* compatible additions */
+/*
+ * Minor 1: the user frame's segment selectors where they are known,
+ * its FS and GS base (PERFREGS_REG_FS_BASE, _GS_BASE), and SIMD state
+ * (perfregs_config.simd_mask, PERFREGS_SF_SIMD); the version reports
+ * the SIMD components this CPU offers.
+ */
 
 #define PERFREGS_DEVICE		"/dev/perfregs"
 
@@ -65,13 +71,23 @@ enum perfregs_reg {
 	PERFREGS_REG_R13,
 	PERFREGS_REG_R14,
 	PERFREGS_REG_R15,
-	PERFREGS_REG_MAX,
+	PERFREGS_REG_MAX,		/* perf's registers end here */
+	/*
+	 * perfregs' own, past perf's numbering (minor 1), user frames
+	 * only: the task's FS and GS base (its TLS pointers).
+	 */
+	PERFREGS_REG_FS_BASE = PERFREGS_REG_MAX,
+	PERFREGS_REG_GS_BASE,
+	PERFREGS_REG_EXT_MAX,
 };
 
-/* Every register an i386 user frame has (no r8-r15). */
+/* Every register of perf's numbering an i386 user frame has (no r8-r15). */
 #define PERFREGS_MASK_32	((1ULL << PERFREGS_REG_R8) - 1)
-/* Every register an x86-64 (or x32) frame has. */
+/* Every register of perf's numbering an x86-64 (or x32) frame has. */
 #define PERFREGS_MASK_64	((1ULL << PERFREGS_REG_MAX) - 1)
+/* The FS and GS base, which uregs_mask_32 and uregs_mask_64 may add. */
+#define PERFREGS_MASK_BASES	((1ULL << PERFREGS_REG_FS_BASE) | \
+				 (1ULL << PERFREGS_REG_GS_BASE))
 
 /* --- ioctls ------------------------------------------------------------ */
 
@@ -89,8 +105,11 @@ struct perfregs_version {
 	__u32 page_size;	/* the mmap granule */
 	__u32 nr_cpu_ids;	/* CPU numbers are below this */
 	__u32 reserved;		/* out: zero */
+	/* minor 1 */
+	__u64 simd_offered;	/* PERFREGS_SIMD_* this CPU and kernel offer */
 };
 #define PERFREGS_VERSION_SIZE_VER0	24
+#define PERFREGS_VERSION_SIZE_VER1	32
 
 /* Events (perfregs_config.event). */
 enum perfregs_event {
@@ -158,6 +177,17 @@ enum perfregs_event {
  * nesting in the sample): then stack_size keeps the length reserved and
  * the rest is zero.
  *
+ * uregs_mask_32 and uregs_mask_64 may add PERFREGS_MASK_BASES (minor 1).
+ * A register of a user frame is recorded only where its value is known
+ * to be the user's at the interrupt (the sample's uregs_mask says which
+ * are; see PERFREGS_REC_SAMPLE): ds, es, fs and gs are never in the
+ * x86-64 pt_regs, but the kernel does not reload them on entry, so
+ * they are read from the CPU; the bases from their MSRs.
+ *
+ * simd_mask (minor 1, a PERFREGS_SIMD_* mask) records the SIMD state of
+ * the user frame in every sample that has user registers, where that
+ * state is known (see PERFREGS_SF_SIMD).
+ *
  * perf_fd: a perf event the caller opened with perf_event_open(2)
  * for the same event (type, config, period or frequency, exclude_user,
  * exclude_kernel; for EV_NMI a cpu-clock event) on the same target (a
@@ -191,8 +221,24 @@ struct perfregs_config {
 	__s32 perf_fd;		/* the perf event that proves the caller may */
 	__u32 reserved0;	/* must be zero */
 	__u64 reserved[3];	/* must be zero */
+	/* minor 1 */
+	__u64 simd_mask;	/* PERFREGS_SIMD_* of the user frame to record */
 };
 #define PERFREGS_CONFIG_SIZE_VER0	120
+#define PERFREGS_CONFIG_SIZE_VER1	128
+
+/*
+ * perfregs_config.simd_mask and perfregs_version.simd_offered: SIMD
+ * state of the user frame, per sample (PERFREGS_SF_SIMD).  Asking for a
+ * component the CPU or kernel does not offer gives -EOPNOTSUPP; XSAVE
+ * (and so every component) needs CPUID's XSAVE and the kernel's XCR0.
+ */
+#define PERFREGS_SIMD_XMM	(1ULL << 0) /* xmm0-15 (0-7 of a 32-bit frame), mxcsr */
+#define PERFREGS_SIMD_YMM	(1ULL << 1) /* the upper 128 bits of ymm0-15 (AVX) */
+#define PERFREGS_SIMD_ZMM	(1ULL << 2) /* the upper 256 bits of zmm0-15 and
+					     * zmm16-31 whole (AVX-512, 64-bit) */
+#define PERFREGS_SIMD_OPMASK	(1ULL << 3) /* k0-k7 (AVX-512) */
+#define PERFREGS_SIMD_ALL	((1ULL << 4) - 1)
 
 /*
  * The numbers of the two ioctls that take a structure carry only the
@@ -336,6 +382,8 @@ enum perfregs_rec_type {
  * session that excluded the kernel.
  */
 #define PERFREGS_SF_SKID		0x80U
+/* A SIMD section follows the registers: struct perfregs_rec_simd. */
+#define PERFREGS_SF_SIMD		0x100U
 
 /* perfregs_rec_sample.abi: the ABI of the user frame, from its CS. */
 enum perfregs_abi {
@@ -364,6 +412,7 @@ enum perfregs_abi {
  *	__u32 reserved2;	zero
  *	__u64 iregs[hweight64(iregs_mask)];	ascending register number
  *	__u64 uregs[hweight64(uregs_mask)];
+ *	struct perfregs_rec_simd simd;		if PERFREGS_SF_SIMD
  *	{ __u64 stack_size;			if PERFREGS_SF_STACK; at
  *						most stack_bytes, see there
  *	  char  stack[stack_size];		from the user SP up
@@ -376,11 +425,26 @@ enum perfregs_abi {
  * even after an exec, and tell images apart after the task is gone.
  *
  * A register is present when it was asked for and its value is known:
- * ds/es/fs/gs are never in an x86-64 pt_regs, r8-r15 do not exist in a
- * 32-bit frame, no user register is present when uregs are NONE, and a
- * context-switch sample's interrupt registers are only ip, sp and cs
- * (the rest of the frame perf hands over is not filled in; its flags
- * are a constant 0).
+ * r8-r15 do not exist in a 32-bit frame, no user register is present
+ * when uregs are NONE, and a context-switch sample's interrupt
+ * registers are only ip, sp and cs (the rest of the frame perf hands
+ * over is not filled in; its flags are a constant 0).  The segment
+ * selectors ds, es, fs, gs (never in an x86-64 pt_regs) and the FS and
+ * GS base are user registers only (minor 1):
+ *  - when the interrupt hit user mode, all six are present: nothing
+ *    between the user's instruction and the sample reloads a selector
+ *    or writes the FS base, and the entry's swapgs left the user's GS
+ *    base in MSR_KERNEL_GS_BASE;
+ *  - when it hit the task in the kernel (uregs from the entry frame),
+ *    the selectors and the FS base are present only if the interrupted
+ *    code ran with interrupts enabled: the kernel loads another task's
+ *    selectors and bases only in a context switch, with interrupts off
+ *    (only an NMI can land there).  They are the values the task will
+ *    return to user mode with, as of the sample (as for the frame: a
+ *    sigreturn or exec in progress may still change them).  The GS base
+ *    is not present: the kernel's entry code and KVM both swap other
+ *    values through MSR_KERNEL_GS_BASE while a task is in the kernel;
+ *  - never in a sample without user registers.
  *
  * image_ino and image_dev are 0 when the image is unknown, also when
  * the task's exe_file is being replaced at the moment of the sample.
@@ -401,6 +465,48 @@ struct perfregs_rec_sample {
 	__u32 image_dev;
 	__u32 reserved2;
 	__u64 regs[];
+};
+
+/*
+ * PERFREGS_SF_SIMD: the SIMD state of the user frame, for a session
+ * with a simd_mask, in every sample with user registers.  data[] holds
+ * the components of "components" (a PERFREGS_SIMD_* mask: those asked
+ * for, or none where the state is not known), each vector register
+ * little-endian, in this order:
+ *
+ *	XMM     nr_vec * 16 bytes	xmm0.. (16 for a 64-bit frame, 8 for
+ *					a 32-bit one)
+ *	YMM     nr_vec * 16 bytes	the upper halves of ymm0..
+ *	ZMM     nr_vec * 32 bytes	the upper halves of zmm0.., then for
+ *	        + 16 * 64 bytes		a 64-bit frame zmm16-31 whole
+ *	OPMASK  8 * 8 bytes		k0-k7
+ *
+ * The state is the user's, and present, when the interrupt hit user
+ * mode, or hit the task in the kernel with interrupts enabled before
+ * the kernel saved the user's registers to use them itself or to
+ * switch tasks (TIF_NEED_FPU_LOAD clear) and not while KVM has a
+ * guest's state loaded: the registers then still hold the user's state,
+ * and the module copies them with XSAVE.  Otherwise components is 0 and
+ * unknown says why (PERFREGS_SIMD_UNKNOWN_*): the kernel never hands
+ * out a register value of its own.  A component in its initial state is
+ * all zeros.
+ */
+enum perfregs_simd_unknown {
+	PERFREGS_SIMD_KNOWN = 0,
+	PERFREGS_SIMD_UNKNOWN_SAVED,	/* the kernel saved it to use the FPU */
+	PERFREGS_SIMD_UNKNOWN_IRQS_OFF,	/* maybe inside a context switch */
+	PERFREGS_SIMD_UNKNOWN_GUEST,	/* a KVM guest's state is loaded */
+	PERFREGS_SIMD_UNKNOWN_NESTED,	/* samples nested too deep on the CPU */
+};
+
+struct perfregs_rec_simd {
+	__u32 size;		/* bytes, this header included; a multiple of 8 */
+	__u32 components;	/* PERFREGS_SIMD_* in data[] */
+	__u32 nr_vec;		/* 16 or 8 */
+	__u32 mxcsr;		/* with XMM, else 0 */
+	__u32 unknown;		/* enum perfregs_simd_unknown */
+	__u32 reserved;		/* zero */
+	__u8 data[];
 };
 
 /*
