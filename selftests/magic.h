@@ -34,3 +34,32 @@
 #define MAGIC32_EBP	0xefc0de05U		/* DWARF 5 */
 
 #endif /* PERFREGS_SELFTESTS_MAGIC_H */
+
+/*
+ * The extended magic values of xmagic.c (x86_64 and i386 builds) and of
+ * mixed.c's 32-bit side: vector registers, selectors and bases.
+ *
+ * xmm n (n = 0..15, 0..7 for 32-bit code): low quadword "Mxmm" c0de 00nn,
+ * high quadword "XMMh" c0de 00nn; the upper half of ymm n: bits 128-191
+ * "Mymm" c0de 00nn, bits 192-255 "YMMh" c0de 00nn.
+ */
+#define MAGIC_XMM_LO(n)	(0x4d786d6dc0de0000ULL | (n))
+#define MAGIC_XMM_HI(n)	(0x584d4d68c0de0000ULL | (n))
+#define MAGIC_YMM_LO(n)	(0x4d796d6dc0de0000ULL | (n))
+#define MAGIC_YMM_HI(n)	(0x594d4d68c0de0000ULL | (n))
+
+/*
+ * Bases and selectors.  x86_64: the FS and GS base set with arch_prctl()
+ * ("Mfsbas", "Mgsbas": canonical user addresses, never dereferenced),
+ * ds and es loaded with flat data segments of the task's LDT.  i386: ds
+ * and es likewise, fs with an LDT data segment whose base is
+ * MAGIC32_FS_BASE ("Mfsb"); gs stays glibc's TLS segment.
+ */
+#define MAGIC64_FS_BASE	0x00004d6673626173ULL
+#define MAGIC64_GS_BASE	0x00004d6773626173ULL
+#define MAGIC32_FS_BASE	0x4d667362U
+#define MAGIC_LDT_ES	0	/* LDT entries: flat, base 0 */
+#define MAGIC_LDT_DS	1
+#define MAGIC_LDT_FS	2	/* base MAGIC32_FS_BASE */
+/* a selector of LDT entry n at privilege level 3 */
+#define MAGIC_LDT_SEL(n)	((n) << 3 | 4 | 3)

@@ -12,11 +12,15 @@
  *
  * Prints one line, flushed before the loop starts:
  *
- *   magic abi=mixed pid=<pid> loop=0x<start>-0x<end>
+ *   magic abi=mixed pid=<pid> loop=0x<start>-0x<end> avx=<0|1>
+ *     ds=0x.. es=0x.. fs=0x.. gs=0x.. fs_base=0x.. gs_base=0x..
  *
  * where [start, end) is the exact range of the 32-bit inner loop (global
  * labels mixed_loop_start and mixed_loop_end); whenever the pc is inside
- * it, cs is 0x23 and ebx, esi, edi, ebp hold MAGIC32_EBX, _ESI, _EDI, _EBP.
+ * it, cs is 0x23 and ebx, esi, edi, ebp hold MAGIC32_EBX, _ESI, _EDI, _EBP,
+ * xmm0-7 MAGIC_XMM_LO/HI(n), and with avx=1 the upper halves of ymm0-7
+ * MAGIC_YMM_LO/HI(n) (loaded in 64-bit mode, kept across the far jump);
+ * the selectors and bases are the 64-bit process's own, as printed.
  * Then it keeps going in and out of 32-bit mode, a few million iterations
  * each time, until SECONDS seconds of wall time have passed.  Exit status
  * 0, 1 if it cannot set up, 2 on bad arguments.
@@ -41,6 +45,7 @@
  * ("#PF: supervisor read access in user mode" at the lretq).  ljmp through
  * a far pointer in memory, or with an immediate one, touches no stack.
  */
+#include <cpuid.h>
 #include <errno.h>
 #include <math.h>
 #include <stdint.h>
@@ -70,6 +75,9 @@ extern const char mixed_code32[], mixed_loop_start[], mixed_loop_end[];
 
 static uint64_t stack32_top;		/* below 4 GiB, 16-byte aligned */
 static uint64_t saved_rsp, saved_rbp;
+/* ymm0-7 whole (their low halves the xmm values) */
+static uint64_t ytab[8][4] __attribute__((aligned(32)));
+static int avx;
 
 /*
  * Run iters (> 0) iterations of the 32-bit loop.  noinline/noclone: the
@@ -84,6 +92,25 @@ static uint64_t saved_rsp, saved_rbp;
 static void __attribute__((noinline, noclone)) mixed_spin(unsigned int iters)
 {
 	asm volatile(
+		"movdqu	0(%[y]), %%xmm0\n\t"
+		"movdqu	32(%[y]), %%xmm1\n\t"
+		"movdqu	64(%[y]), %%xmm2\n\t"
+		"movdqu	96(%[y]), %%xmm3\n\t"
+		"movdqu	128(%[y]), %%xmm4\n\t"
+		"movdqu	160(%[y]), %%xmm5\n\t"
+		"movdqu	192(%[y]), %%xmm6\n\t"
+		"movdqu	224(%[y]), %%xmm7\n\t"
+		"cmpl	$0, %[avx]\n\t"
+		"je	2f\n\t"
+		"vmovdqu	0(%[y]), %%ymm0\n\t"
+		"vmovdqu	32(%[y]), %%ymm1\n\t"
+		"vmovdqu	64(%[y]), %%ymm2\n\t"
+		"vmovdqu	96(%[y]), %%ymm3\n\t"
+		"vmovdqu	128(%[y]), %%ymm4\n\t"
+		"vmovdqu	160(%[y]), %%ymm5\n\t"
+		"vmovdqu	192(%[y]), %%ymm6\n\t"
+		"vmovdqu	224(%[y]), %%ymm7\n"
+		"2:\n\t"
 		"movq	%%rbp, %[save_rbp]\n\t"
 		"movq	%%rsp, %[save_rsp]\n\t"
 		"movq	%[stack], %%rsp\n\t"
@@ -121,11 +148,12 @@ static void __attribute__((noinline, noclone)) mixed_spin(unsigned int iters)
 		"movq	%[save_rbp], %%rbp"
 		: [n] "+c" (iters),
 		  [save_rsp] "=m" (saved_rsp), [save_rbp] "=m" (saved_rbp)
-		: [stack] "m" (stack32_top),
+		: [stack] "m" (stack32_top), [y] "r" (ytab), [avx] "m" (avx),
 		  [ebx] "n" (MAGIC32_EBX), [esi] "n" (MAGIC32_ESI),
 		  [edi] "n" (MAGIC32_EDI), [ebp] "n" (MAGIC32_EBP)
 		: "rax", "rbx", "rdx", "rsi", "rdi", "r8", "r9", "r10", "r11",
-		  "r12", "r13", "r14", "r15", "cc", "memory");
+		  "r12", "r13", "r14", "r15", "xmm0", "xmm1", "xmm2", "xmm3",
+		  "xmm4", "xmm5", "xmm6", "xmm7", "cc", "memory");
 }
 
 static double now(void)
@@ -134,6 +162,16 @@ static double now(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int have_avx(void)
+{
+	unsigned int a, b, c, d, lo, hi;
+
+	if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & bit_AVX) || !(c & bit_OSXSAVE))
+		return 0;
+	asm volatile("xgetbv" : "=a" (lo), "=d" (hi) : "c" (0));
+	return (lo & 6) == 6;	/* the OS saves xmm and ymm */
 }
 
 static void usage(const char *argv0)
@@ -146,9 +184,12 @@ static void usage(const char *argv0)
 
 int main(int argc, char **argv)
 {
+	unsigned int sel[4];
+	uint64_t fs_base;
 	double secs, start;
 	void *stack;
 	char *end;
+	int n;
 
 	if (argc != 2)
 		usage(argv[0]);
@@ -177,9 +218,21 @@ int main(int argc, char **argv)
 		return 1;
 	}
 
-	printf("magic abi=mixed pid=%d loop=0x%lx-0x%lx\n", (int)getpid(),
-	       (unsigned long)(uintptr_t)mixed_loop_start,
-	       (unsigned long)(uintptr_t)mixed_loop_end);
+	for (n = 0; n < 8; n++) {
+		ytab[n][0] = MAGIC_XMM_LO(n);
+		ytab[n][1] = MAGIC_XMM_HI(n);
+		ytab[n][2] = MAGIC_YMM_LO(n);
+		ytab[n][3] = MAGIC_YMM_HI(n);
+	}
+	avx = have_avx();
+	asm volatile("movl %%ds, %0; movl %%es, %1; movl %%fs, %2; movl %%gs, %3"
+		     : "=r" (sel[0]), "=r" (sel[1]), "=r" (sel[2]), "=r" (sel[3]));
+	/* glibc's TLS: its first word is its own address, the FS base */
+	asm volatile("movq %%fs:0, %0" : "=r" (fs_base));
+	printf("magic abi=mixed pid=%d loop=0x%lx-0x%lx avx=%d ds=0x%x es=0x%x fs=0x%x gs=0x%x fs_base=0x%llx gs_base=0x0\n",
+	       (int)getpid(), (unsigned long)(uintptr_t)mixed_loop_start,
+	       (unsigned long)(uintptr_t)mixed_loop_end, avx, sel[0], sel[1],
+	       sel[2], sel[3], (unsigned long long)fs_base);
 	if (fflush(stdout) == EOF) {
 		perror("mixed: stdout");
 		return 1;

@@ -44,7 +44,7 @@ TEST_F(dev, version)
 	memset(&v, 0xa5, sizeof(v));
 	v.size = sizeof(v);
 	ASSERT_EQ(0, ioctl(self->fd, PERFREGS_IOC_VERSION, &v));
-	EXPECT_EQ(PERFREGS_VERSION_SIZE_VER0, v.size);
+	EXPECT_EQ(PERFREGS_VERSION_SIZE_VER1, v.size);
 	EXPECT_EQ(PERFREGS_ABI_MAJOR, v.major);
 	EXPECT_EQ(PERFREGS_ABI_MINOR, v.minor);
 	EXPECT_EQ((unsigned int)getpagesize(), v.page_size);
@@ -77,7 +77,7 @@ TEST_F(dev, version_grows)
 	memset(&u, 0xa5, sizeof(u));
 	u.v.size = sizeof(u);
 	ASSERT_EQ(0, ioctl(self->fd, PERFREGS_IOC_VERSION, &u));
-	EXPECT_EQ(PERFREGS_VERSION_SIZE_VER0, u.v.size) TH_LOG("the size we know");
+	EXPECT_EQ(PERFREGS_VERSION_SIZE_VER1, u.v.size) TH_LOG("the size we know");
 	EXPECT_EQ(PERFREGS_ABI_MAJOR, u.v.major);
 	for (i = sizeof(u.v); i < sizeof(u); i++)
 		if (u.b[i])
@@ -124,7 +124,71 @@ static int config_errno(int fd, const struct perfregs_config *cfg)
 
 TEST_F(dev, config_good)
 {
+	struct perfregs_config c = self->cfg;
+
 	EXPECT_EQ(0, config_errno(self->fd, &self->cfg));
+	/* the bases of the user frame, minor 1 */
+	c.uregs_mask_64 |= PERFREGS_MASK_BASES;
+	c.uregs_mask_32 |= PERFREGS_MASK_BASES;
+	EXPECT_EQ(0, config_errno(self->fd, &c));
+}
+
+/* A caller of minor 0 passes the configuration without simd_mask. */
+TEST_F(dev, config_ver0_size)
+{
+	struct perfregs_config c = self->cfg;
+
+	c.size = PERFREGS_CONFIG_SIZE_VER0;
+	c.simd_mask = PERFREGS_SIMD_ALL;	/* past its size: never read */
+	EXPECT_EQ(0, config_errno(self->fd, &c));
+}
+
+/*
+ * What VERSION offers of the SIMD state follows the CPU's flags, as the
+ * kernel shows them; a component not offered is refused, one offered is
+ * taken.
+ */
+static bool cpu_flag(const char *flag)
+{
+	char line[8192], word[64];
+	bool found = false;
+	FILE *f = fopen("/proc/cpuinfo", "r");
+
+	snprintf(word, sizeof(word), " %s ", flag);
+	while (f && !found && fgets(line, sizeof(line), f)) {
+		if (strncmp(line, "flags", 5))
+			continue;
+		line[strcspn(line, "\n")] = ' ';
+		found = strstr(line, word) != NULL;
+		break;
+	}
+	if (f)
+		fclose(f);
+	return found;
+}
+
+TEST_F(dev, simd_offered)
+{
+	struct perfregs_version v = { .size = sizeof(v) };
+	struct perfregs_config c;
+	uint64_t want = 0, bit;
+
+	ASSERT_EQ(0, ioctl(self->fd, PERFREGS_IOC_VERSION, &v));
+	if (cpu_flag("xsave"))
+		want |= PERFREGS_SIMD_XMM;
+	if (cpu_flag("xsave") && cpu_flag("avx"))
+		want |= PERFREGS_SIMD_YMM;
+	if (cpu_flag("xsave") && cpu_flag("avx512f"))
+		want |= PERFREGS_SIMD_ZMM | PERFREGS_SIMD_OPMASK;
+	TH_LOG("offered %#llx, the CPU's flags say %#llx",
+	       (unsigned long long)v.simd_offered, (unsigned long long)want);
+	EXPECT_EQ(want, v.simd_offered);
+	for (bit = 1; bit <= PERFREGS_SIMD_OPMASK; bit <<= 1) {
+		c = self->cfg;
+		c.simd_mask = bit;
+		EXPECT_EQ(v.simd_offered & bit ? 0 : EOPNOTSUPP, config_errno(self->fd, &c))
+			TH_LOG("simd_mask %#llx", (unsigned long long)bit);
+	}
 }
 
 TEST_F(dev, config_bad)
@@ -149,6 +213,10 @@ TEST_F(dev, config_bad)
 	BAD(c.data_pages = 1U << 30, EINVAL);
 	BAD(c.period = 0, EINVAL);
 	BAD(c.iregs_mask = 1ULL << PERFREGS_REG_MAX, EINVAL);
+	BAD(c.iregs_mask = PERFREGS_MASK_BASES, EINVAL);
+	BAD(c.uregs_mask_64 = 1ULL << PERFREGS_REG_EXT_MAX, EINVAL);
+	BAD(c.simd_mask = PERFREGS_SIMD_ALL + 1, EINVAL);
+	BAD(c.simd_mask = 1ULL << 63, EINVAL);
 	BAD(c.uregs_mask_64 = ~0ULL, EINVAL);
 	BAD(c.uregs_mask_32 = 1ULL << PERFREGS_REG_R8, EINVAL);
 	BAD(c.pid = -2, EINVAL);
@@ -214,7 +282,7 @@ TEST_F(dev, config_grows)
 	u.b[sizeof(u.c) + 17] = 1;
 	EXPECT_EQ(-1, ioctl(self->fd, PERFREGS_IOC_CONFIG, &u));
 	EXPECT_EQ(E2BIG, errno);
-	EXPECT_EQ(PERFREGS_CONFIG_SIZE_VER0, u.c.size) TH_LOG("the size we know, written back");
+	EXPECT_EQ(PERFREGS_CONFIG_SIZE_VER1, u.c.size) TH_LOG("the size we know, written back");
 	/* ABI 1's numbers, with the structures' sizes in them, still work */
 	u.c.size = sizeof(u.c);
 	EXPECT_EQ(0, ioctl(self->fd, _IOW(PERFREGS_IOC_MAGIC, 1, struct perfregs_config), &u))
