@@ -78,8 +78,17 @@ ST_DIR		:= $(BUILD)/selftests
 ST_TESTS	:= $(patsubst selftests/%.c,$(ST_DIR)/%,$(wildcard selftests/test_*.c))
 ST_HDRS		:= $(wildcard selftests/*.h) tools/lib/libperfregs.h include/uapi/linux/perfregs.h
 # the workloads with magic registers, and those of real program shapes:
-# ST_WORKLOADS and their rules
-ifneq ($(ENTRY_ONLY),y)
+# ST_WORKLOADS and their rules.  Their makefiles probe what the compiler
+# can build (a static link each, about a minute in all under TCG): not
+# for the goals that do not build them (test_install.sh runs make install
+# and dkms-install in a guest).
+NO_WORKLOAD_GOALS := $(ENTRY_GOALS) install uninstall dkms-install dkms-uninstall
+ifneq ($(MAKECMDGOALS),)
+ifeq ($(filter-out $(NO_WORKLOAD_GOALS),$(MAKECMDGOALS)),)
+NO_WORKLOADS	:= y
+endif
+endif
+ifneq ($(NO_WORKLOADS),y)
 -include selftests/workloads.mk
 -include selftests/realprog.mk
 endif

@@ -286,7 +286,17 @@ TEST_F(engine, source_masks)
 		EXPECT_EQ(imask & (variant->event == PERFREGS_EV_CONTEXT_SWITCHES ?
 				   R(IP) | R(SP) | R(CS) : VALID64), s->iregs_mask);
 		if (s->abi == PERFREGS_ABI_64) {
-			EXPECT_EQ(umask & VALID64, s->uregs_mask);
+			/*
+			 * gs, a selector, is the user's when the interrupt hit
+			 * user mode, or the kernel with interrupts on (the
+			 * iregs' flags say): a context switch's frame has none
+			 */
+			uint64_t want = umask & VALID64, fl = 0;
+
+			if (!(s->flags & PERFREGS_SF_KERNEL) ||
+			    (sample_ireg(s, PERFREGS_REG_FLAGS, &fl) && (fl & 0x200)))
+				want |= umask & R(GS);
+			EXPECT_EQ(want, s->uregs_mask);
 		} else {
 			EXPECT_EQ(0, s->uregs_mask) TH_LOG("abi %u", s->abi);
 		}
