@@ -13,11 +13,11 @@ export PERFREGS_TIMEOUT_SCALE=${PERFREGS_TIMEOUT_SCALE:-10}
 export PERFREGS_WORK_SCALE=${PERFREGS_WORK_SCALE:-4}
 KML=/sys/kernel/debug/kmemleak
 echo "# debug kernel $(uname -r): fuzz ${PERFREGS_FUZZ_SECONDS} s, stress ${PERFREGS_STRESS_SECONDS} s"
-BAD=$(sed -n "s/^BAD='\(.*\)'$/\1/p" selftests/run_guest.sh)
+. selftests/klog.sh	# BAD, klog_bad, klog_kernel_races
 # what the checkers said while booting is not ours, but it is counted
-boot_reports=$(dmesg | grep -cE "$BAD")
+boot_reports=$(dmesg | klog_bad | wc -l)
 echo "# reports during boot: $boot_reports"
-dmesg | grep -E "$BAD" | head -20 | sed 's/^/# boot: /'
+dmesg | klog_bad | head -20 | sed 's/^/# boot: /'
 [ -w $KML ] && echo clear > $KML
 selftests/run_guest.sh "$B"
 if [ -w $KML ]; then
@@ -35,5 +35,8 @@ else
 	leaks=0
 	echo "not ok - kmemleak: $KML missing (is this the debug kernel?)"
 fi
-reports=$(dmesg | grep -cE "$BAD")
+reports=$(dmesg | klog_bad | wc -l)
+races=$(dmesg | klog_kernel_races | wc -l)
+echo "# the kernel's own races (KCSAN, not perfregs'): $races"
+dmesg | klog_kernel_races | sort | uniq -c | sort -rn | sed 's/^/#   /'
 echo "# reports: $((reports + leaks))"

@@ -18,7 +18,7 @@ export PERFREGS_KO="$B/kmod/$KVER/module/perfregs.ko"
 export PERFREGS_BUILD="$B"
 export PATH="$B:$PATH"
 [ -n "${2:-}" ] && [ "$2" != "$KVER" ] && export PERFREGS_MATRIX_FIRST="$2"
-BAD='WARNING:|BUG:|Oops|general protection|KASAN|UBSAN|suspected memory leak|circular locking|possible recursive locking|inconsistent lock state|lock inversion|suspicious RCU usage|DEBUG_LOCKS_WARN_ON|list_add corruption|list_del corruption|ODEBUG|self-detected stall|blocked for more than|soft lockup'
+. "$(dirname "$0")/klog.sh"	# BAD, klog_bad, klog_kernel_races
 
 echo "TAP version 13"
 echo "# perfregs selftests on $KVER"
@@ -32,15 +32,17 @@ fi
 klog_mark=$(dmesg | wc -l)
 # Is the kernel log clean since the last look?  Prints what is not.
 klog_clean() {
-	local new
+	local new first
 	new=$(dmesg | tail -n +"$((klog_mark + 1))")
 	klog_mark=$(dmesg | wc -l)
-	if printf '%s\n' "$new" | grep -qE "$BAD"; then
+	printf '%s\n' "$new" | klog_kernel_races | sed 's/^/# the kernel'"'"'s own race, not perfregs'"'"': /'
+	first=$(printf '%s\n' "$new" | klog_bad | head -n1)
+	if [ -n "$first" ]; then
 		# 60 lines from just before the first bad one: the report and
 		# its trace, not what came before it (a fuzzer's segfaults)
-		printf '%s\n' "$new" | awk -v re="$BAD" '
+		printf '%s\n' "$new" | awk -v first="$first" '
 			{ l[NR] = $0 }
-			!f && $0 ~ re { f = NR }
+			!f && $0 == first { f = NR }
 			END { s = f > 5 ? f - 5 : 1
 			      for (i = s; i < s + 60 && i <= NR; i++) print "# dmesg: " l[i] }'
 		return 1

@@ -19,7 +19,7 @@ slice=${3:-300}
 KVER=$(uname -r)
 KO="$B/kmod/$KVER/module/perfregs.ko"
 KML=/sys/kernel/debug/kmemleak
-BAD=$(sed -n "s/^BAD='\(.*\)'$/\1/p" selftests/run_guest.sh)
+. selftests/klog.sh	# BAD, klog_bad, klog_kernel_races
 export PERFREGS_TIMEOUT_SCALE=${PERFREGS_TIMEOUT_SCALE:-10}
 export PATH="$B:$PATH"
 # the two reload the module themselves only when asked: here it is done
@@ -28,7 +28,7 @@ unset PERFREGS_KO
 T=$(mktemp -d)
 echo "TAP version 13"
 echo "# soak on $KVER: $minutes min in slices of $slice s"
-boot_reports=$(dmesg | grep -cE "$BAD")
+boot_reports=$(dmesg | klog_bad | wc -l)
 echo "# reports during boot: $boot_reports (not counted)"
 mount -t debugfs none /sys/kernel/debug 2>/dev/null
 [ -w $KML ] && echo clear > $KML
@@ -69,12 +69,12 @@ while [ $((SECONDS - start)) -lt $((minutes * 60)) ]; do
 		res "not ok" "the module unloads and loads after a slice"
 		lsmod | grep -q '^perfregs ' || insmod "$KO"
 	fi
-	reports=$(( $(dmesg | grep -cE "$BAD") - boot_reports ))
+	reports=$(( $(dmesg | klog_bad | wc -l) - boot_reports ))
 	el=$(( (SECONDS - start) ))
 	echo "# soak: $((el / 60)) of $minutes min: fuzz inputs $inputs ($((inputs / (el ? el : 1)))/s)," \
 	     "stress $stress s, failed $failed, reports $reports, reloads $reloads"
 	if [ "$reports" -gt 0 ]; then
-		dmesg | grep -E "$BAD" | tail -n 5 | sed 's/^/# dmesg: /'
+		dmesg | klog_bad | tail -n 5 | sed 's/^/# dmesg: /'
 	fi
 done
 rmmod perfregs && res ok "rmmod perfregs at the end" || res "not ok" "rmmod perfregs at the end"
@@ -89,12 +89,15 @@ if [ -w $KML ]; then
 		head -60 $KML | sed 's/^/# kmemleak: /'
 	fi
 fi
-reports=$(( $(dmesg | grep -cE "$BAD") - boot_reports ))
+reports=$(( $(dmesg | klog_bad | wc -l) - boot_reports ))
+races=$(dmesg | klog_kernel_races | wc -l)
+echo "# the kernel's own races (KCSAN, not perfregs'): $races"
+dmesg | klog_kernel_races | sort | uniq -c | sort -rn | sed 's/^/#   /'
 if [ "$reports" -eq 0 ]; then
 	res ok "no checker report in the kernel log during the soak"
 else
 	res "not ok" "$reports checker report lines in the kernel log during the soak"
-	dmesg | grep -E "$BAD" -A 30 | head -n 80 | sed 's/^/# dmesg: /'
+	dmesg | grep -F -f <(dmesg | klog_bad) -A 30 | head -n 80 | sed 's/^/# dmesg: /'
 fi
 echo "# fuzz inputs: $inputs"
 echo "# stress seconds: $stress"
