@@ -148,6 +148,15 @@ struct prf_ring *prf_ring_alloc(struct prf_session *s, int cpu,
 				unsigned long watermark);
 void prf_ring_free(struct prf_ring *rb);
 void prf_ring_write(struct prf_handle *h, const void *src, size_t len);
+void prf_ring_kmsan_check(const struct prf_handle *h, unsigned long start);
+
+/* KMSAN: every byte of the record at @start was initialized (ring.c). */
+static inline void prf_ring_check_written(const struct prf_handle *h,
+					  unsigned long start)
+{
+	if (IS_ENABLED(CONFIG_KMSAN))
+		prf_ring_kmsan_check(h, start);
+}
 void prf_ring_lost(struct prf_ring *rb, enum perfregs_lost_cause cause);
 bool prf_ring_readable(struct prf_ring *rb);
 bool prf_ring_new_tasks_unseen(struct prf_ring *rb);

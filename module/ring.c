@@ -46,6 +46,7 @@
 #include <linux/timekeeping.h>
 #include <linux/sched.h>
 #include <linux/uaccess.h>
+#include <linux/kmsan-checks.h>
 #include "perfregs.h"
 #include "ring.h"
 
@@ -246,6 +247,26 @@ void prf_ring_write(struct prf_handle *h, const void *src, size_t len)
 	h->offset += len;
 }
 
+/*
+ * Every byte of the record just written, [@start, h->offset), must have
+ * been written by us, from initialized values: userspace reads the ring
+ * through its mapping, where KMSAN cannot see it, so this is where it
+ * checks what goes out (the test suites' fill patterns check the same
+ * from userspace).  Called through prf_ring_check_written(), only on a
+ * KMSAN kernel.
+ */
+void prf_ring_kmsan_check(const struct prf_handle *h, unsigned long start)
+{
+	struct prf_ring *rb = h->rb;
+	unsigned long pos = start & rb->mask;
+	size_t len = h->offset - start, first;
+
+	first = min_t(size_t, len, rb->size - pos);
+	kmsan_check_memory(rb->data + pos, first);
+	if (len > first)
+		kmsan_check_memory(rb->data, len - first);
+}
+
 /* Store a word at @off, 8-aligned: it never wraps (the ring is 8-aligned). */
 static void prf_ring_store(struct prf_ring *rb, unsigned long off, u64 v)
 {
@@ -360,6 +381,7 @@ void prf_ring_emit_lost(struct prf_ring *rb, u32 extra, bool nested)
 	for (; i < PERFREGS_LOST_SLOTS; i++)
 		rec.lost[i] = 0;
 	prf_ring_write(&h, &rec, sizeof(rec));
+	prf_ring_check_written(&h, h.offset - sizeof(rec));
 }
 
 /*

@@ -636,6 +636,7 @@ void prf_sample(struct prf_session *s, struct pt_regs *regs, bool throttled)
 	if (stack_size)
 		prf_ring_write_stack(&h, start, (const void __user *)uregs->sp,
 				     stack_size);
+	prf_ring_check_written(&h, start);
 
 	/*
 	 * A learner in userspace wants to hear of a new process or image;
