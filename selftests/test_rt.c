@@ -362,7 +362,10 @@ static int hog_run(struct __test_metadata *_metadata, FIXTURE_DATA(rt) *self,
 	if (self->child <= 0)
 		return -1;
 	self->cfg.pid = self->child;
+	/* 80 ms of samples, more on a slow (debug) kernel: PERFREGS_WORK_SCALE */
 	self->cfg.data_pages = 8;
+	while (self->cfg.data_pages < 8 * work_scale())
+		self->cfg.data_pages *= 2;
 	self->cfg.period = 1000000;
 	self->cfg.wakeup_bytes = 2048;
 	if (prf_config(&self->r, &self->cfg) || prf_start(&self->r))
