@@ -302,6 +302,13 @@ def jsonl(out):
     return [json.loads(l) for l in out.splitlines() if l.startswith("{")]
 
 
+# COMMAND with its stdout elsewhere: magic_64 prints a line at its start,
+# and on a slow kernel that line can land inside a JSON line of the
+# tool's, which shares the stdout (seen on the KCSAN kernel).
+def quiet(cmd):
+    return ["/bin/sh", "-c", 'exec "$0" "$@" > /dev/null'] + cmd
+
+
 def run_cli():
     """Options end to end: -C, -e nmi, --overwrite, -t, :u/:k, SIGINT, usage errors."""
     spin = os.path.join(ST, "magic_64")
@@ -344,7 +351,7 @@ def run_cli():
            f"{p.stderr.strip()[:200]}")
 
     # perf's event modifiers: :u user mode only, :k kernel mode only
-    p = subprocess.run([TOOL, "-q", "-f", "json", "-e", "cpu-clock:u", "--", spin, "1"],
+    p = subprocess.run([TOOL, "-q", "-f", "json", "-e", "cpu-clock:u", "--"] + quiet([spin, "1"]),
                        capture_output=True, text=True)
     u = [r for r in jsonl(p.stdout) if r["type"] == "sample"]
     ubad = sum(1 for r in u if r["uregs_source"] != "direct")
@@ -432,7 +439,8 @@ def run_perf_conventions(spin):
         why.append("the first recording is not FILE.old after the second -o FILE")
     shutil.rmtree(d)
     # -g is --call-graph dwarf; -I and --user-regs are --iregs and --uregs
-    p = subprocess.run([TOOL, "-q", "-f", "json", "-g", "-I", "--user-regs=ip,sp", "--", spin, "1"],
+    p = subprocess.run([TOOL, "-q", "-f", "json", "-g", "-I", "--user-regs=ip,sp", "--"] +
+                       quiet([spin, "1"]),
                        capture_output=True, text=True)
     recs = [r for r in jsonl(p.stdout) if r["type"] == "sample" and r["mode"] == "user"]
     chained = sum(1 for r in recs if r.get("callchain"))
@@ -472,7 +480,7 @@ def run_user_only_fallback(spin):
         open(par, "w").write("2\n")
         os.chmod("/dev/perfregs", 0o666)
         rec = os.path.join(d, "u.prf")
-        p = subprocess.run(nobody + [tool, "-f", "json", "-o", rec, "--", spin, "1"],
+        p = subprocess.run(nobody + [tool, "-f", "json", "-o", rec, "--"] + quiet([spin, "1"]),
                            capture_output=True, text=True, cwd=d)
         notes = [ln for ln in p.stderr.splitlines() if "sampling user mode only" in ln]
         recs = [r for r in jsonl(p.stdout) if r["type"] == "sample"]
