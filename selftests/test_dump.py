@@ -339,10 +339,13 @@ def run_cli():
            summ.get("lost", {}).get("full") == 0, "cli_overwrite",
            f"exit {p.returncode}, kept {n} of {summ.get('produced')} samples")
 
-    w = subprocess.Popen([spin, "4"], stdout=subprocess.PIPE, text=True)
+    # spins until killed: on a slow kernel the tool's start (kallsyms)
+    # outlasted a 4 s spin, and -t found no such thread (KCSAN kernel)
+    w = subprocess.Popen([spin, "600"], stdout=subprocess.PIPE, text=True)
     w.stdout.readline()
     p = subprocess.run([TOOL, "-q", "-f", "json", "-t", str(w.pid), "-d", "1"],
                        capture_output=True, text=True)
+    w.kill()
     w.wait()
     recs = [r for r in jsonl(p.stdout) if r["type"] == "sample"]
     tids = {r["tid"] for r in recs}
