@@ -23,7 +23,10 @@
  * A mismatch fails, and prints the session's operations in the corpus
  * format.  The sessions sample the test itself, a spinner per walker
  * that the walker kills while sessions sample it, spinners several
- * walkers share, and a process that exec()s itself and /bin/sh in turn.
+ * walkers share, and a process that exec()s itself and busybox's shell
+ * in a loop.  The walkers pick, now and then, the ioctl tried least in
+ * the state, or the move to the state reached least from it: 10 s see
+ * every one.
  *
  * Chaos threads (PERFREGS_FUZZ_THREADS) share fd slots and mappings and
  * throw random and structured-invalid arguments at every ioctl, mmap
@@ -36,13 +39,16 @@
  * files of selftests/fuzz_corpus/ (the build copies them next to this
  * binary; README there says the format).
  *
- * Output is KTAP.  "# fuzz inputs: N" counts every operation tried; a
- * table of states x operations, the control-page fields written and
- * the state transitions seen follow.  A result fails when a state x
- * operation cell or an expected transition was never reached.  The
- * kernel log is checked by run_guest.sh after every result line; this
- * program also checks that every error is a documented errno and that
- * the module unloads after.
+ * Output is KTAP.  "# fuzz inputs: N" counts every operation tried; the
+ * inputs per second, a table of states x operations, the control-page
+ * fields written and the state transitions seen follow.  A result fails
+ * when an ioctl was never tried in some state, another operation never
+ * at all (fork never with rings mapped), a field never written while
+ * sampling, a transition session.c allows never seen, or a target never
+ * shared, killed or exec()ing while sampled, or chaos never hit a
+ * session that sampled.  The kernel log is checked by run_guest.sh
+ * after every result line; this program also checks that every error
+ * is a documented errno and that the module unloads after.
  *
  * Environment: PERFREGS_FUZZ_SECONDS (default 10), PERFREGS_FUZZ_THREADS
  * (chaos threads, default 4), PERFREGS_FUZZ_WALKERS (default 4),
@@ -1189,6 +1195,7 @@ struct walker {
 	uint8_t *buf;			/* two pages of ioctl argument */
 	uint8_t *scratch;		/* a record that wraps */
 	uint64_t cpus[2];		/* a CPU bitmap for CONFIG */
+	struct perfregs_config cfg_tried;	/* what the last CONFIG asked */
 	volatile uint64_t bp_var;	/* what breakpoint sessions watch */
 	struct op log[LOG_OPS];
 	unsigned long nlog;
@@ -1205,7 +1212,6 @@ static atomic_ulong verb_ns[NR_VERBS], verb_n[NR_VERBS];	/* time spent */
 static atomic_ulong nr_mismatch, kill_started, exec_started, shared_target;
 #define NR_SHARED_IDS	(4 + MAX_WALKERS + 1)
 static atomic_int on_target[NR_SHARED_IDS];	/* started sessions per target */
-static struct walker *walkers[MAX_WALKERS + 1];
 
 static pid_t target_pid(const struct walker *w, int target)
 {
@@ -1631,12 +1637,10 @@ static void build_config(struct walker *w, const struct op *op,
 	}
 }
 
-static struct perfregs_config cfg_tried[MAX_WALKERS + 1];
-
 static void do_config(struct walker *w, struct wsess *s, const struct op *op,
 		      struct outcome *o)
 {
-	struct perfregs_config *c = &cfg_tried[w->idx];
+	struct perfregs_config *c = &w->cfg_tried;
 	int wfd;
 
 	build_config(w, op, c);
@@ -2478,7 +2482,7 @@ static void apply(struct walker *w, struct wsess *s, const struct op *op,
 	switch (op->verb) {
 	case V_CONFIG:
 		s->phase = PH_CONFIGURED;
-		s->cfg = cfg_tried[w->idx];
+		s->cfg = w->cfg_tried;
 		s->target = op->target;
 		s->target_gen = w->spin_gen;
 		s->rings = possible_cpus;
@@ -2590,6 +2594,7 @@ static bool run_op(struct walker *w, const struct op *op)
 	struct timespec t0, t1;
 
 	w->log[w->nlog++ % LOG_OPS] = *op;
+	w->bp_var++;		/* a write for the breakpoint sessions */
 	if (s && !op_fits(s, op, o.why, sizeof(o.why))) {
 		mismatch(w, s, op, from, &e, &o);
 		return false;
@@ -3052,7 +3057,6 @@ static void walker_init(struct walker *w, int idx)
 		w->s[i].fd = open_session(w);
 		w->s[i].shared_id = -1;
 	}
-	walkers[idx] = w;
 }
 
 static void walker_fini(struct walker *w)
