@@ -635,6 +635,40 @@ static void op_arm(uint64_t *s)
 		close(old);
 }
 
+/*
+ * A slot's session, whatever it is doing and whoever maps it: STOP, a
+ * valid CONFIG (EBUSY while any thread has its rings mapped, racing
+ * their mmap() and munmap()), START.
+ */
+static void op_rearm(uint64_t *s)
+{
+	struct perfregs_config c;
+	int fd = get_fd(s, NULL), w;
+
+	note(ioctl(fd, PERFREGS_IOC_STOP));
+	prf_config_default(&c);
+	c.data_pages = 1 << (rnd(s) % 3);
+	c.period = 5000000 + rnd(s) % 20000000;
+	c.flags = rnd(s) % 2 ? PERFREGS_CF_OVERWRITE : 0;
+	if (rnd(s) % 2)
+		c.pid = targets[rnd(s) % NR_TARGETS];
+	c.perf_fd = w = prf_witness_open(&c);
+	if (ioctl(fd, PERFREGS_IOC_CONFIG, &c) == 0) {
+		atomic_fetch_add(&nr_configured, 1);
+		note(0);
+	} else {
+		note(-1);
+	}
+	if (w >= 0)
+		close(w);
+	if (ioctl(fd, PERFREGS_IOC_START) == 0) {
+		atomic_fetch_add(&nr_started, 1);
+		note(0);
+	} else {
+		note(-1);
+	}
+}
+
 static void op_file(uint64_t *s)
 {
 	int i = rnd(s) % NR_SLOTS, fd, old;
@@ -674,7 +708,10 @@ static void op_file(uint64_t *s)
 		note(lseek(get_fd(s, NULL), rnd(s) % 4096, SEEK_SET));
 		break;
 	default:
-		op_arm(s);
+		if (rnd(s) % 2)
+			op_arm(s);
+		else
+			op_rearm(s);
 	}
 }
 
@@ -1212,6 +1249,9 @@ static atomic_ulong verb_ns[NR_VERBS], verb_n[NR_VERBS];	/* time spent */
 static atomic_ulong nr_mismatch, kill_started, exec_started, shared_target;
 #define NR_SHARED_IDS	(4 + MAX_WALKERS + 1)
 static atomic_int on_target[NR_SHARED_IDS];	/* started sessions per target */
+static bool expected[NR_ST][NR_ST];		/* transitions session.c allows */
+static atomic_int hurry;			/* half the time gone */
+static atomic_ulong hurried;			/* operations picked in a hurry */
 
 static pid_t target_pid(const struct walker *w, int target)
 {
@@ -2734,6 +2774,48 @@ static unsigned long least_field(int st, int *field)
 	return least;
 }
 
+/* Does the coverage check still miss something in this state? */
+static bool st_needy(int st)
+{
+	int v, to;
+
+	for (v = 0; v < NR_IOCTL_V; v++)
+		if (!atomic_load(&cov[st][v]))
+			return true;
+	for (to = 0; to < NR_ST; to++)
+		if (expected[st][to] && !atomic_load(&trans[st][to]))
+			return true;
+	return st == ST_STARTED_M && !least_field(st, NULL);
+}
+
+/*
+ * The first move of a shortest way to a state where something is still
+ * missing, or -1.  (A way through munmap() may take one per mapping.)
+ */
+static int navigate(struct wsess *s, int st)
+{
+	int first[NR_ST], queue[NR_ST], head = 0, tail = 0, i, to, at;
+
+	for (i = 0; i < NR_ST; i++)
+		first[i] = -2;
+	first[st] = -1;
+	queue[tail++] = st;
+	while (head < tail) {
+		at = queue[head++];
+		if (at != st && st_needy(at))
+			return first[at];
+		for (i = 0; i < NR_MOVES; i++) {
+			to = next_st(at, moves[i]);
+			if (to == at || first[to] != -2 ||
+			    (at == st && moves[i] == V_MUNMAP && !s->nmaps))
+				continue;
+			first[to] = at == st ? moves[i] : first[at];
+			queue[tail++] = to;
+		}
+	}
+	return -1;
+}
+
 /*
  * Now and then the ioctl reached least often in this state, else an
  * operation not reached twice there (for writes into the control page,
@@ -2755,6 +2837,31 @@ static int pick_verb(struct walker *w, struct wsess *s, int st)
 	unsigned long least, c;
 	int v, i, to, best = -1, total = 0, r, first = rnd(&w->rnd) % NR_SV;
 
+	/*
+	 * Half the time gone and something still missing (a loaded
+	 * machine, a slow kernel): mostly go and get it.
+	 */
+	if (atomic_load(&hurry) && rnd(&w->rnd) % 4) {
+		for (i = 0; i < NR_SV && best < 0; i++) {
+			v = (first + i) % NR_SV;
+			if (v < NR_IOCTL_V && !atomic_load(&cov[st][v]))
+				best = v;
+		}
+		for (i = 0; i < NR_MOVES && best < 0; i++) {
+			to = next_st(st, moves[i]);
+			if (expected[st][to] && !atomic_load(&trans[st][to]) &&
+			    (moves[i] != V_MUNMAP || s->nmaps))
+				best = moves[i];
+		}
+		if (best < 0 && st == ST_STARTED_M && !least_field(st, NULL))
+			best = V_CTL;
+		if (best < 0 && !st_needy(st))
+			best = navigate(s, st);
+		if (best >= 0) {
+			atomic_fetch_add(&hurried, 1);
+			return best;
+		}
+	}
 	switch (rnd(&w->rnd) % 8) {
 	case 0:
 	case 1:
@@ -3161,10 +3268,9 @@ static int replay(const char *path, int *nops, char *why, size_t whylen)
 /* Print the tables; returns how many required cells and transitions were missed. */
 static int coverage_report(void)
 {
-	bool expected[NR_ST][NR_ST] = { { false } };
 	char missing[4096] = "";
 	size_t mlen = 0;
-	int st, v, f, to, i, nmiss = 0;
+	int st, v, f, to, nmiss = 0;
 
 #define MISS(...) (nmiss++, mlen += snprintf(missing + mlen, \
 	mlen < sizeof(missing) ? sizeof(missing) - mlen : 0, __VA_ARGS__))
@@ -3219,13 +3325,6 @@ static int coverage_report(void)
 		}
 		printf("\n");
 	}
-	/* what the state machine allows: each operation that moves a session */
-	for (st = 0; st < NR_ST; st++)
-		for (i = 0; i < NR_MOVES; i++) {
-			to = next_st(st, moves[i]);
-			if (to != st)
-				expected[st][to] = true;
-		}
 	printf("# state transitions seen (* expected but never seen, ! not expected)\n");
 	for (st = 0; st < NR_ST; st++)
 		for (to = 0; to < NR_ST; to++) {
@@ -3305,7 +3404,7 @@ static void setup(void)
 	struct sigaction sa = { .sa_handler = on_fault, .sa_flags = SA_NODEFER };
 	struct perfregs_version v = { .size = sizeof(v) };
 	struct rlimit rl;
-	int fd, i;
+	int fd, i, j;
 
 	sigaction(SIGSEGV, &sa, NULL);
 	sigaction(SIGBUS, &sa, NULL);
@@ -3318,6 +3417,11 @@ static void setup(void)
 		nr_cpu_ids = v.nr_cpu_ids;
 	if (fd >= 0)
 		close(fd);
+	/* what the state machine allows: each operation that moves a session */
+	for (i = 0; i < NR_ST; i++)
+		for (j = 0; j < NR_MOVES; j++)
+			if (next_st(i, moves[j]) != i)
+				expected[i][next_st(i, moves[j])] = true;
 	possible_cpus = read_possible();
 	ncpus = 64 - __builtin_clzll(possible_cpus);
 	if (!nr_cpu_ids)
@@ -3426,6 +3530,8 @@ int main(int argc, char **argv)
 	for (i = 0; i < (size_t)nwalkers; i++)
 		pthread_create(&th[nthreads + i], NULL, walker_main, (void *)i);
 	for (i = 0; i < (size_t)secs; i++) {
+		if (i == (size_t)secs / 2)
+			atomic_store(&hurry, 1);
 		sleep(1);
 		if (i % 10 == 9) {
 			pthread_mutex_lock(&out_lock);
@@ -3465,8 +3571,10 @@ int main(int argc, char **argv)
 	       atomic_load(&nr_configured), atomic_load(&nr_started),
 	       atomic_load(&nr_mapped));
 	printf("# walkers: %lu operations, %lu not tried (perf refused the witness), "
-	       "%lu STARTs found no debug register\n", atomic_load(&walker_ops),
-	       atomic_load(&witness_refused), atomic_load(&start_nospace));
+	       "%lu STARTs found no debug register, %lu picked for what was still "
+	       "missing at half time\n", atomic_load(&walker_ops),
+	       atomic_load(&witness_refused), atomic_load(&start_nospace),
+	       atomic_load(&hurried));
 	printf("# chaos threads' time per operation (ms):");
 	for (i = 0; i < 7; i++)
 		if (chaos_n[i])
