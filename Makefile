@@ -200,7 +200,13 @@ $(BUILD)/fuzz_recording: tools/perfregs-dump/fuzz_recording.c $(TOOL_LIB_SRCS) $
 	else echo "fuzz_recording: no clang (make deps installs it); skipped"; fi
 
 # --- selftests --------------------------------------------------------------
-selftests: $(ST_TESTS) $(ST_WORKLOADS)
+# test_fuzz replays its corpus from fuzz_corpus/ next to it
+ST_CORPUS	:= $(patsubst selftests/%,$(ST_DIR)/%,$(wildcard selftests/fuzz_corpus/*.ops))
+selftests: $(ST_TESTS) $(ST_WORKLOADS) $(ST_CORPUS)
+
+$(ST_DIR)/fuzz_corpus/%.ops: selftests/fuzz_corpus/%.ops
+	@mkdir -p $(@D)
+	cp $< $@
 
 $(KSFT_HARNESS): | $(LINUX_SRC_TAR)
 	@mkdir -p $(KSFT_DIR)
