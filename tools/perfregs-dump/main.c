@@ -845,9 +845,10 @@ static void verbose_recording(const char *path, const struct decoder *d)
 	unsigned int i;
 
 	fprintf(stderr, "perfregs-dump: %s: recorded by perfregs-dump %s on %s (kernel %s, "
-		"%s, %u of %u CPUs online)\n", path, in->version[0] ? in->version : "?",
-		in->host[0] ? in->host : "?", in->release[0] ? in->release : "?",
-		in->machine[0] ? in->machine : "?", in->nrcpus_online, in->nrcpus_conf);
+		"%s, %u of %u CPUs online, module ABI %u.%u)\n", path,
+		in->version[0] ? in->version : "?", in->host[0] ? in->host : "?",
+		in->release[0] ? in->release : "?", in->machine[0] ? in->machine : "?",
+		in->nrcpus_online, in->nrcpus_conf, in->abi_major, in->abi_minor);
 	if (in->nargs) {
 		fputs("perfregs-dump: command line:", stderr);
 		for (i = 0; i < in->nargs; i++) {
@@ -1869,9 +1870,13 @@ static bool user_only_fallback(const struct options *o, struct live *lv,
 static int live_start(struct options *o, struct live *lv, struct live_run *run)
 {
 	struct perfregs_config *cfg = &o->cfg;
+	const struct perfregs_version *v = &run->r.version;
 	struct decoder *d = &lv->d;
 	int ret;
 
+	if (lv->rec)	/* before sampling: in the buffer, always taken */
+		rec_update_abi(lv->rec, v->major,
+			       v->minor < PERFREGS_ABI_MINOR ? v->minor : PERFREGS_ABI_MINOR);
 	cfg->pid = o->all_cpus ? -1 : o->pid;
 	/* perf record's default: what the process forks is sampled too */
 	if (cfg->pid >= 0 && !o->no_inherit && cfg->event != PERFREGS_EV_NMI)

@@ -15,6 +15,7 @@ struct recorder *rec_create_fd(int fd, const char *path, const struct perfregs_c
 			       const char *event_name);
 int rec_sample(struct recorder *r, int cpu, const struct perfregs_rec_header *h);
 int rec_update_config(struct recorder *r, const struct perfregs_config *cfg);
+int rec_update_abi(struct recorder *r, uint32_t major, uint32_t minor);
 int rec_records(struct recorder *r, int cpu, const void *a, size_t alen,
 		const void *b, size_t blen);
 void rec_image(void *arg, const struct image *im);

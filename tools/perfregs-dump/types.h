@@ -225,6 +225,7 @@ struct rec_info {
 	bool event_seen;		/* the first event= counts */
 	struct perfregs_config cfg;	/* the file header's session */
 	bool cfg_known;			/* a header was read */
+	uint32_t abi_major, abi_minor;	/* of the module its records came from */
 };
 
 #define PERFREGS_TOOL_VERSION	"1.0"
