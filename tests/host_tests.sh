@@ -975,7 +975,7 @@ fl() {	# ARGS: its stdout, then "rc=N"; its stderr in $T/fl.err
 	printf 'rc=%s\n' "$?" >> "$T/fl.out"
 	cat "$T/fl.out"
 }
-fl_all=comm,pid,tid,cpu,time,event,ip,sym,mode,abi,context,uregs_source,skid,iregs,uregs,stack,callchain
+fl_all=comm,pid,tid,cpu,time,event,ip,sym,mode,abi,context,uregs_source,skid,iregs,uregs,simd,stack,callchain
 fl_default=$(cat <<'TXT'
          task100    100/100    [000] 0.000000000: cpu-clock: ip 0x401064 user abi x86_64 ctx irq uregs direct
     iregs: rip    0x0000000000401064 rflags 0x0000000000000246
@@ -1067,7 +1067,7 @@ tid,|an empty field name
 +|an empty field name
 +tid,ip|plain fields and +FIELD or -FIELD do not mix: 'ip'
 tid,-ip|do not mix: '-ip'
--comm,-pid,-tid,-cpu,-time,-event,-ip,-sym,-mode,-abi,-context,-uregs_source,-skid,-iregs,-uregs,-stack,-callchain|no field is left to show
+-comm,-pid,-tid,-cpu,-time,-event,-ip,-sym,-mode,-abi,-context,-uregs_source,-skid,-iregs,-uregs,-simd,-stack,-callchain|no field is left to show
 LONG|the list is longer than 512 bytes
 HUGE|the list is longer than 512 bytes
 LISTS
