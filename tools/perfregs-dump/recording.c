@@ -1174,6 +1174,11 @@ int rec_read(struct rec_input *in, struct decoder *d, uint64_t *produced,
 	return src_items(&in->s, &in->h, in->path, d, produced, err, errlen);
 }
 
+uint32_t rec_input_abi_minor(const struct rec_input *in)
+{
+	return in->h.abi_minor;
+}
+
 void rec_input_free(struct rec_input *in)
 {
 	if (!in)

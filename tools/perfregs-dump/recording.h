@@ -50,5 +50,7 @@ int rec_open(const char *path, struct rec_input **in, struct perfregs_config *cf
 int rec_read(struct rec_input *in, struct decoder *d, uint64_t *produced,
 	     char *err, size_t errlen);
 void rec_input_free(struct rec_input *in);
+/* The ABI minor of the module its records came from, as its header says. */
+uint32_t rec_input_abi_minor(const struct rec_input *in);
 
 #endif
