@@ -6,6 +6,9 @@
 #  - a synthetic recording with known contents decodes with the right
 #    layout per task (x86-64, i386, x32, mixed mode) and exact values,
 #    on a machine that has none of its images ("another machine");
+#  - so do ABI minor 1's selectors, FS and GS base and SIMD sections
+#    (mksimd), in JSON, text and through convert in perf script; a
+#    malformed SIMD section is a malformed record;
 #  - a hostile recording (mkhostile): its names keep their UTF-8 in JSON,
 #    a FIFO it names is not opened, nor a path outside --symfs, and its
 #    samples are labelled with its event; -i refuses sampling options;
@@ -98,6 +101,11 @@ PY
 else
 	echo "not ok - synthetic recording decodes per layout (mkrec or -i failed)"
 fi
+
+# ABI minor 1's registers (mksimd): the selectors, the FS and GS base and
+# SIMD sections of every mix, value by value in JSON, text and perf
+# script after convert; malformed sections; the header of formats 1 and 2
+/usr/bin/python3 tests/simd_check.py "$B" "$T"
 
 # Names in a recording are bytes from elsewhere: well-formed UTF-8 must
 # reach JSON as it is, every other byte >= 0x80 (bad continuation,
@@ -2052,6 +2060,9 @@ if [ -x "$B/fuzz_recording" ]; then
 	mkdir -p "$T/corpus"
 	cp "$T/syn.prf" "$T/corpus/"
 	"$B/mkrec" "$T/corpus/small.prf" 1
+	# SIMD sections of every mix and ABI, and a malformed one
+	"$B/mksimd" "$T/corpus/simd.prf"
+	"$B/mksimd" "$T/corpus/simd_bad.prf" mismatch
 	# side-band events, a vDSO image, events out of order, a deleted file
 	for f in sb order victim; do
 		[ -s "$T/$f.prf" ] && cp "$T/$f.prf" "$T/corpus/"
