@@ -229,6 +229,36 @@ report(hsize == 160 and version == 3 and p.returncode == 0 and p.stdout == jsonl
        f"{'the same' if p.stdout == jsonl else 'other'} JSON; -v: "
        f"{[l for l in v.stderr.splitlines() if 'recorded by' in l or 'session:' in l]}")
 
+# --- the options ----------------------------------------------------------
+# taken: they get as far as the device (none here: exit 2); refused: exit 1
+what = "--uregs takes ds,es,fs,gs,fs_base,gs_base (any case, bits 24-25), --iregs not the bases; --simd takes components or all"
+if os.path.exists("/dev/perfregs"):
+    print(f"ok - {what} # SKIP a module is loaded here: the options would sample")
+else:
+    bad = []
+    for args, rc, msg in (
+            (["--uregs=ds,es,fs,gs,fs_base,gs_base"], 2, "cannot open /dev/perfregs"),
+            (["--uregs=ES,FS_BASE,ip,eax,rflags,r8"], 2, "cannot open /dev/perfregs"),
+            (["--uregs=0x3ffffff"], 2, "cannot open /dev/perfregs"),
+            (["--iregs=ds,es,fs,gs"], 2, "cannot open /dev/perfregs"),
+            (["--iregs=fs_base"], 1, "fs_base is a register of the user frame only"),
+            (["--iregs=0x1000000"], 1, "bad register mask '0x1000000'"),
+            (["--uregs=0x4000000"], 1, "bad register mask '0x4000000'"),
+            (["--uregs=rfs_base"], 1, "unknown register 'rfs_base'"),
+            (["--simd", "xmm,YMM,zmm,opmask"], 2, "cannot open /dev/perfregs"),
+            (["--simd", "all"], 2, "cannot open /dev/perfregs"),
+            (["--simd", "xmm,avx"], 1, "--simd wants SIMD components"),
+            (["--simd", ""], 1, "--simd wants SIMD components")):
+        p = subprocess.run([TOOL, "-q"] + args + ["-a", "-d", "1"], capture_output=True,
+                           text=True)
+        if p.returncode != rc or msg not in p.stderr:
+            bad.append(f"{' '.join(args)}: exit {p.returncode} {p.stderr.strip()[:100]!r}")
+    p = run("--simd", "xmm", "-i", rec)
+    if p.returncode != 1 or "-i takes no --simd" not in p.stderr:
+        bad.append(f"--simd with -i: exit {p.returncode}")
+    report(not bad, what, "; ".join(bad[:4]) or "12 command lines, each taken or refused "
+           "(exit 1, named); -i refuses --simd")
+
 # --- convert: perf script ------------------------------------------------
 perf = shutil.which("perf")
 what = "convert: perf script shows xmm as XMM0.. of user-mode samples' interrupt registers, ds..gs among the user registers"

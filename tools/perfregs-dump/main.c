@@ -160,6 +160,17 @@ static int parse_u64(const char *s, uint64_t *v)
 	return errno || !*s || *end || *s == '-' ? -1 : 0;
 }
 
+/* The register of the first n names that is name, or -1. */
+static int reg_lookup(const char *const *names, int n, const char *name)
+{
+	int reg;
+
+	for (reg = 0; reg < n; reg++)
+		if (!strcmp(name, names[reg]))
+			return reg;
+	return -1;
+}
+
 /*
  * "ip,sp,bx,r12" / "rip,esp" / "AX,R8" / "0x1ff" / "none" / "all" (perf's
  * registers); user registers also "fs_base,gs_base" (ABI minor 1, past
@@ -201,17 +212,12 @@ static int parse_regs(const char *arg, bool user, uint64_t *mask)
 
 		for (; *t; t++)
 			*t = tolower((unsigned char)*t);
-		for (reg = 0; reg < PERFREGS_REG_EXT_MAX; reg++)
-			if (!strcmp(tok, n64[reg]))
-				break;
+		reg = reg_lookup(n64, PERFREGS_REG_EXT_MAX, tok);
 		/* rax/eax -> ax, rflags/eflags -> flags, but not r8.. */
-		t = tok;
-		if (reg == PERFREGS_REG_EXT_MAX && (t[0] == 'r' || t[0] == 'e') && t[1] &&
-		    !isdigit((unsigned char)t[1]))
-			for (reg = 0; reg < PERFREGS_REG_MAX; reg++)
-				if (!strcmp(t + 1, n64[reg]))
-					break;
-		if (reg == PERFREGS_REG_MAX || reg == PERFREGS_REG_EXT_MAX) {
+		if (reg < 0 && (tok[0] == 'r' || tok[0] == 'e') && tok[1] &&
+		    !isdigit((unsigned char)tok[1]))
+			reg = reg_lookup(n64, PERFREGS_REG_MAX, tok + 1);
+		if (reg < 0) {
 			fprintf(stderr, "perfregs-dump: unknown register '%s'\n", tok);
 			ret = -1;
 			break;
