@@ -95,7 +95,7 @@ endif
 
 MOD_SRCS	:= $(wildcard module/*.c module/*.h) module/Kbuild include/uapi/linux/perfregs.h
 
-HOST_TESTS	:= $(BUILD)/mkrec $(BUILD)/mkmaps $(BUILD)/mkhostile $(BUILD)/fuzz_recording \
+HOST_TESTS	:= $(BUILD)/mkrec $(BUILD)/mksimd $(BUILD)/mkmaps $(BUILD)/mkhostile $(BUILD)/fuzz_recording \
 		   $(BUILD)/elfpeek $(BUILD)/mksb $(BUILD)/mkexec $(BUILD)/mkseed $(BUILD)/mksnap $(BUILD)/mkorder \
 		   $(BUILD)/mkstorm $(BUILD)/mkversions $(BUILD)/mkbig $(BUILD)/mkunwind $(BUILD)/mkwrap \
 		   $(BUILD)/big_target $(BUILD)/dl_target \
@@ -141,6 +141,9 @@ $(PROTO):
 host-tests: $(HOST_TESTS) $(CHECKPATCH)
 $(BUILD)/mkrec: tests/mkrec.c $(TOOL_LIB_SRCS) $(TOOL_HDRS) selftests/magic.h
 	$(CC) $(CFLAGS) $(WARN) $(TOOL_INC) -o $@ tests/mkrec.c $(TOOL_LIB_SRCS) $(TOOL_LIBS)
+
+$(BUILD)/mksimd: tests/mksimd.c $(TOOL_LIB_SRCS) $(TOOL_HDRS) selftests/magic.h
+	$(CC) $(CFLAGS) $(WARN) $(TOOL_INC) -o $@ tests/mksimd.c $(TOOL_LIB_SRCS) $(TOOL_LIBS)
 
 $(BUILD)/mkmaps: tests/mkmaps.c $(TOOL_LIB_SRCS) $(TOOL_HDRS)
 	$(CC) $(CFLAGS) $(WARN) $(TOOL_INC) -o $@ tests/mkmaps.c $(TOOL_LIB_SRCS) $(TOOL_LIBS)

@@ -174,6 +174,120 @@ def run_case(work, abi, mixed, ipreg, magic, record=None, suffix=""):
            "after the loop or its function")
 
 
+def xmagic_values():
+    """magic.h's vector values: MAGIC_XMM_LO(n) is its constant | n."""
+    src = open(os.path.join(HERE, "magic.h")).read()
+    return {k: int(re.search(rf"#define\s+MAGIC_{k}\(n\)\s+\((0x[0-9a-fA-F]+)", src).group(1), 16)
+            for k in ("XMM_LO", "XMM_HI", "YMM_LO", "YMM_HI")}
+
+
+XV = xmagic_values()
+XREGS = ("ds", "es", "fs", "gs", "fs_base", "gs_base")
+XUREGS = "--uregs=ip,sp," + ",".join(XREGS)
+
+# workload, its mode (None: mixed takes none), abi in JSON, vectors
+XCASES = [
+    ("xmagic_64", "spin", "x86_64", 16),
+    ("xmagic_32", "spin", "i386", 8),
+    ("mixed_64", None, "i386", 8),
+]
+
+
+def vec(*quads):
+    """A vector of quadwords, the lowest first, as the JSON writes it."""
+    return "0x" + "".join(f"{q:016x}" for q in reversed(quads))
+
+
+def xmagic_want(line):
+    """From the workload's line: pid, loop, avx and the selectors and bases."""
+    m = re.match(r"magic abi=\S+ pid=(\d+) loop=0x([0-9a-f]+)-0x([0-9a-f]+)", line)
+    if not m:
+        return None
+    want = {"pid": int(m.group(1)), "lo": int(m.group(2), 16), "hi": int(m.group(3), 16)}
+    for k in ("avx",) + XREGS:
+        f = re.search(rf" {k}=(0x[0-9a-f]+|\d+)", line)
+        if not f:
+            return None
+        want[k] = int(f.group(1), 0)
+    return want
+
+
+def run_xcase(work, mode, abi, nvec):
+    """--simd xmm,ymm and the selectors and bases, live, against what the
+    workload holds: every in-loop sample (the interrupt hit user mode
+    there) must carry the printed selectors and bases and magic.h's
+    xmm0-15 (0-7) and ymm0-15 (0-7), whole, nothing else."""
+    path = os.path.join(ST, work)
+    name = f"dump_simd_{work}"
+    if not os.access(path, os.X_OK):
+        skip(name, f"{work} was not built")
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        wl_out = os.path.join(tmp, "workload.txt")
+        args = [path] + ([mode] if mode else []) + ["2"]
+        cmd = ["--", "/bin/sh", "-c", f'exec "$@" > "{wl_out}"', "sh"] + args
+        p = subprocess.run([TOOL, "-q", "-f", "json", "-m", "256", "--simd", "xmm,ymm", XUREGS]
+                           + cmd, capture_output=True, text=True)
+        first = open(wl_out).readline().strip() if os.path.exists(wl_out) else ""
+    if p.returncode == 2 and "do not offer" in p.stderr:
+        skip(name, p.stderr.strip()[:200])
+        return
+    want = xmagic_want(first)
+    if p.returncode != 0 or not want:
+        report(False, name, f"perfregs-dump exit {p.returncode}: {p.stderr.strip()[:200]}; "
+               f"workload printed {first!r}")
+        return
+    inloop, bad, why = 0, 0, []
+    for r in jsonl(p.stdout):
+        if r["type"] != "sample" or r["pid"] != want["pid"] or r["mode"] != "user":
+            continue
+        ip = int(r["uregs"].get("rip" if abi == "x86_64" else "eip", "0x0"), 16)
+        if not want["lo"] <= ip < want["hi"]:
+            continue
+        inloop += 1
+        wrong = []
+        if r["abi"] != abi:
+            wrong.append(f"abi {r['abi']}")
+        for k in XREGS:
+            if r["uregs"].get(k) != hex(want[k]):
+                wrong.append(f"{k}={r['uregs'].get(k)} want {want[k]:#x}")
+        simd = dict(r.get("simd", {}))
+        if not HEX.match(simd.pop("mxcsr", "")):
+            wrong.append(f"mxcsr {r.get('simd', {}).get('mxcsr')}")
+        ws = {}
+        for n in range(nvec):
+            x = [XV["XMM_LO"] | n, XV["XMM_HI"] | n]
+            y = [XV["YMM_LO"] | n, XV["YMM_HI"] | n] if want["avx"] else [0, 0]
+            ws[f"xmm{n}"], ws[f"ymm{n}"] = vec(*x), vec(*x, *y)
+        if simd != ws:
+            diff = sorted(set(simd.items()) ^ set(ws.items()))[:2]
+            wrong.append(f"simd: {diff}" if simd else f"simd {r.get('simd')}")
+        if wrong:
+            bad += 1
+            if len(why) < 3:
+                why.append(f"ip {ip:#x}: " + ", ".join(wrong))
+    report(bad == 0 and inloop >= 50, name,
+           f"{inloop} samples in the loop, {bad} wrong (avx={want['avx']}: ymm's upper halves "
+           f"{'magic' if want['avx'] else 'zero'})" + (": " + " | ".join(why) if why else "") +
+           (" (too few to judge)" if inloop < 50 else ""))
+
+
+def run_simd_offer():
+    """--simd with what this CPU lacks is refused, naming what it offers;
+    a module of ABI 2.1 is needed and reported (-v)."""
+    name = "cli_simd_not_offered"
+    flags = next((l for l in open("/proc/cpuinfo") if l.startswith("flags")), "").split()
+    if "avx512f" in flags:
+        skip(name, "this CPU has AVX-512: zmm is offered")
+        return
+    p = subprocess.run([TOOL, "-q", "--simd", "zmm", "--", "/bin/true"], capture_output=True,
+                       text=True)
+    offered = "xmm,ymm" if "avx" in flags else "xmm" if "xsave" in flags else "none"
+    report(p.returncode == 2 and "do not offer zmm" in p.stderr and
+           f"they offer {offered}" in p.stderr, name,
+           f"exit {p.returncode}: {p.stderr.strip()[:200]!r}")
+
+
 def run_text():
     """The text output shows the magic values under their names."""
     path = os.path.join(ST, "magic_64")
@@ -186,16 +300,19 @@ def run_text():
            f"exit {p.returncode}, {len(heads)} sample lines, {len(rbx)} with the rbx magic")
 
 
-def run_roundtrip(work):
+def run_roundtrip(work, extra=(), suffix=""):
     """A recording decodes exactly as the live run printed it."""
     path = os.path.join(ST, work)
+    name = f"recording_roundtrip_{work}{suffix}"
     if not os.access(path, os.X_OK):
-        skip(f"recording_roundtrip_{work}", f"{work} was not built")
+        skip(name, f"{work} was not built")
         return None
     d = tempfile.mkdtemp()
     rec = os.path.join(d, "rec.prf")
-    live = subprocess.run([TOOL, "-q", "-f", "json", "-o", rec, "--", "/bin/sh", "-c",
-                           'exec "$0" 1 > /dev/null', path], capture_output=True, text=True)
+    live = subprocess.run([TOOL, "-q", "-f", "json", "-o", rec] + list(extra) +
+                          ["--", "/bin/sh", "-c", 'exec "$@" > /dev/null', "sh", path] +
+                          (["spin"] if work.startswith("xmagic") else []) + ["1"],
+                          capture_output=True, text=True)
     offline = subprocess.run([TOOL, "-q", "-f", "json", "-i", rec],
                              capture_output=True, text=True)
     same = live.stdout == offline.stdout
@@ -208,8 +325,11 @@ def run_roundtrip(work):
         # both lines, for the next time (seen once in 60+ runs: 6.1, 2026-12-02)
         for tag, lines in (("live", a), ("offline", b)):
             detail += f"; {tag}: {lines[diff][:400] if diff < len(lines) else '(none)'!r}"
-    report(live.returncode == 0 and offline.returncode == 0 and same and n >= 50,
-           f"recording_roundtrip_{work}", detail)
+    if extra:
+        simd = live.stdout.count('"simd":{"mxcsr"')
+        detail += f", {simd} with the SIMD state"
+        same = same and simd >= 50
+    report(live.returncode == 0 and offline.returncode == 0 and same and n >= 50, name, detail)
     return rec
 
 
@@ -528,8 +648,8 @@ PERF_NAMES = {"ax": "AX", "bx": "BX", "cx": "CX", "dx": "DX", "si": "SI", "di": 
 
 
 def perf_name(ours):
-    """rbx/ebx -> BX, r12 -> R12, rflags/eflags -> FLAGS"""
-    n = ours[1:] if ours[0] in "re" and not ours[1].isdigit() else ours
+    """rbx/ebx -> BX, r12 -> R12, rflags/eflags -> FLAGS, es -> ES"""
+    n = ours[1:] if ours[0] in "re" and not ours[1].isdigit() and ours not in ("es",) else ours
     return PERF_NAMES.get(n, n.upper())
 
 
@@ -591,12 +711,56 @@ def run_convert(work):
            f"different; perf report names the loop: {named}" + (f"; {why}" if why else ""))
 
 
+def run_convert_simd(work, nvec):
+    """convert of a --simd recording: perf script -F iregs shows the
+    user's xmm as XMM0.. of every in-loop sample (the interrupt hit user
+    mode there), the low quadword first, as perf prints them."""
+    path = os.path.join(ST, work)
+    name = f"perf_data_simd_{work}"
+    perf = "/usr/bin/perf"
+    if not os.access(path, os.X_OK) or not os.access(perf, os.X_OK):
+        skip(name, f"{work} or {perf} missing")
+        return
+    d = tempfile.mkdtemp()
+    rec, pd, wl_out = (os.path.join(d, f) for f in ("r.prf", "perf.data", "wl.txt"))
+    p = subprocess.run([TOOL, "-q", "--simd", "xmm", XUREGS, "-o", rec, "--", "/bin/sh", "-c",
+                        f'exec "$0" spin 1 > "{wl_out}"', path], capture_output=True, text=True)
+    want = xmagic_want(open(wl_out).readline().strip()) if os.path.exists(wl_out) else None
+    if p.returncode == 2 and "do not offer" in p.stderr:
+        skip(name, p.stderr.strip()[:200])
+        return
+    conv = subprocess.run([TOOL, "convert", "-q", "-i", rec, "-o", pd], capture_output=True,
+                          text=True)
+    ps = subprocess.run([perf, "script", "-i", pd, "-F", "ip,iregs"], capture_output=True,
+                        text=True)
+    wx = []
+    for n in range(16):
+        wx += [XV["XMM_LO"] | n, XV["XMM_HI"] | n] if n < nvec else [0, 0]
+    inloop = bad = 0
+    why = []
+    for line in ps.stdout.splitlines():
+        regs = re.findall(r"(\w+):0x([0-9a-f]+)", line)
+        ip = dict(regs).get("IP")
+        if not want or ip is None or not want["lo"] <= int(ip, 16) < want["hi"]:
+            continue
+        inloop += 1
+        x = [int(v, 16) for k, v in regs if k.startswith("XMM")]
+        if x != wx:
+            bad += 1
+            if len(why) < 2:
+                why.append(f"{ip}: {[hex(v) for v in x[:4]]}")
+    report(p.returncode == 0 and conv.returncode == 0 and ps.returncode == 0 and
+           inloop >= 50 and not bad, name,
+           f"exit {p.returncode}/{conv.returncode}/{ps.returncode}, {inloop} in-loop samples in "
+           f"perf script, {bad} with other XMM values" + (f": {why}" if why else ""))
+
+
 def main():
     if not os.path.exists("/dev/perfregs"):
         print("1..0 # SKIP perfregs is not loaded")
         return 4
     print("TAP version 13")
-    print(f"1..{3 * len(CASES) + 24}")
+    print(f"1..{3 * len(CASES) + 24 + len(XCASES) + 4}")
     for c in CASES:
         before = len(results)
         run_case(*c)
@@ -610,13 +774,19 @@ def main():
         run_case(*CASES[0], record=pages, suffix=suffix)
         while len(results) < before + 3:
             skip(f"dump_magic_64{suffix}_magic", "see above")
+    for c in XCASES:
+        run_xcase(*c)
+    run_simd_offer()
     run_text()
     run_cli()
     run_convert("magic_64")
     run_convert("magic_32")
+    run_convert_simd("xmagic_64", 16)
+    run_convert_simd("xmagic_32", 8)
     run_record_summary()
     rec = run_roundtrip("magic_64")
     run_roundtrip("mixed_64")
+    run_roundtrip("xmagic_64", ("--simd", "xmm,ymm", XUREGS), "_simd")
     if rec:
         run_corrupt(rec)
     else:

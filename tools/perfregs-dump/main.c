@@ -103,7 +103,9 @@ static void usage(FILE *fp)
 "                        mask; default all, 'none' for none (also\n"
 "                        --intr-regs, as perf's)\n"
 "      --uregs[=REGS]    user registers, same syntax; default all (also\n"
-"                        --user-regs)\n"
+"                        --user-regs); also fs_base,gs_base (not in all)\n"
+"      --simd LIST       SIMD state of the user frame: xmm,ymm,zmm,opmask\n"
+"                        (ymm takes xmm, zmm both), or all the CPU offers\n"
 "      --user-stack SIZE copy up to SIZE bytes of user stack per sample\n"
 "  -g, --call-graph dwarf[,SIZE]  unwind each sample's user stack with\n"
 "                        DWARF CFI from SIZE bytes of it (default 8192);\n"
@@ -123,7 +125,7 @@ static void usage(FILE *fp)
 "                        of FIELDS (report: -F FIELDS too): comm,pid,tid,\n"
 "                        cpu,time,event,ip,sym,mode,abi,context,\n"
 "                        uregs_source,skid on its first line, then iregs,\n"
-"                        uregs,stack,callchain; all by default;\n"
+"                        uregs,simd,stack,callchain; all by default;\n"
 "                        -FIELD,... or +FIELD,... take from or add to all\n"
 "      --flamegraph SVG  draw the stacks of -f folded as a flame graph: one\n"
 "                        SVG file with search and zoom for a browser\n"
@@ -158,14 +160,30 @@ static int parse_u64(const char *s, uint64_t *v)
 	return errno || !*s || *end || *s == '-' ? -1 : 0;
 }
 
-/* "ip,sp,bx,r12" / "rip,esp" / "AX,R8" / "0x1ff" / "none" / "all" */
-static int parse_regs(const char *arg, uint64_t *mask)
+/* The register of the first n names that is name, or -1. */
+static int reg_lookup(const char *const *names, int n, const char *name)
 {
-	static const char *const n64[PERFREGS_REG_MAX] = {
+	int reg;
+
+	for (reg = 0; reg < n; reg++)
+		if (!strcmp(name, names[reg]))
+			return reg;
+	return -1;
+}
+
+/*
+ * "ip,sp,bx,r12" / "rip,esp" / "AX,R8" / "0x1ff" / "none" / "all" (perf's
+ * registers); user registers also "fs_base,gs_base" (ABI minor 1, past
+ * perf's numbering).  Says what is wrong and returns -1.
+ */
+static int parse_regs(const char *arg, bool user, uint64_t *mask)
+{
+	static const char *const n64[PERFREGS_REG_EXT_MAX] = {
 		"ax", "bx", "cx", "dx", "si", "di", "bp", "sp", "ip", "flags",
 		"cs", "ss", "ds", "es", "fs", "gs", "r8", "r9", "r10", "r11",
-		"r12", "r13", "r14", "r15",
+		"r12", "r13", "r14", "r15", "fs_base", "gs_base",
 	};
+	uint64_t valid = PERFREGS_MASK_64 | (user ? PERFREGS_MASK_BASES : 0);
 	char *copy, *tok, *save = NULL;
 	int reg, ret = 0;
 
@@ -177,24 +195,36 @@ static int parse_regs(const char *arg, uint64_t *mask)
 		*mask = 0;
 		return 0;
 	}
-	if (isdigit((unsigned char)arg[0]))
-		return parse_u64(arg, mask) || (*mask & ~PERFREGS_MASK_64) ? -1 : 0;
+	if (isdigit((unsigned char)arg[0])) {
+		if (!parse_u64(arg, mask) && !(*mask & ~valid))
+			return 0;
+		fprintf(stderr, "perfregs-dump: bad register mask '%s': bits 0-23 (perf's "
+			"PERF_REG_X86 numbering)%s\n", arg,
+			user ? ", and 24-25 for fs_base and gs_base" : "");
+		return -1;
+	}
 	*mask = 0;
 	copy = strdup(arg);
+	if (!copy)
+		return -1;
 	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		char *t = tok;
 
 		for (; *t; t++)
 			*t = tolower((unsigned char)*t);
-		t = tok;
+		reg = reg_lookup(n64, PERFREGS_REG_EXT_MAX, tok);
 		/* rax/eax -> ax, rflags/eflags -> flags, but not r8.. */
-		if ((t[0] == 'r' || t[0] == 'e') && t[1] && !isdigit((unsigned char)t[1]))
-			t++;
-		for (reg = 0; reg < PERFREGS_REG_MAX; reg++)
-			if (!strcmp(t, n64[reg]))
-				break;
-		if (reg == PERFREGS_REG_MAX) {
+		if (reg < 0 && (tok[0] == 'r' || tok[0] == 'e') && tok[1] &&
+		    !isdigit((unsigned char)tok[1]))
+			reg = reg_lookup(n64, PERFREGS_REG_MAX, tok + 1);
+		if (reg < 0) {
 			fprintf(stderr, "perfregs-dump: unknown register '%s'\n", tok);
+			ret = -1;
+			break;
+		}
+		if (!(valid & (1ULL << reg))) {
+			fprintf(stderr, "perfregs-dump: %s is a register of the user frame "
+				"only (--uregs)\n", tok);
 			ret = -1;
 			break;
 		}
@@ -202,6 +232,61 @@ static int parse_regs(const char *arg, uint64_t *mask)
 	}
 	free(copy);
 	return ret;
+}
+
+/* PERFREGS_SIMD_* by bit, as --simd and the messages name them */
+static const char *const simd_names[] = { "xmm", "ymm", "zmm", "opmask" };
+#define SIMD_NAMES	(sizeof(simd_names) / sizeof(simd_names[0]))
+
+/* A PERFREGS_SIMD_* mask as "xmm,ymm" into buf, "none" when empty. */
+static const char *simd_list(uint64_t mask, char *buf, size_t len)
+{
+	size_t i, off = 0;
+
+	buf[0] = 0;
+	for (i = 0; i < SIMD_NAMES && off < len; i++)
+		if (mask & (1ULL << i))
+			off += snprintf(buf + off, len - off, "%s%s", off ? "," : "",
+					simd_names[i]);
+	if (!buf[0])
+		snprintf(buf, len, "none");
+	return buf;
+}
+
+/*
+ * --simd LIST: xmm, ymm, zmm, opmask, comma-separated, or all (what the
+ * module offers: *all set, the mask resolved once it is known).  ymm
+ * takes xmm with it and zmm both, so that each register is known whole.
+ */
+static int parse_simd(const char *arg, uint64_t *mask, bool *all)
+{
+	char *copy, *tok, *save = NULL;
+	size_t i;
+	int ret = 0;
+
+	*mask = 0;
+	*all = !strcmp(arg, "all");
+	if (*all)
+		return 0;
+	copy = strdup(arg);
+	if (!copy)
+		return -1;
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		for (i = 0; i < SIMD_NAMES; i++)
+			if (!strcasecmp(tok, simd_names[i]))
+				break;
+		if (i == SIMD_NAMES) {
+			ret = -1;
+			break;
+		}
+		*mask |= 1ULL << i;
+	}
+	free(copy);
+	if (*mask & PERFREGS_SIMD_ZMM)
+		*mask |= PERFREGS_SIMD_YMM;
+	if (*mask & PERFREGS_SIMD_YMM)
+		*mask |= PERFREGS_SIMD_XMM;
+	return ret || !*mask ? -1 : 0;
 }
 
 /* "0,2-3" into a bitmap of 64-bit words */
@@ -826,12 +911,15 @@ static void sb_lost_note(const struct decoder *d)
 /* -v: the session as configured (live) or as recorded (-i). */
 static void verbose_session(const struct perfregs_config *cfg, const char *event)
 {
+	char simd[64];
+
 	fprintf(stderr, "perfregs-dump: session: event %s, %s %" PRIu64 "%s, iregs 0x%" PRIx64
-		", uregs 0x%" PRIx64 " (64-bit) 0x%" PRIx64 " (32-bit), user stack %u bytes, "
-		"%u pages per CPU%s%s%s\n", event,
+		", uregs 0x%" PRIx64 " (64-bit) 0x%" PRIx64 " (32-bit), SIMD %s, user stack %u "
+		"bytes, %u pages per CPU%s%s%s\n", event,
 		cfg->flags & PERFREGS_CF_FREQ ? "frequency" : "period", (uint64_t)cfg->period,
 		cfg->flags & PERFREGS_CF_FREQ ? " Hz" : "", (uint64_t)cfg->iregs_mask,
-		(uint64_t)cfg->uregs_mask_64, (uint64_t)cfg->uregs_mask_32, cfg->stack_bytes,
+		(uint64_t)cfg->uregs_mask_64, (uint64_t)cfg->uregs_mask_32,
+		simd_list(cfg->simd_mask, simd, sizeof(simd)), cfg->stack_bytes,
 		cfg->data_pages, cfg->flags & PERFREGS_CF_INHERIT ? ", inherited" : "",
 		cfg->flags & PERFREGS_CF_OVERWRITE ? ", overwrite" : "",
 		cfg->flags & PERFREGS_CF_EXCLUDE_KERNEL ? ", user mode only" :
@@ -845,9 +933,10 @@ static void verbose_recording(const char *path, const struct decoder *d)
 	unsigned int i;
 
 	fprintf(stderr, "perfregs-dump: %s: recorded by perfregs-dump %s on %s (kernel %s, "
-		"%s, %u of %u CPUs online)\n", path, in->version[0] ? in->version : "?",
-		in->host[0] ? in->host : "?", in->release[0] ? in->release : "?",
-		in->machine[0] ? in->machine : "?", in->nrcpus_online, in->nrcpus_conf);
+		"%s, %u of %u CPUs online, module ABI %u.%u)\n", path,
+		in->version[0] ? in->version : "?", in->host[0] ? in->host : "?",
+		in->release[0] ? in->release : "?", in->machine[0] ? in->machine : "?",
+		in->nrcpus_online, in->nrcpus_conf, in->abi_major, in->abi_minor);
 	if (in->nargs) {
 		fputs("perfregs-dump: command line:", stderr);
 		for (i = 0; i < in->nargs; i++) {
@@ -980,6 +1069,7 @@ struct options {
 	double duration;
 	bool all_cpus, no_inherit;
 	bool mode_set;			/* -e's :u/:k given, or nmi, mem: (none taken) */
+	bool simd_all;			/* --simd all: what the module offers */
 	bool tee;			/* -f: decode also what is recorded */
 	int pid, tid;
 	char **command;			/* COMMAND [ARGS], NULL-terminated; NULL if none */
@@ -1291,7 +1381,8 @@ static int parse_options(int argc, char **argv, struct options *o, struct decode
 {
 	enum { OPT_IREGS = 256, OPT_UREGS, OPT_STACK, OPT_OVERWRITE, OPT_SUMMARY,
 	       OPT_NMI_UNKNOWN, OPT_NO_SYMBOLS, OPT_CALLGRAPH, OPT_SYMFS,
-	       OPT_NO_INHERIT, OPT_FLAMEGRAPH, OPT_TO, OPT_FREQ, OPT_FIELDS, OPT_THREADS };
+	       OPT_NO_INHERIT, OPT_FLAMEGRAPH, OPT_TO, OPT_FREQ, OPT_FIELDS, OPT_THREADS,
+	       OPT_SIMD };
 	static const struct option longopts[] = {
 		{ "event", required_argument, NULL, 'e' },
 		{ "period", required_argument, NULL, 'c' },
@@ -1305,6 +1396,7 @@ static int parse_options(int argc, char **argv, struct options *o, struct decode
 		{ "intr-regs", optional_argument, NULL, OPT_IREGS },	/* perf's */
 		{ "uregs", optional_argument, NULL, OPT_UREGS },
 		{ "user-regs", optional_argument, NULL, OPT_UREGS },	/* perf's */
+		{ "simd", required_argument, NULL, OPT_SIMD },
 		{ "user-stack", required_argument, NULL, OPT_STACK },
 		{ "call-graph", required_argument, NULL, OPT_CALLGRAPH },
 		{ "nmi-unknown", no_argument, NULL, OPT_NMI_UNKNOWN },
@@ -1335,7 +1427,7 @@ static int parse_options(int argc, char **argv, struct options *o, struct decode
 		{ 'e', "-e/--event" }, { 'c', "-c/--period" },	/* --freq: parse_rate() */
 		{ 'a', "-a/--all-cpus" }, { 'C', "-C/--cpu" }, { 'p', "-p/--pid" },
 		{ 't', "-t/--tid" }, { 'd', "-d/--duration" }, { 'm', "-m/--mmap-pages" },
-		{ OPT_IREGS, "--iregs" }, { OPT_UREGS, "--uregs" },
+		{ OPT_IREGS, "--iregs" }, { OPT_UREGS, "--uregs" }, { OPT_SIMD, "--simd" },
 		{ OPT_STACK, "--user-stack" }, { OPT_OVERWRITE, "--overwrite" },
 		{ OPT_NO_INHERIT, "--no-inherit" }, { OPT_NMI_UNKNOWN, "--nmi-unknown" },
 	};
@@ -1416,18 +1508,28 @@ static int parse_options(int argc, char **argv, struct options *o, struct decode
 			break;
 		case OPT_IREGS:
 		case OPT_UREGS:
-			if (parse_regs(optarg, &v)) {
+			if (parse_regs(optarg, c == OPT_UREGS, &v)) {
 				fprintf(stderr, "perfregs-dump: --%s wants register names "
-					"such as ip,sp,bx,r12 or a mask such as 0x1ff\n",
-					c == OPT_IREGS ? "iregs" : "uregs");
+					"such as ip,sp,bx,r12%s or a mask such as 0x1ff\n",
+					c == OPT_IREGS ? "iregs" : "uregs",
+					c == OPT_IREGS ? "" : ",fs_base,gs_base");
 				return EXIT_USAGE;
 			}
 			if (c == OPT_IREGS) {
 				cfg->iregs_mask = v;
 			} else {
 				cfg->uregs_mask_64 = v;
-				cfg->uregs_mask_32 = v & PERFREGS_MASK_32;
+				cfg->uregs_mask_32 = v & (PERFREGS_MASK_32 | PERFREGS_MASK_BASES);
 			}
+			break;
+		case OPT_SIMD:
+			if (parse_simd(optarg, &v, &o->simd_all)) {
+				fprintf(stderr, "perfregs-dump: --simd wants SIMD components, "
+					"xmm,ymm,zmm,opmask, or all (what this CPU offers), "
+					"not '%s'\n", optarg);
+				return EXIT_USAGE;
+			}
+			cfg->simd_mask = v;
 			break;
 		case OPT_STACK:
 			if (parse_u64(optarg, &v) || v % 8 || v > PERFREGS_MAX_STACK_BYTES) {
@@ -1862,6 +1964,61 @@ static bool user_only_fallback(const struct options *o, struct live *lv,
 }
 
 /*
+ * What the session asks of the module beyond ABI 2.0 (the FS and GS
+ * base, SIMD state: minor 1), against what the module speaks and offers,
+ * before it is configured: one of minor 0 would refuse the bases as a
+ * bad mask (EINVAL) and a simd_mask as a configuration too large (E2BIG),
+ * and one that lacks a SIMD component says EOPNOTSUPP; here each is
+ * named.  --simd all becomes what it offers.  The recording's header
+ * says the module's ABI and the session as it goes to the module.
+ * Returns EXIT_OK, or EXIT_SETUP once it has said what the module or
+ * the CPU cannot do.
+ */
+static int module_fit(struct options *o, struct live *lv, const struct prf_reader *r)
+{
+	struct perfregs_config *cfg = &o->cfg;
+	const struct perfregs_version *v = &r->version;
+	uint64_t offered = v->size >= PERFREGS_VERSION_SIZE_VER1 ? v->simd_offered : 0;
+	bool bases = (cfg->uregs_mask_64 | cfg->uregs_mask_32) & PERFREGS_MASK_BASES;
+	bool simd = cfg->simd_mask || o->simd_all;
+	char asked[64], have[64], lack[64];
+
+	if (lv->rec)	/* before sampling: in the buffer, always taken */
+		rec_update_abi(lv->rec, v->major,
+			       v->minor < PERFREGS_ABI_MINOR ? v->minor : PERFREGS_ABI_MINOR);
+	if (v->minor < 1) {
+		if (bases || simd) {
+			fprintf(stderr, "perfregs-dump: %s need%s the perfregs module of ABI "
+				"%d.1 or later; the one loaded speaks %u.%u: load the module "
+				"built with this tool\n", bases && simd ?
+				"fs_base, gs_base and --simd" : bases ? "fs_base and gs_base" :
+				"--simd", !bases && simd ? "s" : "", PERFREGS_ABI_MAJOR,
+				v->major, v->minor);
+			return EXIT_SETUP;
+		}
+		cfg->size = PERFREGS_CONFIG_SIZE_VER0;	/* the configuration it knows */
+	}
+	if (o->simd_all) {
+		if (!offered) {
+			fprintf(stderr, "perfregs-dump: --simd all: this CPU and kernel offer "
+				"no SIMD state (no XSAVE)\n");
+			return EXIT_SETUP;
+		}
+		cfg->simd_mask = offered;
+	}
+	if (cfg->simd_mask & ~offered) {
+		fprintf(stderr, "perfregs-dump: --simd %s: this CPU and kernel do not offer "
+			"%s; they offer %s\n", simd_list(cfg->simd_mask, asked, sizeof(asked)),
+			simd_list(cfg->simd_mask & ~offered, lack, sizeof(lack)),
+			simd_list(offered, have, sizeof(have)));
+		return EXIT_SETUP;
+	}
+	if (lv->rec)
+		rec_update_config(lv->rec, cfg);
+	return EXIT_OK;
+}
+
+/*
  * Configure the session for the target, load what decoding and the
  * recording need before the rings fill, and start sampling.  Returns
  * EXIT_OK or EXIT_SETUP.
@@ -1872,6 +2029,8 @@ static int live_start(struct options *o, struct live *lv, struct live_run *run)
 	struct decoder *d = &lv->d;
 	int ret;
 
+	if (module_fit(o, lv, &run->r) != EXIT_OK)
+		return EXIT_SETUP;
 	cfg->pid = o->all_cpus ? -1 : o->pid;
 	/* perf record's default: what the process forks is sampled too */
 	if (cfg->pid >= 0 && !o->no_inherit && cfg->event != PERFREGS_EV_NMI)
@@ -1887,8 +2046,9 @@ static int live_start(struct options *o, struct live *lv, struct live_run *run)
 				strerror(-ret), witness_hint(-ret, cfg));
 		else
 			fprintf(stderr, "perfregs-dump: the module refused the "
-				"configuration: %s; %s\n", strerror(-ret),
-				config_hint(-ret));
+				"configuration: %s; %s%s\n", strerror(-ret),
+				config_hint(-ret), ret == -EOPNOTSUPP && cfg->simd_mask ?
+				" (or a --simd component this CPU lacks)" : "");
 		return EXIT_SETUP;
 	}
 	if (d->o.verbose)

@@ -61,7 +61,7 @@ static const char *const field_names[FIELD_MAX] = {
 	[F_TIME] = "time", [F_EVENT] = "event", [F_IP] = "ip", [F_SYM] = "sym",
 	[F_MODE] = "mode", [F_ABI] = "abi", [F_CONTEXT] = "context",
 	[F_UREGS_SOURCE] = "uregs_source", [F_SKID] = "skid",
-	[F_IREGS] = "iregs", [F_UREGS] = "uregs", [F_STACK] = "stack",
+	[F_IREGS] = "iregs", [F_UREGS] = "uregs", [F_SIMD] = "simd", [F_STACK] = "stack",
 	[F_CALLCHAIN] = "callchain",
 };
 
@@ -306,13 +306,14 @@ static char *put_rjust(char *p, const char *s, int width)
 }
 
 /* The most one register set takes in either format. */
-#define REGS_TEXT_MAX	(64 + PERFREGS_REG_MAX * 48)
+#define REGS_TEXT_MAX	(64 + PERFREGS_REG_EXT_MAX * 48)
 
 /*
  * One register set into p (at most REGS_TEXT_MAX bytes); returns the end.
  * This is most of the output, so it is built by hand: printf made up 80%
  * of the decoder's time.  The text is exactly what " %-6s 0x%0*" PRIx64
- * and "\"%s\":\"0x%" PRIx64 "\"" gave.
+ * and "\"%s\":\"0x%" PRIx64 "\"" gave.  The FS and GS base keep their
+ * 64 bits in every layout: a mixed-mode task's are its 64-bit TLS.
  */
 static char *out_regs(char *p, enum out_format fmt, enum layout layout,
 		      uint64_t mask, const uint64_t *vals, const char *label)
@@ -332,12 +333,14 @@ static char *out_regs(char *p, enum out_format fmt, enum layout layout,
 		int reg = __builtin_ctzll(mask);
 		const char *name;
 		uint64_t v;
+		char *e;
 
 		v = vals[n++];
-		if (reg >= nnames)
+		if (reg >= nnames || !names[reg])
 			continue;
 		name = names[reg];
-		v = reg_value(layout, v);
+		if (!reg_is_base(reg))
+			v = reg_value(layout, v);
 		if (fmt == FMT_JSON) {
 			if (shown)
 				*p++ = ',';
@@ -349,10 +352,14 @@ static char *out_regs(char *p, enum out_format fmt, enum layout layout,
 		} else {
 			if (shown && shown % 4 == 0)
 				p = put_lit(p, "\n         ");
-			/* " %-6s 0x": names have at most 6 characters */
+			/* " %-6s 0x": names have at most 6 characters, */
 			memcpy(p, "        0x", 10);
-			put_str(p + 1, name);
-			p = put_hex(p + 10, v, width);
+			e = put_str(p + 1, name);
+			if (e > p + 7)		/* but fs_base and gs_base */
+				p = put_lit(e, " 0x");
+			else
+				p += 10;
+			p = put_hex(p, v, width);
 		}
 		shown++;
 	}
@@ -362,37 +369,287 @@ static char *out_regs(char *p, enum out_format fmt, enum layout layout,
 }
 
 /*
+ * The SIMD section at p, of at most avail bytes, of a sample of ABI abi:
+ * is it what its header says, to the byte?  Where its components lie
+ * into *v, its size into *len.  Its vectors are 16 (8 for a 32-bit
+ * frame, as the ABI says), a known state has components and an unknown
+ * one none, and its size is what they take: more only for components
+ * of a newer module, which come after those known here and are left
+ * out.
+ */
+static bool simd_fits(const unsigned char *p, size_t avail, uint32_t abi,
+		      struct sample_simd *v, size_t *len)
+{
+	struct perfregs_rec_simd h;
+	size_t need = sizeof(h);
+
+	if (avail < sizeof(h))
+		return false;
+	memcpy(&h, p, sizeof(h));
+	if (h.size < sizeof(h) || h.size % 8 || h.size > avail ||
+	    h.nr_vec != (abi == PERFREGS_ABI_64 ? 16U : abi == PERFREGS_ABI_32 ? 8U : 0U) ||
+	    !h.components != !!h.unknown)
+		return false;
+	v->present = true;
+	v->components = h.components & PERFREGS_SIMD_ALL;
+	v->nr_vec = h.nr_vec;
+	v->mxcsr = h.mxcsr;
+	v->unknown = h.unknown;
+	/* at most 24 + 16 * (16 + 16 + 32) + 16 * 64 + 64 bytes: no overflow */
+	if (h.components & PERFREGS_SIMD_XMM) {
+		v->xmm = p + need;
+		need += 16 * h.nr_vec;
+	}
+	if (h.components & PERFREGS_SIMD_YMM) {
+		v->ymmh = p + need;
+		need += 16 * h.nr_vec;
+	}
+	if (h.components & PERFREGS_SIMD_ZMM) {
+		v->zmmh = p + need;
+		need += 32 * h.nr_vec;
+		if (h.nr_vec == 16) {
+			v->zmm16 = p + need;
+			need += 16 * 64;
+		}
+	}
+	if (h.components & PERFREGS_SIMD_OPMASK) {
+		v->k = p + need;
+		need += 8 * 8;
+	}
+	*len = h.size;
+	return h.components & ~PERFREGS_SIMD_ALL ? need <= h.size : need == h.size;
+}
+
+/*
  * Is a sample of size bytes (its header's, read once by the caller) what
- * its masks and flags say, to the byte?  Its stack into *st.
+ * its masks and flags say, to the byte?  Its stack and its SIMD section
+ * into *st.
  */
 static bool sample_fits(const struct perfregs_rec_sample *s, size_t size,
 			struct sample_stack *st)
 {
 	const unsigned char *p = (const unsigned char *)s;
-	size_t need;
-	uint64_t len;
+	uint64_t stack_len;
+	size_t need, len;
 
 	memset(st, 0, sizeof(*st));
 	if (size < sizeof(*s))
 		return false;
-	if ((s->iregs_mask | s->uregs_mask) & ~PERFREGS_MASK_64)
+	/* the FS and GS base are user registers only */
+	if ((s->iregs_mask & ~PERFREGS_MASK_64) ||
+	    (s->uregs_mask & ~(PERFREGS_MASK_64 | PERFREGS_MASK_BASES)))
 		return false;
 	need = sizeof(*s) + 8 * (prf_popcount(s->iregs_mask) +
 				 prf_popcount(s->uregs_mask));
+	if (s->flags & PERFREGS_SF_SIMD) {
+		if (size < need || !simd_fits(p + need, size - need, s->abi, &st->simd, &len))
+			return false;
+		need += len;
+	}
 	if (s->flags & PERFREGS_SF_STACK) {
 		if (size < need + 16)
 			return false;
-		memcpy(&len, p + need, sizeof(len));
-		if (len > PERFREGS_MAX_STACK_BYTES || len % 8 || size < need + 16 + len)
+		memcpy(&stack_len, p + need, sizeof(stack_len));
+		if (stack_len > PERFREGS_MAX_STACK_BYTES || stack_len % 8 ||
+		    size < need + 16 + stack_len)
 			return false;
 		st->data = p + need + 8;
-		st->size = len;
-		memcpy(&st->copied, st->data + len, sizeof(st->copied));
-		if (st->copied > len)
+		st->size = stack_len;
+		memcpy(&st->copied, st->data + stack_len, sizeof(st->copied));
+		if (st->copied > stack_len)
 			return false;
-		need += 16 + len;
+		need += 16 + stack_len;
 	}
 	return size == need;
+}
+
+/* enum perfregs_simd_unknown, as the output names it */
+static const char *const simd_unknown_names[] = {
+	[PERFREGS_SIMD_UNKNOWN_SAVED] = "saved",
+	[PERFREGS_SIMD_UNKNOWN_IRQS_OFF] = "irqs_off",
+	[PERFREGS_SIMD_UNKNOWN_GUEST] = "guest",
+	[PERFREGS_SIMD_UNKNOWN_NESTED] = "nested",
+};
+
+/*
+ * The most a SIMD section takes in either format: JSON's 16 xmm, 16 ymm
+ * and 32 zmm (each "name":"0x" and its digits), k0-k7, mxcsr.
+ */
+#define SIMD_TEXT_MAX	8192
+
+/* A SIMD section being written (out_simd()). */
+struct simd_out {
+	char *p;
+	enum out_format fmt;
+	int shown;		/* items written */
+	int col;		/* text: items on this line so far */
+	int per_line;		/* text: items a line */
+};
+
+/* A text line of its own for what follows, per_line items wide. */
+static void simd_line(struct simd_out *o, int per_line)
+{
+	if (o->fmt == FMT_JSON)
+		return;
+	o->p = put_lit(o->p, "\n         ");
+	o->col = 0;
+	o->per_line = per_line;
+}
+
+/*
+ * The start of one register: its name (prefix, then n unless it is
+ * negative, then suffix) and "0x", as JSON's "name":"0x or the text's
+ * " %-6s 0x" on a line of per_line of them; the caller writes its digits
+ * after, then simd_end().
+ */
+static char *simd_begin(struct simd_out *o, const char *prefix, int n, const char *suffix)
+{
+	char *p, *name;
+
+	if (o->fmt == FMT_JSON) {
+		p = o->p;
+		if (o->shown)
+			*p++ = ',';
+		*p++ = '"';
+	} else {
+		if (o->col == o->per_line)
+			simd_line(o, o->per_line);
+		p = o->p;
+		memcpy(p, "       ", 7);	/* names have at most 6 characters */
+		p++;
+	}
+	name = p;
+	p = put_str(p, prefix);
+	if (n >= 0)
+		p = put_dec(p, (uint64_t)n, 0, ' ', false);
+	p = put_str(p, suffix);
+	if (o->fmt == FMT_JSON)
+		return put_lit(p, "\":\"0x");
+	if (p < name + 6)
+		p = name + 6;
+	return put_lit(p, " 0x");
+}
+
+static void simd_end(struct simd_out *o, char *p)
+{
+	if (o->fmt == FMT_JSON)
+		*p++ = '"';
+	o->p = p;
+	o->shown++;
+	o->col++;
+}
+
+/*
+ * A vector register: the bytes of its parts, most significant part
+ * first, each little-endian (nparts of len[] bytes), most significant
+ * digit first, every digit written.
+ */
+static void simd_vec(struct simd_out *o, const char *prefix, int n, const char *suffix,
+		     const unsigned char *const *part, const unsigned int *len, int nparts)
+{
+	char *p = simd_begin(o, prefix, n, suffix);
+	int i, j;
+
+	for (i = 0; i < nparts; i++)
+		for (j = (int)len[i] - 1; j >= 0; j--) {
+			memcpy(p, hex_pairs[part[i][j]], 2);
+			p += 2;
+		}
+	simd_end(o, p);
+}
+
+/* mxcsr, k0-k7: as the registers print, minimal in JSON, width digits in text. */
+static void simd_scalar(struct simd_out *o, const char *prefix, int n, uint64_t v,
+			int width)
+{
+	char *p = simd_begin(o, prefix, n, "");
+
+	simd_end(o, put_hex(p, v, o->fmt == FMT_JSON ? 0 : width));
+}
+
+/*
+ * A sample's SIMD section (checked by simd_fits()) at p, at most
+ * SIMD_TEXT_MAX bytes: JSON's "simd" object, or the text's lines.  Each
+ * vector register whole where the section has all of it (ymm n: the
+ * upper half and xmm n; zmm n below 16: its upper half, ymm's and xmm
+ * n), else the part it has (ymm0h, zmm0h: the upper halves, as gdb names
+ * them); the text shows only the widest whole register of each number.
+ * An unknown state: why.
+ */
+static char *out_simd(char *p, enum out_format fmt, const struct sample_simd *v)
+{
+	struct simd_out o = { .p = p, .fmt = fmt };
+	bool x = v->xmm, yw = v->ymmh && x, zw = v->zmmh && yw, text = fmt != FMT_JSON;
+	const unsigned char *part[3];
+	unsigned int n, len[3];
+
+	if (fmt == FMT_JSON)
+		o.p = put_lit(o.p, ",\"simd\":{");
+	else
+		o.p = put_lit(o.p, "\n    simd:");
+	if (!v->components && v->unknown) {
+		const char *why = v->unknown < sizeof(simd_unknown_names) /
+					       sizeof(simd_unknown_names[0]) ?
+				  simd_unknown_names[v->unknown] : NULL;
+
+		o.p = put_str(o.p, text ? " unknown (" : "\"unknown\":\"");
+		if (why)
+			o.p = put_str(o.p, why);
+		else
+			o.p = put_dec(put_lit(o.p, "reason "), v->unknown, 0, ' ', false);
+		*o.p++ = text ? ')' : '"';
+		if (!text)
+			*o.p++ = '}';
+		return o.p;
+	}
+	o.per_line = 1;
+	if (x)
+		simd_scalar(&o, "mxcsr", -1, v->mxcsr, 8);
+	if (x && !(text && yw)) {
+		simd_line(&o, 2);
+		for (n = 0; n < v->nr_vec; n++) {
+			part[0] = v->xmm + 16 * n;
+			len[0] = 16;
+			simd_vec(&o, "xmm", (int)n, "", part, len, 1);
+		}
+	}
+	if (v->ymmh && !(text && zw)) {
+		simd_line(&o, yw ? 1 : 2);
+		for (n = 0; n < v->nr_vec; n++) {
+			part[0] = v->ymmh + 16 * n;
+			part[1] = yw ? v->xmm + 16 * n : NULL;
+			len[0] = len[1] = 16;
+			simd_vec(&o, "ymm", (int)n, yw ? "" : "h", part, len, yw ? 2 : 1);
+		}
+	}
+	if (v->zmmh) {
+		simd_line(&o, 1);
+		for (n = 0; n < v->nr_vec; n++) {
+			part[0] = v->zmmh + 32 * n;
+			part[1] = zw ? v->ymmh + 16 * n : NULL;
+			part[2] = zw ? v->xmm + 16 * n : NULL;
+			len[0] = 32;
+			len[1] = len[2] = 16;
+			simd_vec(&o, "zmm", (int)n, zw ? "" : "h", part, len, zw ? 3 : 1);
+		}
+		for (n = 0; v->zmm16 && n < 16; n++) {
+			part[0] = v->zmm16 + 64 * n;
+			len[0] = 64;
+			simd_vec(&o, "zmm", 16 + (int)n, "", part, len, 1);
+		}
+	}
+	if (v->k) {
+		simd_line(&o, 4);
+		for (n = 0; n < 8; n++) {
+			uint64_t k;
+
+			memcpy(&k, v->k + 8 * n, 8);
+			simd_scalar(&o, "k", (int)n, k, 16);
+		}
+	}
+	if (!text)
+		*o.p++ = '}';
+	return o.p;
 }
 
 /*
@@ -526,14 +783,14 @@ struct shown {
 	const char *comm, *sym;		/* text_safe() */
 };
 
-/* A sample's line: JSON's escapes, its registers (REGS_TEXT_MAX each). */
-#define LINE_BYTES	(6 * 320 + 512 + 2 * REGS_TEXT_MAX)
+/* A sample's line: JSON's escapes, its registers (REGS_TEXT_MAX each), SIMD. */
+#define LINE_BYTES	(6 * 320 + 512 + 2 * REGS_TEXT_MAX + SIMD_TEXT_MAX)
 
 /* Without -F: every field, in their order. */
 static const uint8_t all_fields[FIELD_MAX] = {
 	F_COMM, F_PID, F_TID, F_CPU, F_TIME, F_EVENT, F_IP, F_SYM, F_MODE,
 	F_ABI, F_CONTEXT, F_UREGS_SOURCE, F_SKID,
-	F_IREGS, F_UREGS, F_STACK, F_CALLCHAIN,
+	F_IREGS, F_UREGS, F_SIMD, F_STACK, F_CALLCHAIN,
 };
 
 /*
@@ -659,6 +916,8 @@ static char *text_blocks(struct decoder *d, struct dthread *t, const struct show
 		if (f == F_UREGS && s->uregs_mask)
 			p = out_regs(p, FMT_TEXT, v->dd.layout, s->uregs_mask, v->uvals,
 				     "uregs");
+		if (f == F_SIMD && v->st->simd.present)
+			p = out_simd(p, FMT_TEXT, &v->st->simd);
 		if (!stack || (f != F_STACK && (f != F_CALLCHAIN || !callgraph)))
 			continue;
 		fwrite_unlocked(line, 1, p - line, t->out);
@@ -752,6 +1011,8 @@ static void out_sample(struct decoder *d, struct dthread *t,
 			p = put_json(put_lit(p, ",\"sym\":"), sym, sizeof(sym));
 		p = out_regs(p, FMT_JSON, ilayout, s->iregs_mask, vals, "iregs");
 		p = out_regs(p, FMT_JSON, dd.layout, s->uregs_mask, uvals, "uregs");
+		if (st->simd.present)
+			p = out_simd(p, FMT_JSON, &st->simd);
 		fwrite_unlocked(line, 1, p - line, fp);
 		if (st->data)
 			fprintf(fp, ",\"stack\":{\"size\":%" PRIu64 ",\"copied\":%" PRIu64 "}",

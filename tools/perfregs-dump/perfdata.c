@@ -6,8 +6,17 @@
  * One attr: the session's event and period, sample_type IP | TID | TIME |
  * CPU | PERIOD | CALLCHAIN | REGS_USER | REGS_INTR.  perf's register
  * masks are one per attr, so the user mask is the session's 64-bit one;
- * a register a sample lacks (the upper registers of a 32-bit frame) is
- * written as 0, as perf itself does.  COMM and MMAP records come from the
+ * a register a sample lacks (the upper registers of a 32-bit frame, a
+ * selector the module could not know) is written as 0, as perf itself
+ * does.  Registers are in perf's numbering: ds, es, fs and gs where the
+ * module records them (ABI minor 1, user registers), never the FS and GS
+ * base, which perf has no number for.  With the session's SIMD state,
+ * xmm0-15 go where perf puts them, in the interrupt registers
+ * (PERF_REG_X86_XMM0.., two u64 each, low first: the layout of
+ * PERF_REG_EXTENDED_MASK, as a PEBS event records them): a sample whose
+ * interrupt hit user mode has the user's interrupt registers, and its
+ * xmm (xmm0-7 for a 32-bit frame); any other sample, or one whose state
+ * is unknown, has 0 there.  COMM and MMAP records come from the
  * recording's samples and mappings, in front of the samples that need
  * them, the kernel's MMAP ([kernel.kallsyms]_text) first when the
  * recording knows where _text was; LOST records carry the losses.
@@ -35,6 +44,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <linux/perf_event.h>
+#include <asm/perf_regs.h>
 #include <sys/mman.h>
 #include <time.h>
 #include "types.h"
@@ -95,7 +105,8 @@ struct conv {
 	FILE *fp;
 	int error;
 	uint64_t data_size;
-	uint64_t umask, imask;
+	uint64_t umask, imask;		/* perf's registers 0-23 */
+	bool xmm;			/* and xmm0-15 in the interrupt registers */
 	uint64_t period;
 	uint64_t first, last;	/* the samples' times */
 	bool kernel_mapped;
@@ -315,6 +326,22 @@ static void put_regs(struct conv *c, uint64_t want, uint64_t have,
 }
 
 /*
+ * xmm0-15 after the interrupt registers, as PERF_REG_X86_XMM0.. (two
+ * u64 each, the low one first): the sample's own when its interrupt hit
+ * user mode and its state is known, else 0.
+ */
+static void put_xmm(struct conv *c, const struct perfregs_rec_sample *s,
+		    const struct sample_stack *st)
+{
+	uint64_t v[32] = { 0 };
+	const struct sample_simd *x = &st->simd;
+
+	if (!(s->flags & PERFREGS_SF_KERNEL) && x->xmm)
+		memcpy(v, x->xmm, 16 * x->nr_vec);	/* nr_vec: 16 at most */
+	put(c, v, sizeof(v));
+}
+
+/*
  * The sample's call chain as perf's, of the frames every output takes
  * (sample_frames()): the kernel context and IP of a kernel-mode
  * sample, then the user context and the user frames.  How many entries
@@ -370,7 +397,7 @@ static void on_record(void *arg, int cpu, const struct perfregs_rec_header *rec,
 		size = 8 + 8 + 8 + 8 + 8 + 8;	/* header ip tid time cpu period */
 		size += 8 * (1 + nchain);
 		size += 8 + (uabi ? 8 * prf_popcount(c->umask) : 0);
-		size += 8 + 8 * prf_popcount(c->imask);
+		size += 8 + 8 * prf_popcount(c->imask) + (c->xmm ? 8 * 32 : 0);
 		put_hdr(c, PERF_RECORD_SAMPLE,
 			(s->flags & PERFREGS_SF_KERNEL) ? PERF_RECORD_MISC_KERNEL :
 							  PERF_RECORD_MISC_USER, size);
@@ -384,6 +411,8 @@ static void on_record(void *arg, int cpu, const struct perfregs_rec_header *rec,
 		put_regs(c, c->imask, s->iregs_mask, iv,
 			 (s->flags & PERFREGS_SF_KERNEL) || s->abi == PERFREGS_ABI_64 ?
 			 PERF_SAMPLE_REGS_ABI_64 : PERF_SAMPLE_REGS_ABI_32);
+		if (c->xmm)
+			put_xmm(c, s, st);
 	} else if (rec->type == PERFREGS_REC_LOST) {
 		const struct perfregs_rec_lost *l = (const void *)rec;
 		uint64_t v[2] = { 0, prf_lost_of(l, PERFREGS_LOST_FULL) +
@@ -599,8 +628,15 @@ int perfdata_convert(const char *in, const char *out, struct decoder *d,
 		rec_input_free(src);
 		return -EIO;
 	}
-	c.umask = cfg.uregs_mask_64 & ~SEGS;
-	c.imask = cfg.iregs_mask & ~SEGS;
+	/*
+	 * perf's registers only; the selectors of the user frame where a
+	 * module of minor 1 on records them, in no interrupt frame
+	 */
+	c.umask = cfg.uregs_mask_64 & PERFREGS_MASK_64;
+	if (rec_input_abi_minor(src) < 1)
+		c.umask &= ~SEGS;
+	c.imask = cfg.iregs_mask & PERFREGS_MASK_64 & ~SEGS;
+	c.xmm = cfg.simd_mask & PERFREGS_SIMD_XMM;
 
 	c.period = cfg.event == PERFREGS_EV_BREAKPOINT || cfg.event == PERFREGS_EV_NMI ||
 		   (cfg.flags & PERFREGS_CF_FREQ) ? 1 : cfg.period;
@@ -613,7 +649,7 @@ int perfdata_convert(const char *in, const char *out, struct decoder *d,
 			      PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN |
 			      PERF_SAMPLE_REGS_USER | PERF_SAMPLE_REGS_INTR;
 	fa.attr.sample_regs_user = c.umask;
-	fa.attr.sample_regs_intr = c.imask;
+	fa.attr.sample_regs_intr = c.imask | (c.xmm ? PERF_REG_EXTENDED_MASK : 0);
 	fa.attr.use_clockid = 1;
 	fa.attr.clockid = CLOCK_MONOTONIC;
 	fa.attr.sample_id_all = 0;

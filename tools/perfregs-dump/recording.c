@@ -5,8 +5,11 @@
  *
  * Layout (little-endian, every item 8-byte aligned):
  *
- *   struct rec_file_header	magic "PRFREC\0\0", format version, ABI
- *				version, page size, the session config
+ *   struct rec_file_header	magic "PRFREC\0\0", format version, the ABI
+ *				version of the module the records came
+ *				from, page size, the session config (of
+ *				PERFREGS_CONFIG_SIZE_VER1 from format 3 on,
+ *				VER0 before: its header is 8 bytes shorter)
  *   items, each { u32 type; u32 size (this header included) } + body:
  *     ITEM_INFO   key=value\0 text: kernel release, machine, tool, event;
  *                 version, nrcpus=CONF,ONLINE, host, cpudesc, cpuid, mem_kb,
@@ -59,7 +62,7 @@
 #include "recording.h"
 
 #define REC_MAGIC	"PRFREC\0\0"
-#define REC_VERSION	2	/* 2: several records per ITEM_KREC */
+#define REC_VERSION	3	/* 2: several records per ITEM_KREC; 3: simd_mask */
 #define REC_VERSION_MIN	1
 
 enum {
@@ -134,6 +137,9 @@ struct rec_file_header {
 	uint32_t reserved;
 	struct perfregs_config cfg;
 };
+
+/* The header of formats 1 and 2 (and its cfg) ends before simd_mask. */
+#define REC_HEADER_VER0	(offsetof(struct rec_file_header, cfg) + PERFREGS_CONFIG_SIZE_VER0)
 
 struct item {
 	uint32_t type;
@@ -565,33 +571,52 @@ struct recorder *rec_create_fd(int fd, const char *path, const struct perfregs_c
 }
 
 /*
- * The session's configuration changed after rec_create() (the default
- * event fell back to user mode only): the header says what was sampled.
- * In the buffer while nothing was written (always, before sampling
- * starts: the info is bounded), else in the file, in place.  A pipe or
- * a FIFO (or a file opened O_APPEND) that has the header already cannot
- * take it again: -ESPIPE, and the recording goes on with the header it
- * has.
+ * The header changed after rec_create(): len bytes of it at off.  In the
+ * buffer while nothing was written (always, before sampling starts: the
+ * info is bounded), else in the file, in place.  A pipe or a FIFO (or a
+ * file opened O_APPEND) that has the header already cannot take it
+ * again: -ESPIPE, and the recording goes on with the header it has.
  */
-int rec_update_config(struct recorder *r, const struct perfregs_config *cfg)
+static int rec_rewrite(struct recorder *r, size_t off, const void *p, size_t len)
 {
-	struct perfregs_config c = *cfg;
-	size_t off = offsetof(struct rec_file_header, cfg);
 	int ret = 0;
 
-	c.cpus_ptr = 0;
 	pthread_mutex_lock(&r->lock);
 	if (!r->written)
-		memcpy(r->buf + off, &c, sizeof(c));
+		memcpy(r->buf + off, p, len);
 	else if (!r->seekable)
 		ret = -ESPIPE;
-	else if (pwrite(r->fd, &c, sizeof(c), r->start + (off_t)off) != (ssize_t)sizeof(c) &&
-		 !r->error)
+	else if (pwrite(r->fd, p, len, r->start + (off_t)off) != (ssize_t)len && !r->error)
 		r->error = errno ? errno : EIO;
 	if (!ret && r->error)
 		ret = -r->error;
 	pthread_mutex_unlock(&r->lock);
 	return ret;
+}
+
+/*
+ * The session's configuration changed after rec_create() (the default
+ * event fell back to user mode only; --simd all became what the module
+ * offers): the header says what was sampled.
+ */
+int rec_update_config(struct recorder *r, const struct perfregs_config *cfg)
+{
+	struct perfregs_config c = *cfg;
+
+	c.cpus_ptr = 0;
+	return rec_rewrite(r, offsetof(struct rec_file_header, cfg), &c, sizeof(c));
+}
+
+/*
+ * The ABI the records come in is the module's (rec_create() wrote this
+ * tool's): its minor, when it is older, says which registers and
+ * sections the module could have written.  As rec_update_config().
+ */
+int rec_update_abi(struct recorder *r, uint32_t major, uint32_t minor)
+{
+	uint32_t abi[2] = { major, minor };
+
+	return rec_rewrite(r, offsetof(struct rec_file_header, abi_major), abi, sizeof(abi));
 }
 
 /*
@@ -1149,6 +1174,11 @@ int rec_read(struct rec_input *in, struct decoder *d, uint64_t *produced,
 	return src_items(&in->s, &in->h, in->path, d, produced, err, errlen);
 }
 
+uint32_t rec_input_abi_minor(const struct rec_input *in)
+{
+	return in->h.abi_minor;
+}
+
 void rec_input_free(struct rec_input *in)
 {
 	if (!in)
@@ -1233,25 +1263,36 @@ int rec_decode_buf(const unsigned char *buf, size_t size, struct decoder *d,
 	return ret ? ret : src_items(&s, &h, "the recording", d, produced, err, errlen);
 }
 
-/* The file header of s into *h, checked, and gone past. */
+/*
+ * The file header of s into *h, checked, and gone past.  Formats 1 and
+ * 2 have a shorter one (REC_HEADER_VER0): the simd_mask it lacks is 0.
+ */
 static int src_header(struct rec_src *s, const char *path, struct rec_file_header *h,
 		      char *err, size_t errlen)
 {
-	if (src_fill(s, sizeof(*h)) < sizeof(*h))
+	size_t size = REC_HEADER_VER0;
+
+	memset(h, 0, sizeof(*h));
+	if (src_fill(s, size) < size)
 		return src_short(s, path, s->off + (s->len - s->pos),
 				 "file shorter than its header", err, errlen);
-	memcpy(h, s->mem + s->pos, sizeof(*h));
+	memcpy(h, s->mem + s->pos, size);
 	if (memcmp(h->magic, REC_MAGIC, 8)) {
 		snprintf(err, errlen, "not a perfregs recording (bad magic at offset 0)");
 		return -EBADMSG;
 	}
 	if (h->version < REC_VERSION_MIN || h->version > REC_VERSION ||
-	    h->header_size != sizeof(*h)) {
+	    (h->header_size != REC_HEADER_VER0 && h->header_size != sizeof(*h))) {
 		snprintf(err, errlen, "recording format %u, this tool reads %u to %u",
 			 h->version, REC_VERSION_MIN, REC_VERSION);
 		return -EBADMSG;
 	}
-	src_skip(s, sizeof(*h));
+	size = h->header_size;
+	if (src_fill(s, size) < size)
+		return src_short(s, path, s->off + (s->len - s->pos),
+				 "file shorter than its header", err, errlen);
+	memcpy(h, s->mem + s->pos, size);
+	src_skip(s, size);
 	return 0;
 }
 
@@ -1271,6 +1312,8 @@ static int src_items(struct rec_src *s, const struct rec_file_header *hp, const 
 	*produced = 0;
 	d->info.cfg = h.cfg;
 	d->info.cfg_known = true;
+	d->info.abi_major = h.abi_major;
+	d->info.abi_minor = h.abi_minor;
 	while (!ended) {
 		struct item it;
 		const unsigned char *body;

@@ -15,6 +15,7 @@ struct recorder *rec_create_fd(int fd, const char *path, const struct perfregs_c
 			       const char *event_name);
 int rec_sample(struct recorder *r, int cpu, const struct perfregs_rec_header *h);
 int rec_update_config(struct recorder *r, const struct perfregs_config *cfg);
+int rec_update_abi(struct recorder *r, uint32_t major, uint32_t minor);
 int rec_records(struct recorder *r, int cpu, const void *a, size_t alen,
 		const void *b, size_t blen);
 void rec_image(void *arg, const struct image *im);
@@ -49,5 +50,7 @@ int rec_open(const char *path, struct rec_input **in, struct perfregs_config *cf
 int rec_read(struct rec_input *in, struct decoder *d, uint64_t *produced,
 	     char *err, size_t errlen);
 void rec_input_free(struct rec_input *in);
+/* The ABI minor of the module its records came from, as its header says. */
+uint32_t rec_input_abi_minor(const struct rec_input *in);
 
 #endif

@@ -6,5 +6,6 @@
 #include "types.h"
 
 const char *const *reg_names(enum layout layout, int *count);
+bool reg_is_base(int reg);
 
 #endif

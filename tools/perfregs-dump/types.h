@@ -47,14 +47,35 @@ struct elf_facts {
 };
 
 /*
+ * A sample's SIMD section (PERFREGS_SF_SIMD, ABI minor 1), as
+ * decode_record() checked it against the record's size: where each
+ * component's bytes lie in the record, NULL for one it lacks.  A
+ * section with no component says why the state is unknown.
+ */
+struct sample_simd {
+	bool present;			/* the sample has a section */
+	uint32_t components;		/* PERFREGS_SIMD_* found below */
+	uint32_t nr_vec;		/* 16, or 8 for a 32-bit frame */
+	uint32_t mxcsr;
+	uint32_t unknown;		/* enum perfregs_simd_unknown */
+	const unsigned char *xmm;	/* nr_vec x 16 bytes, little-endian */
+	const unsigned char *ymmh;	/* nr_vec x 16: bits 128-255 of ymm n */
+	const unsigned char *zmmh;	/* nr_vec x 32: bits 256-511 of zmm n */
+	const unsigned char *zmm16;	/* 16 x 64: zmm16-31 whole (64-bit frames) */
+	const unsigned char *k;		/* 8 x 8: k0-k7 */
+};
+
+/*
  * A sample's user stack, as decode_record() found it from the record's
  * size, read once: the output and the hooks take it from here, and read
- * none of the record's size fields again.
+ * none of the record's size fields again.  So is its SIMD section,
+ * which lies before the stack.
  */
 struct sample_stack {
 	const unsigned char *data;	/* in the record; NULL: it has none */
 	uint64_t size;			/* bytes from the SP the record holds */
 	uint64_t copied;		/* of which the kernel could copy */
+	struct sample_simd simd;	/* the sample's SIMD state */
 };
 
 /* An executable, keyed by the (dev, ino) the kernel reports per sample. */
@@ -160,7 +181,7 @@ enum out_format { FMT_TEXT, FMT_JSON, FMT_FOLDED };
 enum field {
 	F_COMM, F_PID, F_TID, F_CPU, F_TIME, F_EVENT, F_IP, F_SYM, F_MODE,
 	F_ABI, F_CONTEXT, F_UREGS_SOURCE, F_SKID,
-	F_IREGS, F_UREGS, F_STACK, F_CALLCHAIN,
+	F_IREGS, F_UREGS, F_SIMD, F_STACK, F_CALLCHAIN,
 	FIELD_MAX
 };
 
@@ -225,6 +246,7 @@ struct rec_info {
 	bool event_seen;		/* the first event= counts */
 	struct perfregs_config cfg;	/* the file header's session */
 	bool cfg_known;			/* a header was read */
+	uint32_t abi_major, abi_minor;	/* of the module its records came from */
 };
 
 #define PERFREGS_TOOL_VERSION	"1.0"

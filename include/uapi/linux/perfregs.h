@@ -235,8 +235,8 @@ struct perfregs_config {
  */
 #define PERFREGS_SIMD_XMM	(1ULL << 0) /* xmm0-15 (0-7 of a 32-bit frame), mxcsr */
 #define PERFREGS_SIMD_YMM	(1ULL << 1) /* the upper 128 bits of ymm0-15 (AVX) */
-#define PERFREGS_SIMD_ZMM	(1ULL << 2) /* the upper 256 bits of zmm0-15 and
-					     * zmm16-31 whole (AVX-512, 64-bit) */
+/* the upper 256 bits of zmm0-15 and zmm16-31 whole (AVX-512, 64-bit) */
+#define PERFREGS_SIMD_ZMM	(1ULL << 2)
 #define PERFREGS_SIMD_OPMASK	(1ULL << 3) /* k0-k7 (AVX-512) */
 #define PERFREGS_SIMD_ALL	((1ULL << 4) - 1)
 
