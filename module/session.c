@@ -154,8 +154,12 @@ static int prf_check_config(const struct perfregs_config *c)
 		return -EINVAL;
 	if (c->stack_bytes % 8 || c->stack_bytes > PERFREGS_MAX_STACK_BYTES)
 		return -EINVAL;
-	/* a record must fit in half the buffer */
-	if (PRF_MAX_REGS_RECORD + prf_simd_size(c->simd_mask, true) +
+	/*
+	 * A record must fit in half the buffer.  Without simd_mask no SIMD
+	 * section is written: ABI minor 0's largest stack still fits.
+	 */
+	if (PRF_MAX_REGS_RECORD +
+	    (c->simd_mask ? prf_simd_size(c->simd_mask, true) : 0) +
 	    c->stack_bytes > data_size / 2)
 		return -EINVAL;
 	if (c->cpus_ptr ? (c->pid >= 0 || !c->cpus_bytes || c->cpus_bytes % 8 ||

@@ -173,9 +173,13 @@ enum perfregs_event {
  * strings, no frame; argc, the argv and envp pointers and the auxiliary
  * vector below are kept), or when the copy meets a page it cannot read
  * (the top of a stack mapping).  The record then carries only the bytes
- * copied, rounded up to 8, unless another record was written after it meanwhile (an NMI
- * nesting in the sample): then stack_size keeps the length reserved and
- * the rest is zero.
+ * copied, rounded up to 8, unless another record was written after it
+ * meanwhile (an NMI nesting in the sample): then stack_size keeps the
+ * length reserved and the rest is zero.  The largest sample must fit in
+ * half the data pages, else CONFIG is EINVAL: sizeof(struct
+ * perfregs_rec_sample) + 16 * PERFREGS_REG_EXT_MAX + 16 bytes, the SIMD
+ * section if simd_mask is set (see struct perfregs_rec_simd, for a
+ * 64-bit frame) and stack_bytes.
  *
  * uregs_mask_32 and uregs_mask_64 may add PERFREGS_MASK_BASES (minor 1).
  * A register of a user frame is recorded only where its value is known
