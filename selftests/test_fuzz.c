@@ -107,6 +107,7 @@ static char self_exe[4096];
 static pid_t exec_target;		/* exec()s itself and /bin/sh in turn */
 static uint64_t possible_cpus;		/* bitmap, CPUs below MAX_CPUS */
 static unsigned int nr_cpu_ids, ncpus;	/* the module's; CPUs below MAX_CPUS */
+static uint64_t simd_offered;		/* VERSION's PERFREGS_SIMD_* */
 static pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* the errnos the module documents, plus what the VFS and perf add */
@@ -1124,7 +1125,7 @@ enum {
 	CB_STACK_HALF, CB_CPUS_PID, CB_CPUS_BYTES, CB_CPUS_NOLIST,
 	CB_CPUS_EMPTY, CB_CPUS_BEYOND, CB_BP_FIELDS, CB_BP_TYPE, CB_RESERVED0,
 	CB_RESERVED, CB_NO_PROCESS, CB_NO_WITNESS, CB_NOT_PERF, CB_W_PERIOD,
-	CB_W_TARGET, CB_W_EXCL, CB_W_STACK, NR_CB
+	CB_W_TARGET, CB_W_EXCL, CB_W_STACK, CB_SIMD, NR_CB
 };
 static const struct {
 	const char *name;
@@ -1146,7 +1147,7 @@ static const struct {
 	{ "no-process", ESRCH }, { "no-witness", EBADF },
 	{ "not-perf", EBADF }, { "witness-period", EACCES },
 	{ "witness-target", EACCES }, { "witness-exclude", EACCES },
-	{ "witness-stack", EACCES },
+	{ "witness-stack", EACCES }, { "simd", EINVAL },
 };
 
 /* CONFIG at a bad address */
@@ -1178,7 +1179,7 @@ struct op {
 	bool data, part, keep;
 	int16_t cpu;		/* -1: every CPU mapped */
 	int16_t map;
-	uint32_t flags, pages, stack, wakeup, size, prot, n, cmd;
+	uint32_t flags, pages, stack, wakeup, size, prot, n, cmd, simd;
 	uint64_t period, mask;
 	int64_t varg;
 };
@@ -1323,6 +1324,8 @@ static void fmt_op(const struct op *op, char *b, size_t len)
 			ADD(" stack=%u", op->stack);
 		if (op->wakeup)
 			ADD(" wakeup=%u", op->wakeup);
+		if (op->simd)
+			ADD(" simd=0x%x", op->simd);
 		if (op->size != sizeof(struct perfregs_config))
 			ADD(" size=%u", op->size);
 		break;
@@ -1454,6 +1457,8 @@ static int parse_op(char *line, struct op *op, char *why, size_t whylen)
 			op->wakeup = strtoul(val, NULL, 0);
 		} else if (!strcmp(key, "size")) {
 			op->size = strtoul(val, NULL, 0);
+		} else if (!strcmp(key, "simd")) {
+			op->simd = strtoul(val, NULL, 0);
 		} else if (!strcmp(key, "bad") && v == V_CONFIG_BAD) {
 			for (i = 0; i < NR_CB && strcmp(val, cfg_bad[i].name); i++)
 				;
@@ -1533,7 +1538,7 @@ struct expect {
 };
 
 /* What a sample record without its stack takes at most (session.c). */
-#define REGS_RECORD	(sizeof(struct perfregs_rec_sample) + 16 * PERFREGS_REG_MAX + 16)
+#define REGS_RECORD	(sizeof(struct perfregs_rec_sample) + 16 * PERFREGS_REG_EXT_MAX + 16)
 
 #define SIZELESS(cmd)	((cmd) & ~(_IOC_SIZEMASK << _IOC_SIZESHIFT))
 
@@ -1576,8 +1581,14 @@ static struct expect model(const struct walker *w, const struct wsess *s,
 
 	switch (op->verb) {
 	case V_CONFIG:
-		/* every check of the configuration comes first */
-		e.err = running || s->nmaps ? EBUSY : 0;
+		/*
+		 * every check of the configuration comes first; SIMD state
+		 * the CPU lacks is EOPNOTSUPP (a VER0 size has no simd_mask)
+		 */
+		if (op->size >= PERFREGS_CONFIG_SIZE_VER1 && op->simd & ~simd_offered)
+			e.err = EOPNOTSUPP;
+		else
+			e.err = running || s->nmaps ? EBUSY : 0;
 		break;
 	case V_CONFIG_BAD:
 		e.err = cfg_bad[op->kind].err;
@@ -1664,6 +1675,7 @@ static void build_config(struct walker *w, const struct op *op,
 	c->period = op->period;
 	c->stack_bytes = op->stack;
 	c->wakeup_bytes = op->wakeup;
+	c->simd_mask = op->simd;
 	c->pid = target_pid(w, op->target);
 	if (op->target == TGT_CPUS) {
 		w->cpus[0] = op->mask;
@@ -1777,6 +1789,9 @@ static void do_config_bad(struct walker *w, struct wsess *s, const struct op *op
 		break;
 	case CB_STACK_BIG:
 		c.stack_bytes = PERFREGS_MAX_STACK_BYTES + 8;
+		break;
+	case CB_SIMD:		/* a component no ABI minor has */
+		c.simd_mask = PERFREGS_SIMD_ALL + 1;
 		break;
 	case CB_STACK_HALF:	/* a record must fit in half the ring */
 		c.stack_bytes = c.data_pages * page / 2 - REGS_RECORD + 8;
@@ -2472,16 +2487,16 @@ static bool op_fits(struct wsess *s, const struct op *op, char *why, size_t len)
 
 	switch (op->verb) {
 	case V_CONFIG:
-		if (op->pages < 1 || op->pages > MAX_PAGES || op->size < sizeof(s->cfg) ||
+		if (op->pages < 1 || op->pages > MAX_PAGES || op->size < PERFREGS_CONFIG_SIZE_VER0 ||
 		    op->size > page || op->event >= PERFREGS_EV_MAX) {
-			snprintf(why, len, "pages 1 to %d, size %zu to %zu", MAX_PAGES,
-				 sizeof(s->cfg), page);
+			snprintf(why, len, "pages 1 to %d, size %d to %zu", MAX_PAGES,
+				 PERFREGS_CONFIG_SIZE_VER0, page);
 			return false;
 		}
 		return true;
 	case V_VERSION:
-		if (op->size < sizeof(struct perfregs_version) || op->size > page) {
-			snprintf(why, len, "size %zu to %zu", sizeof(struct perfregs_version), page);
+		if (op->size < PERFREGS_VERSION_SIZE_VER0 || op->size > page) {
+			snprintf(why, len, "size %d to %zu", PERFREGS_VERSION_SIZE_VER0, page);
 			return false;
 		}
 		return true;
@@ -2978,6 +2993,12 @@ static void gen_config(struct walker *w, struct op *op)
 	}
 	if (rnd(r) % 4 == 0)
 		op->wakeup = rnd(r) % (size + 1);
+	/*
+	 * Some of the SIMD state the CPU offers, in a ring whose half holds
+	 * it without a stack even with AVX-512's 2 KiB of zmm.
+	 */
+	if (!op->stack && op->pages >= 4 && rnd(r) % 4 == 0)
+		op->simd = simd_offered & rnd(r);
 	if (rnd(r) % 8 == 0)	/* a bigger structure, zero beyond ours */
 		op->size = (const uint32_t[]){ 128, 256, 4096 }[rnd(r) % 3];
 	if (op->target == TGT_CPUS)
@@ -3100,8 +3121,10 @@ static void gen_op(struct walker *w, struct op *op)
 		op->kind = rnd(r) % NR_CF;
 		break;
 	case V_VERSION:
+		/* ours, or any size the module takes: VER0's (24) to a page */
 		op->size = rnd(r) % 2 ? sizeof(struct perfregs_version) :
-			   sizeof(struct perfregs_version) + rnd(r) % (page - 23);
+			   PERFREGS_VERSION_SIZE_VER0 +
+			   rnd(r) % (page - PERFREGS_VERSION_SIZE_VER0 + 1);
 		break;
 	case V_VERSION_BAD:
 		op->kind = rnd(r) % NR_VB;
@@ -3415,6 +3438,8 @@ static void setup(void)
 	fd = open(PERFREGS_DEVICE, O_RDWR);
 	if (fd >= 0 && ioctl(fd, PERFREGS_IOC_VERSION, &v) == 0)
 		nr_cpu_ids = v.nr_cpu_ids;
+	if (fd >= 0 && v.size >= PERFREGS_VERSION_SIZE_VER1)
+		simd_offered = v.simd_offered;
 	if (fd >= 0)
 		close(fd);
 	/* what the state machine allows: each operation that moves a session */
