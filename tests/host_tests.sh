@@ -1602,6 +1602,16 @@ if [ -x "$B/mkbig" ] && [ -x "$B/big_target" ]; then
 				cmp -s "$T/$rec.$f.1" "$T/$rec.$f.$n" ||
 					bad="$bad $rec -f $f: --threads $n differs from 1;"
 			done
+			# the default: one thread, then the workers from a record
+			# on (PERFREGS_THREADS_AFTER_MS=0: after the first 256)
+			PERFREGS_THREADS_AFTER_MS=0 taskset -c 0,1 "$B/perfregs-dump" -v -q \
+				-i "$T/$rec.prf" -f $f --call-graph dwarf > "$T/$rec.$f.d" \
+				2> "$T/$rec.$f.dv" || bad="$bad $rec -f $f default threads failed;"
+			cmp -s "$T/$rec.$f.1" "$T/$rec.$f.d" ||
+				bad="$bad $rec -f $f: the default's workers from a record on differ from 1;"
+			grep -q "2 threads printed the samples after the first [1-9]" "$T/$rec.$f.dv" ||
+				[ "$(nproc)" -lt 2 ] ||
+				bad="$bad $rec -f $f: the default never started its workers ($(grep threads "$T/$rec.$f.dv"));"
 		done
 		"$B/perfregs-dump" -q -i "$T/$rec.prf" --call-graph dwarf --flamegraph "$T/$rec.1.svg" \
 			--threads 1 && "$B/perfregs-dump" -q -i "$T/$rec.prf" --call-graph dwarf \
@@ -1618,7 +1628,7 @@ if [ -x "$B/mkbig" ] && [ -x "$B/big_target" ]; then
 	fi
 	rm -f "$T"/thr*
 	if [ -z "$bad" ]; then
-		echo "ok - --threads 2 and 7 print what 1 prints, unwound, with side-band events among the samples, in text, JSON, folded and SVG"
+		echo "ok - --threads 2 and 7 print what 1 prints, unwound, with side-band events among the samples, in text, JSON, folded and SVG; so does the default, its workers starting mid-recording"
 	else
 		echo "not ok - --threads 2 and 7 print what 1 prints:$bad"
 	fi

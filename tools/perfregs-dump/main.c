@@ -135,7 +135,8 @@ static void usage(FILE *fp)
 "                        $PERFREGS_BUILDID_DIR/HEX and /usr/lib/debug)\n"
 "      --summary         print only the summary\n"
 "      --threads N       decode a recording's samples in N threads (default:\n"
-"                        one per CPU; the output is the same for any N)\n"
+"                        one per CPU once one has decoded for 0.1 s; the\n"
+"                        output is the same for any N)\n"
 "      --to FMT          convert to perf (perf.data, the default) or pprof\n"
 "                        (gzipped profile.proto, for go tool pprof)\n"
 "  -q, --quiet           no progress or summary on stderr\n"
@@ -994,23 +995,33 @@ static unsigned int default_threads(void)
 /*
  * Decode a recording, its samples printed by threads workers (pool.c);
  * by this thread alone with 1, or when nothing of a sample is printed
- * (--summary).
+ * (--summary).  Without --threads (later), the workers start only once
+ * this thread has decoded alone for a while (pool_later()).
  */
-static int decode_file(const char *path, struct decoder *d, unsigned int threads)
+static int decode_file(const char *path, struct decoder *d, unsigned int threads,
+		       bool later)
 {
 	uint64_t produced;
+	unsigned int used = 1;
 	char err[512];
 	int ret, stacks, lost = 0;
 
-	if (threads > 1 && !d->o.summary)
+	if (threads > 1 && !d->o.summary && later)
+		pool_later(d, threads);
+	else if (threads > 1 && !d->o.summary)
 		d->pool = pool_start(d, threads);
-	if (d->o.verbose)
-		fprintf(stderr, "perfregs-dump: %u thread%s print%s the samples\n",
-			d->pool ? d->threads : 1, d->pool && d->threads > 1 ? "s" : "",
-			d->pool && d->threads > 1 ? "" : "s");
 	ret = rec_decode(path, d, &produced, err, sizeof(err));
 	if (d->pool)
+		used = d->threads;
+	if (d->pool)
 		lost = pool_end(d);
+	if (d->o.verbose && used > 1 && d->pool_alone)
+		fprintf(stderr, "perfregs-dump: %u threads printed the samples after the "
+			"first %" PRIu64 ", printed by one\n", used, d->pool_alone);
+	else if (d->o.verbose)
+		fprintf(stderr, "perfregs-dump: %u thread%s printed the samples%s\n", used,
+			used > 1 ? "s" : "", used == 1 && later && threads > 1 ?
+			" (a small recording: more would only warm their own caches)" : "");
 	if (d->o.verbose)
 		verbose_recording(path, d);
 	stacks = print_stacks(d);
@@ -1777,7 +1788,8 @@ static int run_decode(const struct options *o, struct decoder *d)
 			"no COMMAND, -o, -a, -p or -t\n");
 		return EXIT_USAGE;
 	}
-	ret = decode_file(o->input, d, o->threads ? o->threads : default_threads());
+	ret = decode_file(o->input, d, o->threads ? o->threads : default_threads(),
+			  !o->threads);
 	decoder_free(d);
 	return ret;
 }

@@ -38,6 +38,7 @@
 #include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "types.h"
 #include "unwind.h"
 #include "symbols.h"
@@ -398,6 +399,54 @@ struct pool *pool_start(struct decoder *d, unsigned int threads)
 		return NULL;
 	}
 	return p;
+}
+
+/*
+ * --threads' default: this thread decodes alone until it has spent
+ * POOL_LATER_NS of CPU time on it, then the workers take over.  Each
+ * worker warms unwinders and symbol caches of its own, so on a small
+ * recording more threads are slower than one: 21489 samples of xz with
+ * 8 KiB stacks (bench/run, 2026-12-02) took 0.076 s with one thread and
+ * 0.105 s with two.  A recording that takes longer than this alone gets
+ * the workers for the rest, where they pay (1.36 to 1.67x with two on
+ * 4e5 samples, bench/results/DECODE_THREADS.md).  PERFREGS_THREADS_AFTER_MS
+ * changes the time (a test hook: 0 starts them after 256 records).
+ */
+#define POOL_LATER_NS	(100 * 1000000ULL)
+
+static uint64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts))
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+void pool_later(struct decoder *d, unsigned int threads)
+{
+	const char *e = getenv("PERFREGS_THREADS_AFTER_MS");
+
+	d->pool_after = POOL_LATER_NS;
+	if (e && *e)
+		d->pool_after = strtoull(e, NULL, 10) * 1000000ULL;
+	d->pool_later = threads > 1 ? threads : 0;
+	d->pool_t0 = thread_cpu_ns();
+}
+
+/*
+ * Called every 256 records decoded alone.  The reading thread's own
+ * unwinders are closed first: from now on it only reads, and their
+ * files would count against the workers' share (unwind.c).
+ */
+void pool_maybe_start(struct decoder *d)
+{
+	if (thread_cpu_ns() - d->pool_t0 < d->pool_after)
+		return;
+	d->pool_alone = d->samples;
+	unwind_thread_free(&d->self);
+	d->pool = pool_start(d, d->pool_later);
+	d->pool_later = 0;
 }
 
 /*

@@ -12,5 +12,7 @@ void pool_record(struct decoder *d, int cpu, const struct perfregs_rec_header *r
 		 size_t size);
 void pool_drain(struct decoder *d);
 int pool_end(struct decoder *d);
+void pool_later(struct decoder *d, unsigned int threads);
+void pool_maybe_start(struct decoder *d);
 
 #endif

@@ -1218,9 +1218,11 @@ static int krec_record(void *arg, int cpu, const struct perfregs_rec_header *rec
 	/* once, for the decoding and the offset; prf_walk() checked it */
 	uint32_t size = rec->size;
 
-	if (!kw->d->pool)
+	if (!kw->d->pool) {
 		decode_record(kw->d, cpu, rec, size);
-	else if (record_count(kw->d, cpu, rec, size))
+		if (kw->d->pool_later && !(++kw->d->pool_tick & 255))
+			pool_maybe_start(kw->d);
+	} else if (record_count(kw->d, cpu, rec, size))
 		pool_record(kw->d, cpu, rec, size);	/* printed by a worker, in turn */
 	if (kw->d->bad_records != before) {
 		kw->malformed = true;

@@ -300,6 +300,12 @@ struct decoder {
 	/* the workers' unwinders of tasks of more modules than a share (unwind.c) */
 	struct unwinder *shared_unwinders;
 	struct pool *pool;		/* their batches, while -i decodes (pool.c) */
+	/* --threads' default: the workers start once the work is worth it */
+	unsigned int pool_later;	/* threads to start then, 0: none */
+	unsigned int pool_tick;		/* records decoded alone, mod 256 */
+	uint64_t pool_t0;		/* this thread's CPU time at the start (ns) */
+	uint64_t pool_after;		/* and how much more before they start */
+	uint64_t pool_alone;		/* samples decoded alone before they did */
 	char *debuginfo_path;		/* where libdw finds debug files */
 	bool sideband;			/* side-band events are coming */
 	struct ksym *ksyms;		/* [0, ksyms_sorted) by start, then as added */
