@@ -194,7 +194,25 @@ void prf_simd_take(struct prf_simd *st, u64 asked, bool is64,
 		return;
 	}
 	area = (u8 *)this_cpu_ptr(prf_slots) + depth * prf_area_size;
+	/*
+	 * XSAVE keeps the XSTATE_BV bits outside the components it saves:
+	 * cleared first, none can say an earlier sample's bytes are ours.
+	 */
+	*(u64 *)(area + PRF_XSAVE_XSTATE_BV) = 0;
 	prf_xsave(area, prf_rfbm(asked));
+	/*
+	 * An interrupt between the test of TIF_NEED_FPU_LOAD above and the
+	 * XSAVE may have run kernel_fpu_begin() (allowed in hardirq with
+	 * softirqs enabled, as in a page-fault sample with IRQs on): it
+	 * sets the flag before it puts the kernel's values into the
+	 * registers, and only the task clears it.  Set now: what XSAVE
+	 * took may be the kernel's, and is dropped.
+	 */
+	barrier();
+	if (test_thread_flag(TIF_NEED_FPU_LOAD)) {
+		st->unknown = PERFREGS_SIMD_UNKNOWN_SAVED;
+		return;
+	}
 	st->area = area;
 	st->components = asked;
 	if (asked & PERFREGS_SIMD_XMM)
