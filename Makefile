@@ -103,7 +103,7 @@ HOST_TESTS	:= $(BUILD)/mkrec $(BUILD)/mksimd $(BUILD)/mkmaps $(BUILD)/mkhostile 
 		   $(BUILD)/failalloc.so
 CHECKPATCH	:= $(BUILD)/linux/scripts/checkpatch.pl
 
-.PHONY: all module tool selftests host-tests check demo deps clean checkpatch bench \
+.PHONY: all module tool selftests host-tests check demo deps clean checkpatch bench bench-regsets \
 	check-run demo-run debug-kernel check-debug soak \
 	install uninstall dkms-install dkms-uninstall
 all: module tool selftests host-tests
@@ -273,6 +273,11 @@ deps:
 # Benchmarks against perf: printed and saved, never a pass/fail.
 bench: all $(BUILD)/bench/work $(BUILD)/bench/chain_pie
 	bench/run --kernel $(or $(BENCH_KERNEL),6.1)
+
+# What each register set (selectors, bases, SIMD) costs per sample, in
+# instructions under -icount, beside perf's sample of the same registers.
+bench-regsets: all $(BUILD)/bench/work
+	bench/regsets --kernel $(or $(BENCH_KERNEL),6.1)
 
 $(BUILD)/bench/work: bench/work.c
 	@mkdir -p $(@D)
