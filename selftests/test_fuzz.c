@@ -586,29 +586,22 @@ static void op_arena(uint64_t *s)
 }
 
 /*
- * Arm a slot: a session configured, its first CPU's rings mapped in the
- * arena, started, then put in the slot, so that the other threads close
- * it, unmap and map its rings and fork while it samples.
+ * A valid CONFIG of fd with a witness made for it: 1 to 4 data pages, a
+ * period from base to twice that, a target of targets[] half the time.
  */
-static void op_arm(uint64_t *s)
+static void chaos_config(uint64_t *s, int fd, struct perfregs_config *c,
+			 uint64_t base)
 {
-	struct perfregs_config c;
-	int i = rnd(s) % NR_SLOTS, j = rnd(s) % (NR_ARENA - 1), fd, old, w;
-	int cpu = __builtin_ctzll(possible_cpus);
+	int w;
 
-	fd = open_at(O_RDWR, CHAOS_FD);
-	note(fd);
-	if (fd < 0)
-		return;
-	prf_config_default(&c);
-	c.data_pages = 1 << (rnd(s) % 3);
-	c.period = 500000 + rnd(s) % 2000000;
-	c.flags = rnd(s) % 2 ? PERFREGS_CF_OVERWRITE : 0;
+	prf_config_default(c);
+	c->data_pages = 1 << (rnd(s) % 3);
+	c->period = base + rnd(s) % (4 * base);
+	c->flags = rnd(s) % 2 ? PERFREGS_CF_OVERWRITE : 0;
 	if (rnd(s) % 2)
-		c.pid = targets[rnd(s) % NR_TARGETS];
-	w = prf_witness_open(&c);
-	c.perf_fd = w;
-	if (ioctl(fd, PERFREGS_IOC_CONFIG, &c) == 0) {
+		c->pid = targets[rnd(s) % NR_TARGETS];
+	c->perf_fd = w = prf_witness_open(c);
+	if (ioctl(fd, PERFREGS_IOC_CONFIG, c) == 0) {
 		atomic_fetch_add(&nr_configured, 1);
 		note(0);
 	} else {
@@ -616,6 +609,24 @@ static void op_arm(uint64_t *s)
 	}
 	if (w >= 0)
 		close(w);
+}
+
+/*
+ * Arm a slot: a session configured, its first CPU's rings mapped in the
+ * arena, started, then put in the slot, so that the other threads close
+ * it, unmap and map its rings and fork while it samples.
+ */
+static void op_arm(uint64_t *s)
+{
+	struct perfregs_config c;
+	int i = rnd(s) % NR_SLOTS, j = rnd(s) % (NR_ARENA - 1), fd, old;
+	int cpu = __builtin_ctzll(possible_cpus);
+
+	fd = open_at(O_RDWR, CHAOS_FD);
+	note(fd);
+	if (fd < 0)
+		return;
+	chaos_config(s, fd, &c, 500000);
 	if (arena_map(j, fd, PERFREGS_MMAP_CTL(cpu, c.data_pages), page,
 		      PROT_READ | PROT_WRITE) ||
 	    arena_map(j + 1, fd, PERFREGS_MMAP_DATA(cpu, c.data_pages),
@@ -644,24 +655,10 @@ static void op_arm(uint64_t *s)
 static void op_rearm(uint64_t *s)
 {
 	struct perfregs_config c;
-	int fd = get_fd(s, NULL), w;
+	int fd = get_fd(s, NULL);
 
 	note(ioctl(fd, PERFREGS_IOC_STOP));
-	prf_config_default(&c);
-	c.data_pages = 1 << (rnd(s) % 3);
-	c.period = 5000000 + rnd(s) % 20000000;
-	c.flags = rnd(s) % 2 ? PERFREGS_CF_OVERWRITE : 0;
-	if (rnd(s) % 2)
-		c.pid = targets[rnd(s) % NR_TARGETS];
-	c.perf_fd = w = prf_witness_open(&c);
-	if (ioctl(fd, PERFREGS_IOC_CONFIG, &c) == 0) {
-		atomic_fetch_add(&nr_configured, 1);
-		note(0);
-	} else {
-		note(-1);
-	}
-	if (w >= 0)
-		close(w);
+	chaos_config(s, fd, &c, 5000000);
 	if (ioctl(fd, PERFREGS_IOC_START) == 0) {
 		atomic_fetch_add(&nr_started, 1);
 		note(0);
