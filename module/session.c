@@ -17,9 +17,15 @@
 #include "compat.h"
 #include "simd.h"
 
-/* The largest sample record without its stack snapshot and SIMD state. */
-#define PRF_MAX_REGS_RECORD	(sizeof(struct perfregs_rec_sample) + \
-				 16 * PERFREGS_REG_EXT_MAX + 16)
+/*
+ * The largest sample record without its stack snapshot and SIMD state:
+ * 8 bytes per interrupt and per user register, the user frame's FS and
+ * GS base only if a mask asks for them (ABI minor 0's size otherwise).
+ */
+#define PRF_MAX_REGS_RECORD(c)	(sizeof(struct perfregs_rec_sample) + \
+	8 * PERFREGS_REG_MAX + 16 + 8 * \
+	((((c)->uregs_mask_64 | (c)->uregs_mask_32) & PERFREGS_MASK_BASES) ? \
+	 PERFREGS_REG_EXT_MAX : PERFREGS_REG_MAX))
 
 struct prf_session *prf_session_new(void)
 {
@@ -158,7 +164,7 @@ static int prf_check_config(const struct perfregs_config *c)
 	 * A record must fit in half the buffer.  Without simd_mask no SIMD
 	 * section is written: ABI minor 0's largest stack still fits.
 	 */
-	if (PRF_MAX_REGS_RECORD +
+	if (PRF_MAX_REGS_RECORD(c) +
 	    (c->simd_mask ? prf_simd_size(c->simd_mask, true) : 0) +
 	    c->stack_bytes > data_size / 2)
 		return -EINVAL;

@@ -1534,8 +1534,8 @@ struct expect {
 	int alt;		/* another the kernel may give instead, or 0 */
 };
 
-/* What a sample record without its stack takes at most (session.c). */
-#define REGS_RECORD	(sizeof(struct perfregs_rec_sample) + 16 * PERFREGS_REG_EXT_MAX + 16)
+/* What a sample record without its stack takes at most (session.c; no bases). */
+#define REGS_RECORD	(sizeof(struct perfregs_rec_sample) + 16 * PERFREGS_REG_MAX + 16)
 
 #define SIZELESS(cmd)	((cmd) & ~(_IOC_SIZEMASK << _IOC_SIZESHIFT))
 

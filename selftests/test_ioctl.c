@@ -193,15 +193,16 @@ TEST_F(dev, simd_offered)
 
 /*
  * The largest sample must fit in half the ring (the uapi header): the
- * largest stack that does is taken, 8 bytes more is EINVAL; the SIMD
- * section counts only when simd_mask asks for one.
+ * largest stack that does is taken, 8 bytes more is EINVAL; the FS and
+ * GS base count only when a mask asks for them (ABI minor 0's limit
+ * stands), the SIMD section only when simd_mask asks for one.
  */
 TEST_F(dev, stack_fits_half)
 {
 	struct perfregs_version v = { .size = sizeof(v) };
 	struct perfregs_config c = self->cfg;
 	uint32_t regs = sizeof(struct perfregs_rec_sample) +
-			16 * PERFREGS_REG_EXT_MAX + 16;
+			16 * PERFREGS_REG_MAX + 16;
 	uint32_t xmm = sizeof(struct perfregs_rec_simd) + 16 * 16;
 
 	ASSERT_EQ(0, ioctl(self->fd, PERFREGS_IOC_VERSION, &v));
@@ -212,6 +213,15 @@ TEST_F(dev, stack_fits_half)
 	c.stack_bytes += 8;
 	EXPECT_EQ(EINVAL, config_errno(self->fd, &c))
 		TH_LOG("stack_bytes %u of a one-page ring", c.stack_bytes);
+	/* the bases: 8 bytes more each in the user frame */
+	c.uregs_mask_64 |= PERFREGS_MASK_BASES;
+	c.stack_bytes = (getpagesize() / 2 - regs - 16) & ~7U;
+	EXPECT_EQ(0, config_errno(self->fd, &c))
+		TH_LOG("stack_bytes %u with the bases", c.stack_bytes);
+	c.stack_bytes += 8;
+	EXPECT_EQ(EINVAL, config_errno(self->fd, &c))
+		TH_LOG("stack_bytes %u with the bases", c.stack_bytes);
+	c.uregs_mask_64 = self->cfg.uregs_mask_64;
 	if (!(v.simd_offered & PERFREGS_SIMD_XMM))
 		return;
 	c.simd_mask = PERFREGS_SIMD_XMM;

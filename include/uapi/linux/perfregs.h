@@ -177,9 +177,10 @@ enum perfregs_event {
  * meanwhile (an NMI nesting in the sample): then stack_size keeps the
  * length reserved and the rest is zero.  The largest sample must fit in
  * half the data pages, else CONFIG is EINVAL: sizeof(struct
- * perfregs_rec_sample) + 16 * PERFREGS_REG_EXT_MAX + 16 bytes, the SIMD
- * section if simd_mask is set (see struct perfregs_rec_simd, for a
- * 64-bit frame) and stack_bytes.
+ * perfregs_rec_sample) + 16 * PERFREGS_REG_MAX + 16 bytes (16 more if
+ * a user mask has PERFREGS_MASK_BASES), the SIMD section if simd_mask
+ * is set (see struct perfregs_rec_simd, for a 64-bit frame) and
+ * stack_bytes.
  *
  * uregs_mask_32 and uregs_mask_64 may add PERFREGS_MASK_BASES (minor 1).
  * A register of a user frame is recorded only where its value is known
