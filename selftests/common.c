@@ -382,3 +382,12 @@ pid_t start_own_stack_spinner(uint64_t *top)
 	munmap(map, OWN_STACK + 4096);
 	return pid;
 }
+
+/* /sys/kernel/realtime reads 1 on a PREEMPT_RT kernel (and is absent elsewhere). */
+bool kernel_is_rt(void)
+{
+	char buf[8];
+
+	return read_file("/sys/kernel/realtime", buf, sizeof(buf)) == 0 &&
+	       buf[0] == '1';
+}

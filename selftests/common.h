@@ -61,6 +61,8 @@ double work_scale(void);
 int write_file(const char *path, const char *val);
 /* Read a small file into buf, without its trailing newline: 0 or -1. */
 int read_file(const char *path, char *buf, size_t len);
+/* Whether this is a PREEMPT_RT kernel. */
+bool kernel_is_rt(void);
 
 /*
  * The module's parameters (/sys/module/perfregs/parameters/NAME): set

@@ -50,15 +50,6 @@ static uint64_t now_ns(void)
 	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
-/* /sys/kernel/realtime reads 1 on a PREEMPT_RT kernel (and is absent elsewhere). */
-static bool kernel_is_rt(void)
-{
-	char buf[8];
-
-	return read_file("/sys/kernel/realtime", buf, sizeof(buf)) == 0 &&
-	       buf[0] == '1';
-}
-
 /* How many kernel threads are named irq_work/N. */
 static int irq_work_threads(void)
 {
@@ -418,6 +409,8 @@ TEST_F(rt, rt_hog_polling_reader)
 {
 	int ms = 2000, woken = hog_run(_metadata, self, 20, ms);
 	uint64_t lost = prf_lost_total(&self->r, PERFREGS_LOST_FULL);
+	uint64_t bytes, ring;
+	size_t i;
 
 	ASSERT_NE(-2, woken) TH_LOG("the spinner could not become SCHED_FIFO on CPU 1");
 	ASSERT_LE(0, woken);
@@ -426,7 +419,20 @@ TEST_F(rt, rt_hog_polling_reader)
 	       (unsigned long long)lost);
 	EXPECT_EQ(prf_produced(&self->r), accounted(&self->r, &self->set));
 	EXPECT_EQ(0, lost) TH_LOG("a reader polling every 20 ms lost samples");
-	EXPECT_LT(500, self->set.n);
+	/*
+	 * No loss means something only if more passed through the ring
+	 * than it holds: without the reader, it would have overflowed.
+	 * Counted in bytes, not samples, since how much CPU time the
+	 * spinner gets under TCG depends on the host's load (a CI run
+	 * saw 400 samples of the 2000 a free CPU gives).
+	 */
+	bytes = 0;
+	for (i = 0; i < self->set.n; i++)
+		bytes += self->set.s[i]->header.size;
+	ring = (uint64_t)self->cfg.data_pages * getpagesize();
+	TH_LOG("%llu bytes of samples through a %llu-byte ring",
+	       (unsigned long long)bytes, (unsigned long long)ring);
+	EXPECT_LT(2 * ring, bytes) TH_LOG("too few samples to fill the ring twice");
 }
 
 PERFREGS_HARNESS_MAIN
