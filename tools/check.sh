@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 BUILD=${BUILD:-$PWD/build}
 [ $# -gt 0 ] || { echo "check: no kernel given: run 'make deps'" >&2; exit 1; }
 pass=0 fail=0 skip=0
-table=()
+table=() logs=()
 tally() {	# log, name, seconds
 	local p s f
 	p=$(grep -cE '^ok ' "$1")
@@ -16,6 +16,34 @@ tally() {	# log, name, seconds
 	pass=$((pass + p - s)) fail=$((fail + f)) skip=$((skip + s))
 	echo "==== $2 in $3 s: $((p - s)) passed, $f failed, $s skipped"
 	table+=("$(printf '%-26s %7d %7d %8d %6d s' "$2" $((p - s)) "$f" "$s" "$3")")
+	logs+=("$2=$1")
+}
+
+# Each failure again at the end with what explains it: the harness's
+# messages before its "not ok" (file:line: Expected...), the "# " lines
+# after a "not ok - ..." of the scripts; so that the last screen of a
+# long run, or of a CI log cut to its tail, says what failed.
+failures() {
+	local e name
+	for e in "${logs[@]}"; do
+		name=${e%%=*}
+		grep -qE '^not ok ' "${e#*=}" || continue
+		echo "---- failed on $name (${e#*=}):"
+		awk '/^(not )?ok /{
+			if (/^not ok /) {
+				for (i = 0; i < nb; i++) print before[i]
+				print; after = 3; shown++
+			} else after = 0
+			nb = 0; next
+		}
+		after > 0 && /^# / { print substr($0, 1, 300); after--; next }
+		{ after = 0 }
+		/^# .*\.(c|py|sh):[0-9]+:/ || /^# .*(Expected|FAIL)/ {
+			if (nb == 4) { for (i = 1; i < 4; i++) before[i - 1] = before[i]; nb = 3 }
+			before[nb++] = substr($0, 1, 300)
+		}
+		shown == 10 { exit }' "${e#*=}"
+	done
 }
 
 echo "==== host tests"
@@ -46,6 +74,7 @@ for k in "$@"; do
 	tally "$log" "$k" $(( $(date +%s) - start ))
 done
 echo
+[ "$fail" -eq 0 ] || failures
 printf '%-26s %7s %7s %8s %8s\n' "kernel" passed failed skipped time
 printf '%s\n' "${table[@]}"
 echo "$pass passed, $fail failed, $skip skipped"
