@@ -580,10 +580,15 @@ void prf_sample(struct prf_session *s, struct pt_regs *regs, bool throttled)
 	if (ctx.flags & PERFREGS_SF_ENTRY_RACE)
 		prf_ring_lost(rb, PERFREGS_LOST_ENTRY);
 
-	/* which of the selectors and bases are the user's (prf_sample_setup()) */
+	/*
+	 * Which of the selectors and bases are the user's (prf_sample_setup()).
+	 * In the kernel, not while KVM runs a vCPU of the task: each VM exit
+	 * on Intel loads the VMCS's host selectors (0), and the user's come
+	 * back only when the vCPU is put (vmx_prepare_switch_to_host()).
+	 */
 	class = user_mode(interrupted) ? PRF_UREGS_USER :
-		interrupted->flags & X86_EFLAGS_IF ? PRF_UREGS_KERNEL :
-		PRF_UREGS_PLAIN;
+		interrupted->flags & X86_EFLAGS_IF && !prf_task_runs_guest() ?
+		PRF_UREGS_KERNEL : PRF_UREGS_PLAIN;
 	usel = NULL;
 	if (ctx.abi == PERFREGS_ABI_64)
 		usel = &s->usel64[class];

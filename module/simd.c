@@ -18,7 +18,13 @@
  * with current still the other, so a sample that interrupted the kernel
  * with interrupts off reports nothing either.  KVM swaps a guest's
  * state into the registers with the task's fpstate pointer set to the
- * guest's (fpstate->is_guest): nothing then.
+ * guest's (fpstate->is_guest): nothing then.  Whatever else changes the
+ * registers or the fpstate pointer runs inside fpregs_lock(), and there
+ * the two may disagree: KVM's fpu_swap_kvm_fpstate(), leaving the guest,
+ * points fpstate back at the task's before its XRSTOR puts the task's
+ * values back, with interrupts on and the flag clear.  So a sample that
+ * interrupted the kernel inside fpregs_lock() reports nothing too
+ * (prf_in_fpregs_lock()).
  *
  * How it is read: XSAVE of the components asked for, in the standard
  * format, into a per-CPU area of our own (XSAVE reads the registers and
@@ -30,6 +36,7 @@
  * processor: it is reported as zeros, never as what the area held.
  */
 #include <linux/percpu.h>
+#include <linux/preempt.h>
 #include <linux/sched.h>
 #include <linux/kmsan-checks.h>
 #include <asm/cpufeature.h>
@@ -162,10 +169,41 @@ static __always_inline void prf_xsave(void *area, u64 rfbm)
 	kmsan_unpoison_memory(area, prf_area_size);
 }
 
+bool prf_task_runs_guest(void)
+{
+	const struct fpstate *fps = READ_ONCE(current->thread.fpu.fpstate);
+
+	return fps && fps->is_guest;
+}
+
+/*
+ * Whether the interrupted kernel code may be inside fpregs_lock(), which
+ * is local_bh_disable() without PREEMPT_RT and preempt_disable() with
+ * it (asm/fpu/api.h, 6.1 and 6.12).  Over-approximate: any section with
+ * bottom halves (or preemption) off counts.
+ *
+ * The interrupted code's counts are in preempt_count(): a hard interrupt
+ * and an NMI add only HARDIRQ_OFFSET and NMI_OFFSET.  A sample in task
+ * context is a page fault's perf_sw_event(), which disables preemption
+ * itself, so on RT the preemption count says nothing there; but a fault
+ * with preemption or bottom halves off returns before perf counts it
+ * (faulthandler_disabled() is true in atomic context), so that fault
+ * site was not inside fpregs_lock().  Without RT a bottom-half disable
+ * counts SOFTIRQ_DISABLE_OFFSET and serving a softirq SOFTIRQ_OFFSET,
+ * which is no fpregs_lock(): it is left out.
+ */
+static bool prf_in_fpregs_lock(void)
+{
+	if (!IS_ENABLED(CONFIG_PREEMPT_RT))
+		return softirq_count() & ~SOFTIRQ_OFFSET;
+	if (!(preempt_count() & (HARDIRQ_MASK | NMI_MASK)))
+		return false;
+	return preempt_count() & PREEMPT_MASK;
+}
+
 void prf_simd_take(struct prf_simd *st, u64 asked, bool is64,
 		   struct pt_regs *regs)
 {
-	const struct fpstate *fps;
 	unsigned int depth;
 	void *area;
 
@@ -182,9 +220,12 @@ void prf_simd_take(struct prf_simd *st, u64 asked, bool is64,
 		st->unknown = PERFREGS_SIMD_UNKNOWN_SAVED;
 		return;
 	}
-	fps = READ_ONCE(current->thread.fpu.fpstate);
-	if (fps && fps->is_guest) {
+	if (prf_task_runs_guest()) {
 		st->unknown = PERFREGS_SIMD_UNKNOWN_GUEST;
+		return;
+	}
+	if (!user_mode(regs) && prf_in_fpregs_lock()) {
+		st->unknown = PERFREGS_SIMD_UNKNOWN_FPREGS_LOCKED;
 		return;
 	}
 	depth = this_cpu_inc_return(prf_simd_depth) - 1;

@@ -22,6 +22,10 @@ export PATH="$B:$PATH"
 
 echo "TAP version 13"
 echo "# perfregs selftests on $KVER"
+# KVM, as udev loads it at boot on a machine with SVM or VMX (test_xregs
+# samples a task in KVM_RUN; it skips with the reason where it cannot)
+modprobe -q kvm_amd 2>/dev/null || modprobe -q kvm_intel 2>/dev/null
+echo "# /dev/kvm: $([ -e /dev/kvm ] && echo yes || echo "no ($(dmesg | grep -m1 -oE 'kvm[_a-z]*: .*(support|requires)[^.]*'))")"
 if insmod "$PERFREGS_KO"; then
 	echo "ok - insmod $PERFREGS_KO"
 else

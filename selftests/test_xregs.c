@@ -18,6 +18,19 @@
  *   switched out in the system call): a value of the kernel's own must
  *   never show, and every loop sample is checked for that.
  *
+ * - udp (the task in write() to a UDP socket on loopback): as syscall,
+ *   and part of the samples land where the send path has bottom halves
+ *   off, as fpregs_lock() has: the SIMD state must be unknown there
+ *   (fpregs_locked), since KVM swaps FPU states in such a section.
+ *
+ * - kvm (the task in ioctl(KVM_RUN) of a vCPU whose guest holds all ones
+ *   in xmm0-7 and exits to user mode at each OUT; skipped without
+ *   /dev/kvm): samples with the guest's FPU state loaded report the
+ *   SIMD state unknown (guest) and no selector or FS base (an Intel VM
+ *   exit loads selectors of 0); every state reported known is the
+ *   task's magic values, never the guest's, also in the swaps of FPU
+ *   state at the start and end of KVM_RUN.
+ *
  * YMM is asked for where VERSION offers it (AVX); ZMM and the opmask
  * registers where it offers AVX-512, else that part is skipped with the
  * reason (QEMU's TCG has no AVX-512).
@@ -84,7 +97,7 @@ static const struct perfregs_rec_simd *sample_simd(const struct perfregs_rec_sam
 }
 
 struct tally {
-	int inloop, good, simd_known, simd_saved, simd_other;
+	int inloop, good, simd_known, simd_saved, simd_locked, simd_guest, simd_other;
 	char first_bad[256];
 };
 
@@ -102,13 +115,25 @@ static void bad(struct tally *t, const char *fmt, ...)
 /* One in-loop sample: true if every value is right. */
 static bool check_sample(struct tally *t, const struct perfregs_rec_sample *s,
 			 const struct xwant *x, uint64_t asked_simd, bool kernel,
-			 bool is64)
+			 bool is64, bool kvm)
 {
 	uint64_t want_mask = SEGS | FSB | (kernel ? 0 : GSB), v, lo, hi;
 	const struct perfregs_rec_simd *simd = sample_simd(s);
 	unsigned int n, nvec = is64 ? 16 : 8;
 	const uint8_t *d;
 	int reg;
+
+	/*
+	 * In KVM_RUN with the guest's FPU state (SIMD unknown, "guest"), an
+	 * Intel VM exit has loaded selectors of 0: none may be reported.
+	 * Saved there too (switched out in KVM_RUN), or not: either way.
+	 */
+	if (kvm && simd && !simd->components) {
+		if (simd->unknown == PERFREGS_SIMD_UNKNOWN_GUEST ||
+		    (simd->unknown == PERFREGS_SIMD_UNKNOWN_SAVED &&
+		     !(s->uregs_mask & (SEGS | FSB))))
+			want_mask = 0;
+	}
 
 	for (reg = 0; reg < PERFREGS_REG_EXT_MAX; reg++) {
 		if (!((SEGS | FSB | GSB) & (1ULL << reg)))
@@ -146,6 +171,10 @@ static bool check_sample(struct tally *t, const struct perfregs_rec_sample *s,
 		}
 		if (simd->unknown == PERFREGS_SIMD_UNKNOWN_SAVED)
 			t->simd_saved++;
+		else if (simd->unknown == PERFREGS_SIMD_UNKNOWN_FPREGS_LOCKED)
+			t->simd_locked++;
+		else if (kvm && simd->unknown == PERFREGS_SIMD_UNKNOWN_GUEST)
+			t->simd_guest++;
 		else
 			t->simd_other++;
 		return simd->size == sizeof(*simd);
@@ -199,6 +228,8 @@ FIXTURE_VARIANT(xregs) {
 	bool is64;		/* the frame's ABI in the loop */
 	bool kernel;		/* the loop's samples hit the kernel */
 	bool saved;		/* and the kernel has saved the state in some */
+	bool locked;		/* and some are in a section with bottom halves off */
+	bool kvm;		/* and in KVM_RUN, a guest's FPU state loaded */
 };
 
 FIXTURE_VARIANT_ADD(xregs, spin_64) {
@@ -222,6 +253,14 @@ FIXTURE_VARIANT_ADD(xregs, yield_64) {
 };
 FIXTURE_VARIANT_ADD(xregs, yield_32) {
 	.workload = "xmagic_32", .mode = "yield", .kernel = true, .saved = true,
+};
+FIXTURE_VARIANT_ADD(xregs, udp_64) {
+	.workload = "xmagic_64", .mode = "udp", .is64 = true, .kernel = true,
+	.locked = true,
+};
+FIXTURE_VARIANT_ADD(xregs, kvm_64) {
+	.workload = "xmagic_64", .mode = "kvm", .is64 = true, .kernel = true,
+	.kvm = true,
 };
 
 FIXTURE_SETUP(xregs)
@@ -267,7 +306,15 @@ TEST_F(xregs, magic)
 		argv[1] = secs;
 		argv[2] = NULL;
 	}
-	ASSERT_EQ(0, workload_start(&self->w, argv, why, sizeof(why))) TH_LOG("%s", why);
+	if (variant->kvm && access("/dev/kvm", R_OK | W_OK))
+		SKIP(return, "no /dev/kvm: KVM_RUN not sampled");
+	if (workload_start(&self->w, argv, why, sizeof(why))) {
+		if (variant->kvm && self->w.pid > 0 && workload_wait(&self->w) == 3) {
+			self->w.pid = -1;
+			SKIP(return, "KVM cannot run a vCPU here (xmagic kvm exit status 3)");
+		}
+		ASSERT_TRUE(false) TH_LOG("%s", why);
+	}
 	ASSERT_TRUE(parse_want(self->w.line, &x)) TH_LOG("cannot parse '%s'", self->w.line);
 	self->cfg.pid = self->w.pid;
 	self->cfg.uregs_mask_64 |= PERFREGS_MASK_BASES;
@@ -299,18 +346,36 @@ TEST_F(xregs, magic)
 			bad(&t, "abi %u", s->abi);
 			continue;
 		}
-		t.good += check_sample(&t, s, &x, asked, variant->kernel, variant->is64);
+		t.good += check_sample(&t, s, &x, asked, variant->kernel, variant->is64,
+				       variant->kvm);
 	}
-	TH_LOG("%s %s: %d of %d loop samples right; SIMD %#llx known in %d, saved by the kernel in %d, other %d%s%s",
+	TH_LOG("%s %s: %d of %d loop samples right; SIMD %#llx known in %d, saved by the kernel in %d, fpregs_locked %d, guest %d, other %d%s%s",
 	       variant->workload, variant->mode ? variant->mode : "", t.good, t.inloop,
-	       (unsigned long long)asked, t.simd_known, t.simd_saved, t.simd_other,
+	       (unsigned long long)asked, t.simd_known, t.simd_saved, t.simd_locked,
+	       t.simd_guest, t.simd_other,
 	       t.first_bad[0] ? "; first wrong: " : "", t.first_bad);
 	EXPECT_LE(50, t.inloop);
 	EXPECT_EQ(t.inloop, t.good);
 	EXPECT_EQ(0, t.simd_other);
-	if (variant->saved) {
+	if (variant->kvm) {
+		/*
+		 * Some samples in KVM_RUN with the guest's state loaded; where
+		 * a state is known it is the task's (the magic values), never
+		 * the guest's all-ones xmm0-7 (checked above, as everywhere).
+		 */
+		EXPECT_LT(0, t.simd_guest);
+	} else if (variant->saved) {
 		/* switched out and back in sched_yield(): saved, never shown */
 		EXPECT_LT(0, t.simd_saved);
+	} else if (variant->locked) {
+		/*
+		 * Where the kernel swaps FPU states (KVM leaving a guest) it
+		 * holds fpregs_lock(): bottom halves off, which the UDP send
+		 * path also has; RT's fpregs_lock() disables preemption, which
+		 * that path does not.
+		 */
+		if (!kernel_is_rt())
+			EXPECT_LT(0, t.simd_locked);
 	} else {
 		/* known in most samples, also in the kernel */
 		EXPECT_LE(t.inloop / 2, t.simd_known);

@@ -6,7 +6,7 @@
  *
  * One source, built static -m64 (abi x86_64) and -m32 (abi i386).
  *
- *   usage: xmagic spin|syscall|yield SECONDS
+ *   usage: xmagic spin|syscall|yield|udp|kvm SECONDS
  *
  * Prints one line, flushed before the loop starts:
  *
@@ -31,6 +31,12 @@
  * child spinning there too: every call switches tasks, and the kernel
  * saves the SIMD state (kernel-mode samples after the switch back find
  * it saved, TIF_NEED_FPU_LOAD).
+ * mode udp (x86_64 only): the loop write()s to a UDP socket on loopback,
+ * a send path with bottom halves off much of the time (kernel-mode
+ * samples there report the SIMD state unknown, fpregs_locked).
+ * mode kvm (x86_64 only): the loop runs a KVM vCPU (ioctl KVM_RUN) whose
+ * guest holds all ones in xmm0-7 and exits to user mode at each OUT;
+ * exit status 3, before the line, without a usable /dev/kvm.
  * Every chunk of iterations it leaves the asm, which gives everything
  * back (glibc's TLS needs its FS base on x86_64), and C code checks the
  * clock.  Exit status 0, 1 if the LDT cannot be set up, 2 on bad usage.
@@ -50,8 +56,23 @@
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
+#include <sys/socket.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#ifdef __x86_64__
+#include <linux/kvm.h>
+#endif
 
 #include "magic.h"
+
+#ifdef __x86_64__
+#define UDP_MODE "|udp|kvm"
+#else
+#define UDP_MODE ""
+#endif
 
 #if defined(__x86_64__) && !defined(__ILP32__)
 #define ABI_NAME "x86_64"
@@ -184,10 +205,16 @@ static void __attribute__((noinline, noclone)) spin(unsigned int n, int avx)
 		: : [n] "r" (n), X64_IN : X64_CLOBBER);
 }
 
+/* @nr with the arguments in sysargs (the kernel keeps them across syscall) */
+static long sysargs[3];
+
 static void __attribute__((noinline, noclone)) sys(unsigned int n, int avx, int nr)
 {
 	asm volatile(
 		X64_ENTER
+		"movq	%[a0], %%rdi\n\t"
+		"movq	%[a1], %%rsi\n\t"
+		"movq	%[a2], %%rdx\n\t"
 		"movl	%[n], %%r12d\n"
 		".globl	xmagic_sys_start\n"
 		"xmagic_sys_start:\n\t"
@@ -198,10 +225,13 @@ static void __attribute__((noinline, noclone)) sys(unsigned int n, int avx, int 
 		".globl	xmagic_sys_end\n"
 		"xmagic_sys_end:\n\t"
 		X64_LEAVE
-		: : [n] "r" (n), [nr] "r" (nr), X64_IN : X64_CLOBBER);
+		: : [n] "r" (n), [nr] "r" (nr), [a0] "m" (sysargs[0]),
+		  [a1] "m" (sysargs[1]), [a2] "m" (sysargs[2]), X64_IN : X64_CLOBBER);
 }
 #define NR_GETPPID	110
 #define NR_SCHED_YIELD	24
+#define NR_WRITE	1
+#define NR_IOCTL	16
 
 static void expected(char *buf, size_t len)
 {
@@ -339,6 +369,88 @@ static int yield_to_spinner(double secs)
 	return pid < 0 ? -1 : 0;
 }
 
+#ifdef __x86_64__
+/*
+ * mode udp: write() 64 bytes at a time to a UDP socket connected to one
+ * on loopback that nobody reads (full, it drops them).  The send path
+ * runs with bottom halves off for much of its time (rcu_read_lock_bh()
+ * in the IP output and dev_queue_xmit()).
+ */
+static int udp_setup(void)
+{
+	static char payload[64];
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	socklen_t len = sizeof(a);
+	int rx, tx, small = 4096;
+
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	rx = socket(AF_INET, SOCK_DGRAM, 0);
+	tx = socket(AF_INET, SOCK_DGRAM, 0);
+	if (rx < 0 || tx < 0 ||
+	    setsockopt(rx, SOL_SOCKET, SO_RCVBUF, &small, sizeof(small)) ||
+	    bind(rx, (struct sockaddr *)&a, sizeof(a)) ||
+	    getsockname(rx, (struct sockaddr *)&a, &len) ||
+	    connect(tx, (struct sockaddr *)&a, sizeof(a)))
+		return -1;
+	sysargs[0] = tx;
+	sysargs[1] = (long)payload;
+	sysargs[2] = sizeof(payload);
+	return 0;
+}
+
+/*
+ * mode kvm: a KVM vCPU whose guest (real mode) sets xmm0-7 to all ones,
+ * then loops on an OUT; the loop calls ioctl(KVM_RUN), which comes back
+ * to user mode at each OUT.  Samples in the kernel then land in KVM_RUN
+ * (the task's FPU state the guest's, with its own values in the
+ * registers) and in the FPU swaps at its start and end.  Exit status 3
+ * where there is no /dev/kvm or it cannot run the vCPU.
+ */
+static int kvm_setup(void)
+{
+	static const unsigned char code[] = {
+		0x66, 0x0f, 0x76, 0xc0, 0x66, 0x0f, 0x76, 0xc9,	/* pcmpeqd xmmN, xmmN */
+		0x66, 0x0f, 0x76, 0xd2, 0x66, 0x0f, 0x76, 0xdb,
+		0x66, 0x0f, 0x76, 0xe4, 0x66, 0x0f, 0x76, 0xed,
+		0x66, 0x0f, 0x76, 0xf6, 0x66, 0x0f, 0x76, 0xff,
+		0xe6, 0x10,					/* out %al, $0x10 */
+		0xeb, 0xfc,					/* jmp to the out */
+	};
+	struct kvm_userspace_memory_region mr = { .memory_size = 0x10000 };
+	struct kvm_regs regs = { .rip = 0x1000, .rflags = 2 };
+	struct kvm_sregs sregs;
+	int kvm, vm, vcpu;
+	void *mem;
+
+	kvm = open("/dev/kvm", O_RDWR | O_CLOEXEC);
+	if (kvm < 0)
+		return -1;
+	vm = ioctl(kvm, KVM_CREATE_VM, 0);
+	mem = mmap(NULL, mr.memory_size, PROT_READ | PROT_WRITE,
+		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (vm < 0 || mem == MAP_FAILED)
+		return -1;
+	memcpy((char *)mem + 0x1000, code, sizeof(code));
+	mr.userspace_addr = (uintptr_t)mem;
+	if (ioctl(vm, KVM_SET_USER_MEMORY_REGION, &mr))
+		return -1;
+	vcpu = ioctl(vm, KVM_CREATE_VCPU, 0);
+	if (vcpu < 0 || ioctl(vcpu, KVM_GET_SREGS, &sregs))
+		return -1;
+	sregs.cs.base = 0;
+	sregs.cs.selector = 0;
+	sregs.cr0 = (sregs.cr0 & ~(1ULL << 2)) | (1ULL << 1);	/* no EM, MP */
+	sregs.cr4 |= 1ULL << 9;					/* OSFXSR */
+	if (ioctl(vcpu, KVM_SET_SREGS, &sregs) || ioctl(vcpu, KVM_SET_REGS, &regs) ||
+	    ioctl(vcpu, KVM_RUN, 0))	/* the vCPU runs, to its first OUT */
+		return -1;
+	sysargs[0] = vcpu;
+	sysargs[1] = KVM_RUN;
+	sysargs[2] = 0;
+	return 0;
+}
+#endif
+
 static double now(void)
 {
 	struct timespec ts;
@@ -349,23 +461,33 @@ static double now(void)
 
 static void usage(const char *argv0)
 {
-	fprintf(stderr, "usage: %s spin|syscall|yield SECONDS\n"
+	fprintf(stderr, "usage: %s spin|syscall|yield%s SECONDS\n"
 		"Loop SECONDS seconds with magic values in the vector registers,\n"
-		"selectors and bases (abi %s).\n", argv0, ABI_NAME);
+		"selectors and bases (abi %s).\n", argv0, UDP_MODE, ABI_NAME);
 	exit(2);
 }
 
 int main(int argc, char **argv)
 {
-	int avx = have_avx(), sysmode, n, nr;
+	int avx = have_avx(), sysmode, n, nr = 0;
 	double secs, start;
 	char *end, regs[256];
 
-	if (argc != 3 || (strcmp(argv[1], "spin") && strcmp(argv[1], "syscall") &&
-			  strcmp(argv[1], "yield")))
+	if (argc != 3)
+		usage(argv[0]);
+	if (!strcmp(argv[1], "syscall"))
+		nr = NR_GETPPID;
+	else if (!strcmp(argv[1], "yield"))
+		nr = NR_SCHED_YIELD;
+#ifdef __x86_64__
+	else if (!strcmp(argv[1], "udp"))
+		nr = NR_WRITE;
+	else if (!strcmp(argv[1], "kvm"))
+		nr = NR_IOCTL;
+#endif
+	else if (strcmp(argv[1], "spin"))
 		usage(argv[0]);
 	sysmode = strcmp(argv[1], "spin") != 0;
-	nr = strcmp(argv[1], "yield") ? NR_GETPPID : NR_SCHED_YIELD;
 	errno = 0;
 	secs = strtod(argv[2], &end);
 	if (errno || end == argv[2] || *end || !isfinite(secs) || secs < 0)
@@ -382,6 +504,17 @@ int main(int argc, char **argv)
 		perror("xmagic: modify_ldt");
 		return 1;
 	}
+#ifdef __x86_64__
+	/* before the line: a reader who gets it knows the loop will run */
+	if (nr == NR_WRITE && udp_setup()) {
+		perror("xmagic: udp socket");
+		return 1;
+	}
+	if (nr == NR_IOCTL && kvm_setup()) {
+		perror("xmagic: kvm");
+		return 3;
+	}
+#endif
 	expected(regs, sizeof(regs));
 	printf("magic abi=" ABI_NAME " pid=%d loop=0x%lx-0x%lx mode=%s avx=%d %s\n",
 	       (int)getpid(),
@@ -392,8 +525,9 @@ int main(int argc, char **argv)
 		perror("xmagic: stdout");
 		return 1;
 	}
-	if (nr == NR_SCHED_YIELD && yield_to_spinner(secs))
+	if (sysmode && nr == NR_SCHED_YIELD && yield_to_spinner(secs))
 		return 1;
+
 	start = now();
 	do {
 		if (sysmode)

@@ -11,8 +11,8 @@
  * mixed mode (1003: a 64-bit image, kernel ABI 32).  Each gets, at time
  * 1000000 * pid + i, one user-mode sample for each mix i of mixes[]
  * (i = 0..7), then i = 8: a kernel-mode sample with xmm and ymm (its
- * interrupt registers the kernel's); i = 9..13: unknown states, reasons
- * 1 to 4 and 7 (one no tool knows yet); i = 14: xmm and a user stack of
+ * interrupt registers the kernel's); i = 9..14: unknown states, reasons
+ * 1 to 5 and 7 (one no tool knows yet); i = 15: xmm and a user stack of
  * 16 bytes after the section.
  *
  * The values (what the host tests compute on their own):
@@ -256,7 +256,7 @@ int main(int argc, char **argv)
 		}
 	} else {
 		for (t = 0; t < 3; t++)
-			for (i = 0; i < 15; i++, produced++) {
+			for (i = 0; i < 16; i++, produced++) {
 				w = (struct want){ .pid = tasks[t].pid, .abi = tasks[t].abi,
 						   .t = 1000000ULL * tasks[t].pid + i };
 				if (i < NMIX) {
@@ -264,9 +264,9 @@ int main(int argc, char **argv)
 				} else if (i == 8) {
 					w.kernel = true;
 					w.components = PERFREGS_SIMD_XMM | PERFREGS_SIMD_YMM;
-				} else if (i < 14) {
+				} else if (i < 15) {
 					w.kernel = true;
-					w.reason = i < 13 ? i - 8 : 7;
+					w.reason = i < 14 ? i - 8 : 7;
 				} else {
 					w.components = PERFREGS_SIMD_XMM;
 					w.stack = true;

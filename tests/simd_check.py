@@ -50,7 +50,11 @@ FSB, GSB = define(mk, "FS_BASE"), define(mk, "GS_BASE")
 FSB32, GSB32 = define(mk, "FS_BASE32"), define(mk, "GS_BASE32")
 XMM, YMM, ZMM, OPMASK, NEWER = 1, 2, 4, 8, 16
 MIXES = [XMM, XMM | YMM, 15, OPMASK, YMM, ZMM, XMM | ZMM, XMM | NEWER]
-REASONS = {1: "saved", 2: "irqs_off", 3: "guest", 4: "nested"}
+# mksimd's samples of each task: 8 mixes, a kernel-mode one, unknown
+# states (reasons 1-5 and 7), one with a stack
+PER_TASK, STACK_I = 16, 15
+NSAMPLES = 3 * PER_TASK
+REASONS = {1: "saved", 2: "irqs_off", 3: "guest", 4: "nested", 5: "fpregs_locked"}
 
 
 def vec(*quads):
@@ -65,14 +69,14 @@ def zq(n, j):
 def want_sample(pid, i):
     """(kernel, uregs wanted, simd wanted) of mksimd's sample i of pid."""
     nvec = 16 if pid == 100 else 8
-    kernel = 8 <= i <= 13
+    kernel = 8 <= i < STACK_I
     comps, reason = 0, 0
     if i < len(MIXES):
         comps = MIXES[i]
     elif i == 8:
         comps = XMM | YMM
-    elif i < 14:
-        reason = i - 8 if i < 13 else 7
+    elif i < STACK_I:
+        reason = i - 8 if i < STACK_I - 1 else 7
     else:
         comps = XMM
     u = {"ds": 0x2b, "es": 0x2b, "fs": 0x63, "gs": 0x6b,
@@ -111,7 +115,7 @@ if subprocess.run([os.path.join(B, "mksimd"), rec]).returncode:
     report(False, "mksimd's recording decodes value by value", "mksimd failed")
     sys.exit(1)
 TASKS = (100, 200, 400)
-WANT = {1000000 * pid + i: (pid, i) for pid in TASKS for i in range(15)}
+WANT = {1000000 * pid + i: (pid, i) for pid in TASKS for i in range(PER_TASK)}
 
 # --- JSON ---------------------------------------------------------------
 p = run("-f", "json", "-i", rec)
@@ -135,12 +139,12 @@ for line in p.stdout.splitlines():
         got = r.get("simd") or {}
         diff = sorted(set(got.items()) ^ set(s.items()))[:2]
         bad.append(f"{pid}/{i} simd differs: {diff}")
-    if i == 14 and r.get("stack") != {"size": 16, "copied": 16}:
+    if i == STACK_I and r.get("stack") != {"size": 16, "copied": 16}:
         bad.append(f"{pid}/{i}: the stack after the section is {r.get('stack')}")
-report(p.returncode == 0 and n == 45 and not bad,
+report(p.returncode == 0 and n == NSAMPLES and not bad,
        "mksimd's recording in JSON: selectors, FS/GS base, every SIMD mix, known or not, value by value",
-       f"exit {p.returncode}, {n} of 45 samples; " + "; ".join(bad[:4]) if bad or n != 45 or p.returncode
-       else "45 samples: 3 tasks x 8 mixes, a kernel-mode one, 5 unknown states, one with a stack")
+       f"exit {p.returncode}, {n} of {NSAMPLES} samples; " + "; ".join(bad[:4]) if bad or n != NSAMPLES or p.returncode
+       else f"{NSAMPLES} samples: 3 tasks x 8 mixes, a kernel-mode one, {STACK_I - 9} unknown states, one with a stack")
 jsonl = p.stdout
 
 # --- text ---------------------------------------------------------------
@@ -191,10 +195,10 @@ for t, (pid, i) in WANT.items():
             ok = "0x" + seen[k] == v
         if not ok:
             bad.append(f"{pid}/{i} {k} {seen[k]} want {v}")
-report(p.returncode == 0 and n == 45 and not bad,
+report(p.returncode == 0 and n == NSAMPLES and not bad,
        "mksimd's recording in text: the widest whole register of each number, k0-k7, mxcsr, why unknown",
-       f"exit {p.returncode}, {n} of 45 samples; " + "; ".join(bad[:4]) if bad or n != 45 or p.returncode
-       else "45 samples, every register's digits")
+       f"exit {p.returncode}, {n} of {NSAMPLES} samples; " + "; ".join(bad[:4]) if bad or n != NSAMPLES or p.returncode
+       else f"{NSAMPLES} samples, every register's digits")
 
 # --- malformed sections -------------------------------------------------
 bad = []
@@ -302,9 +306,9 @@ for line in ps.stdout.splitlines():
     if any(k not in ("AX", "BX", "CX", "DX", "SI", "DI", "BP", "SP", "IP", "FLAGS", "CS", "SS",
                      "DS", "ES", "FS", "GS") and not re.match(r"R\d+$", k) for k, v in uregs):
         bad.append(f"{pid}/{i}: perf shows user registers {[k for k, v in uregs][:30]}")
-report(c.returncode == 0 and ps.returncode == 0 and n == 45 and xmm_seen == 18 and not bad, what,
+report(c.returncode == 0 and ps.returncode == 0 and n == NSAMPLES and xmm_seen == 18 and not bad, what,
        f"convert exit {c.returncode}, perf script exit {ps.returncode} {ps.stderr.strip()[:100]!r}, "
-       f"{n} of 45 samples, {xmm_seen} of 18 with xmm; " + "; ".join(bad[:4]) if bad or n != 45 or
-       xmm_seen != 18 else "45 samples; 18 user-mode ones with xmm, each of its XMM0-15 (0-7 of "
+       f"{n} of {NSAMPLES} samples, {xmm_seen} of 18 with xmm; " + "; ".join(bad[:4]) if bad or n != NSAMPLES or
+       xmm_seen != 18 else f"{NSAMPLES} samples; 18 user-mode ones with xmm, each of its XMM0-15 (0-7 of "
        "32-bit frames) right, the rest 0; DS..GS right; no FS or GS base")
 sys.exit(1 if failed else 0)

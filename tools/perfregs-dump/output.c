@@ -469,6 +469,7 @@ static const char *const simd_unknown_names[] = {
 	[PERFREGS_SIMD_UNKNOWN_IRQS_OFF] = "irqs_off",
 	[PERFREGS_SIMD_UNKNOWN_GUEST] = "guest",
 	[PERFREGS_SIMD_UNKNOWN_NESTED] = "nested",
+	[PERFREGS_SIMD_UNKNOWN_FPREGS_LOCKED] = "fpregs_locked",
 };
 
 /*

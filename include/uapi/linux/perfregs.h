@@ -442,9 +442,14 @@ enum perfregs_abi {
  *    base in MSR_KERNEL_GS_BASE;
  *  - when it hit the task in the kernel (uregs from the entry frame),
  *    the selectors and the FS base are present only if the interrupted
- *    code ran with interrupts enabled: the kernel loads another task's
- *    selectors and bases only in a context switch, with interrupts off
- *    (only an NMI can land there).  They are the values the task will
+ *    code ran with interrupts enabled and KVM was not running a vCPU of
+ *    the task: the kernel loads another task's selectors and bases only
+ *    in a context switch, with interrupts off (only an NMI can land
+ *    there), and KVM on Intel loads selectors of 0 at each VM exit,
+ *    giving the user's back only when the vCPU is put.  The module
+ *    sees a running vCPU by the task's FPU state being the guest's,
+ *    from the start of KVM_RUN to its last few hundred instructions,
+ *    where 0s can still show.  They are the values the task will
  *    return to user mode with, as of the sample (as for the frame: a
  *    sigreturn or exec in progress may still change them).  The GS base
  *    is not present: the kernel's entry code and KVM both swap other
@@ -489,9 +494,11 @@ struct perfregs_rec_sample {
  * The state is the user's, and present, when the interrupt hit user
  * mode, or hit the task in the kernel with interrupts enabled before
  * the kernel saved the user's registers to use them itself or to
- * switch tasks (TIF_NEED_FPU_LOAD clear) and not while KVM has a
- * guest's state loaded: the registers then still hold the user's state,
- * and the module copies them with XSAVE.  Otherwise components is 0 and
+ * switch tasks (TIF_NEED_FPU_LOAD clear), not while KVM has a guest's
+ * state loaded, and not inside a section with bottom halves off
+ * (preemption off on PREEMPT_RT), where the kernel swaps FPU states:
+ * the registers then still hold the user's state, and the module
+ * copies them with XSAVE.  Otherwise components is 0 and
  * unknown says why (PERFREGS_SIMD_UNKNOWN_*): the kernel never hands
  * out a register value of its own.  A component in its initial state is
  * all zeros.
@@ -502,6 +509,8 @@ enum perfregs_simd_unknown {
 	PERFREGS_SIMD_UNKNOWN_IRQS_OFF,	/* maybe inside a context switch */
 	PERFREGS_SIMD_UNKNOWN_GUEST,	/* a KVM guest's state is loaded */
 	PERFREGS_SIMD_UNKNOWN_NESTED,	/* samples nested too deep on the CPU */
+	/* bottom halves (on RT, preemption) off: it may be being changed */
+	PERFREGS_SIMD_UNKNOWN_FPREGS_LOCKED,
 };
 
 struct perfregs_rec_simd {
