@@ -4,7 +4,7 @@
 # a last line "N passed, N failed" with the totals.  KERNEL is a debug
 # flavour (kasan, kcsan, kmsan: built first if missing, with its module)
 # or a matrix kernel (6.1, 6.12, 6.1-rt, 6.12-rt).  The guest's output is
-# kept in build/soak-KERNEL.log.
+# kept in build/soak-KERNEL.log, its summaries in bench/results/SOAK-KERNEL.md.
 # usage: tools/soak.sh KERNEL MINUTES
 set -u
 cd "$(dirname "$0")/.."
@@ -49,4 +49,19 @@ fi
 echo "==== soak on $k: $minutes min in $(( $(date +%s) - start )) s; fuzz inputs ${inputs:-0}," \
      "stress seconds ${secs:-0}, reports found ${reports:-unknown}"
 echo "$p passed, $f failed"
+# the summaries, kept with the other measurements (bench/results/)
+res=bench/results/SOAK-$k.md
+{
+	echo "# make soak KERNEL=$k MINUTES=$minutes"
+	echo
+	echo "$(date -u +%Y-%m-%d), perfregs $(git describe --always --dirty 2>/dev/null || echo unknown)," \
+	     "host $(nproc) CPUs; the guest: 2 vCPUs under QEMU TCG, $mem MiB, NMIs at 20 Hz."
+	echo "A summary every 5 minutes, then the end of the run (tools/soak.sh)."
+	echo
+	echo '```'
+	grep -E '^# soak|^# reports during boot|^# the kernel|^#   |^# fuzz inputs|^# stress seconds|^# reports:|^(not )?ok ' "$log"
+	echo "==== $minutes min in $(( $(date +%s) - start )) s: $p passed, $f failed"
+	echo '```'
+} > "$res"
+echo "soak: summaries in $res"
 [ "$f" -eq 0 ]
