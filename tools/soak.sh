@@ -30,6 +30,8 @@ kasan|kcsan|kmsan)
 esac
 log=$BUILD/soak-$k.log
 start=$(date +%s)
+# what the module was built from, before anything else changes the tree
+built=$(git describe --always --dirty 2>/dev/null || echo unknown)
 echo "==== soak on $k for $minutes min"
 # the guest's own budget plus its boot and the last scans
 tools/vm/run --kernel "$vmk" --smp 2 --mem $mem --timeout $((minutes * 60 + 900)) \
@@ -54,12 +56,12 @@ res=bench/results/SOAK-$k.md
 {
 	echo "# make soak KERNEL=$k MINUTES=$minutes"
 	echo
-	echo "$(date -u +%Y-%m-%d), perfregs $(git describe --always --dirty 2>/dev/null || echo unknown)," \
+	echo "$(date -u +%Y-%m-%d), perfregs $built," \
 	     "host $(nproc) CPUs; the guest: 2 vCPUs under QEMU TCG, $mem MiB, NMIs at 20 Hz."
 	echo "A summary every 5 minutes, then the end of the run (tools/soak.sh)."
 	echo
 	echo '```'
-	grep -E '^# soak|^# reports during boot|^# the kernel|^#   |^# fuzz inputs|^# stress seconds|^# reports:|^(not )?ok ' "$log"
+	grep -E '^# soak|^# reports during boot|^# the kernel|^#   |^# fuzz inputs|^# stress seconds|^# reports:|^(not )?ok |^# not ok|^# # never reached|^# dmesg' "$log"
 	echo "==== $minutes min in $(( $(date +%s) - start )) s: $p passed, $f failed"
 	echo '```'
 } > "$res"
