@@ -274,6 +274,23 @@ static noinline void prf_read_extras(u64 *x, bool user)
 		rdmsrl(MSR_KERNEL_GS_BASE, x[5]);
 }
 
+/*
+ * Whether current has a KVM vCPU loaded: vcpu_load() registers a preempt
+ * notifier and vcpu_put() removes it after kvm_arch_vcpu_put(), which on
+ * Intel gives the user's selectors back (kvm_main.c, 6.1 and 6.12); KVM
+ * is the only user of preempt notifiers.  Only current changes its list,
+ * and the head's first pointer is one store: read here, it is either.
+ * Without CONFIG_PREEMPT_NOTIFIERS there is no KVM (it selects them).
+ */
+static __always_inline bool prf_vcpu_loaded(void)
+{
+#ifdef CONFIG_PREEMPT_NOTIFIERS
+	return READ_ONCE(current->preempt_notifiers.first);
+#else
+	return false;
+#endif
+}
+
 /* prf_put_regs() for a selection with values from prf_read_extras(). */
 static noinline u64 *prf_put_regs_extra(u64 *dst, struct pt_regs *regs,
 					const u64 *extra,
@@ -582,12 +599,12 @@ void prf_sample(struct prf_session *s, struct pt_regs *regs, bool throttled)
 
 	/*
 	 * Which of the selectors and bases are the user's (prf_sample_setup()).
-	 * In the kernel, not while KVM runs a vCPU of the task: each VM exit
-	 * on Intel loads the VMCS's host selectors (0), and the user's come
+	 * In the kernel, not while the task has a KVM vCPU loaded: each VM
+	 * exit on Intel loads the VMCS's host selectors, and the user's come
 	 * back only when the vCPU is put (vmx_prepare_switch_to_host()).
 	 */
 	class = user_mode(interrupted) ? PRF_UREGS_USER :
-		interrupted->flags & X86_EFLAGS_IF && !prf_task_runs_guest() ?
+		interrupted->flags & X86_EFLAGS_IF && !prf_vcpu_loaded() ?
 		PRF_UREGS_KERNEL : PRF_UREGS_PLAIN;
 	usel = NULL;
 	if (ctx.abi == PERFREGS_ABI_64)

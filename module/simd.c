@@ -169,7 +169,8 @@ static __always_inline void prf_xsave(void *area, u64 rfbm)
 	kmsan_unpoison_memory(area, prf_area_size);
 }
 
-bool prf_task_runs_guest(void)
+/* Whether current's FPU state is a KVM guest's (KVM_RUN, nearly all of it). */
+static bool prf_task_runs_guest(void)
 {
 	const struct fpstate *fps = READ_ONCE(current->thread.fpu.fpstate);
 

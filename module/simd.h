@@ -36,12 +36,6 @@ struct prf_simd {
 	void *area;		/* the XSAVE area of our slot */
 };
 
-/*
- * Whether current's FPU state is a KVM guest's: from the start of
- * KVM_RUN (kvm_load_guest_fpu()) to just before its end.
- */
-bool prf_task_runs_guest(void);
-
 void prf_simd_take(struct prf_simd *st, u64 asked, bool is64,
 		   struct pt_regs *regs);
 void prf_simd_write(struct prf_handle *h, const struct prf_simd *st);

@@ -442,14 +442,13 @@ enum perfregs_abi {
  *    base in MSR_KERNEL_GS_BASE;
  *  - when it hit the task in the kernel (uregs from the entry frame),
  *    the selectors and the FS base are present only if the interrupted
- *    code ran with interrupts enabled and KVM was not running a vCPU of
- *    the task: the kernel loads another task's selectors and bases only
- *    in a context switch, with interrupts off (only an NMI can land
- *    there), and KVM on Intel loads selectors of 0 at each VM exit,
- *    giving the user's back only when the vCPU is put.  The module
- *    sees a running vCPU by the task's FPU state being the guest's,
- *    from the start of KVM_RUN to its last few hundred instructions,
- *    where 0s can still show.  They are the values the task will
+ *    code ran with interrupts enabled and the task had no KVM vCPU
+ *    loaded (in a vCPU ioctl): the kernel loads another task's
+ *    selectors and bases only in a context switch, with interrupts off
+ *    (only an NMI can land there), and KVM on Intel loads the host
+ *    selectors at each VM exit (ds and es 0, fs and gs 0 unless their
+ *    low bits are), giving the user's back only when the vCPU is put.
+ *    They are the values the task will
  *    return to user mode with, as of the sample (as for the frame: a
  *    sigreturn or exec in progress may still change them).  The GS base
  *    is not present: the kernel's entry code and KVM both swap other
@@ -498,7 +497,8 @@ struct perfregs_rec_sample {
  * state loaded, and not inside a section with bottom halves off
  * (preemption off on PREEMPT_RT), where the kernel swaps FPU states:
  * the registers then still hold the user's state, and the module
- * copies them with XSAVE.  Otherwise components is 0 and
+ * copies them with XSAVE (as for the frame: a sigreturn or exec in
+ * progress may be changing it).  Otherwise components is 0 and
  * unknown says why (PERFREGS_SIMD_UNKNOWN_*): the kernel never hands
  * out a register value of its own.  A component in its initial state is
  * all zeros.
