@@ -624,16 +624,27 @@ static void learner_stop(struct live *lv)
  * mode: learn its task, if the learner thread has not, and pick out its
  * kernel symbol for the recording.
  */
+/* A kernel-mode sample's interrupt ip, if it has one within @size bytes. */
+static bool kernel_ip(const struct perfregs_rec_sample *s, uint32_t size, uint64_t *ip)
+{
+	int idx;
+
+	if (!(s->flags & PERFREGS_SF_KERNEL) ||
+	    (idx = prf_reg_index(s->iregs_mask, PERFREGS_REG_IP)) < 0 ||
+	    sizeof(*s) + 8 * ((size_t)idx + 1) > size)
+		return false;
+	*ip = s->regs[idx];
+	return true;
+}
+
 static void learn_sample(struct live *lv, int cpu,
 			 const struct perfregs_rec_sample *s)
 {
-	int ip_idx;
+	uint64_t ip;
 
 	learn_task(&lv->d, lv->memo, cpu, s);
-	if ((s->flags & PERFREGS_SF_KERNEL) && lv->d.o.symbols &&
-	    (ip_idx = prf_reg_index(s->iregs_mask, PERFREGS_REG_IP)) >= 0 &&
-	    sizeof(*s) + 8 * ((size_t)ip_idx + 1) <= s->header.size)
-		ksym_learn(&lv->d, s->regs[ip_idx]);
+	if (lv->d.o.symbols && kernel_ip(s, s->header.size, &ip))
+		ksym_learn(&lv->d, ip);
 }
 
 static int on_record(void *arg, int cpu, const struct perfregs_rec_header *rec)
@@ -645,14 +656,13 @@ static int on_record(void *arg, int cpu, const struct perfregs_rec_header *rec)
 
 	if (rec->type == PERFREGS_REC_SAMPLE && size >= sizeof(struct perfregs_rec_sample)) {
 		const struct perfregs_rec_sample *s = (const void *)rec;
-		int ip_idx;
+		uint64_t ip;
 
 		if (lv->filter_tid > 0 && s->tid != (uint32_t)lv->filter_tid)
 			return 0;
 		learn_task(d, lv->memo, cpu, s);
-		if (d->o.symbols && lv->rec && (s->flags & PERFREGS_SF_KERNEL) &&
-		    (ip_idx = prf_reg_index(s->iregs_mask, PERFREGS_REG_IP)) >= 0)
-			ksym_learn(d, s->regs[ip_idx]);
+		if (d->o.symbols && lv->rec && kernel_ip(s, size, &ip))
+			ksym_learn(d, ip);
 	}
 	if (lv->rec) {
 		bool summary = d->o.summary;
