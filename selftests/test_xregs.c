@@ -27,9 +27,10 @@
  *   in xmm0-7 and exits to user mode at each OUT; skipped without
  *   /dev/kvm): samples with the guest's FPU state loaded report the
  *   SIMD state unknown (guest) and no selector or FS base (an Intel VM
- *   exit loads selectors of 0); every state reported known is the
- *   task's magic values, never the guest's, also in the swaps of FPU
- *   state at the start and end of KVM_RUN.
+ *   exit loads the host's), nor do some around them, where the vCPU is
+ *   still loaded; the selectors reported are right; every state
+ *   reported known is the task's magic values, never the guest's, also
+ *   in the swaps of FPU state at the start and end of KVM_RUN.
  *
  * YMM is asked for where VERSION offers it (AVX); ZMM and the opmask
  * registers where it offers AVX-512, else that part is skipped with the
@@ -98,6 +99,7 @@ static const struct perfregs_rec_simd *sample_simd(const struct perfregs_rec_sam
 
 struct tally {
 	int inloop, good, simd_known, simd_saved, simd_locked, simd_guest, simd_other;
+	int vcpu_nosel;		/* kvm: no selector, the task's FPU state loaded */
 	char first_bad[256];
 };
 
@@ -124,16 +126,22 @@ static bool check_sample(struct tally *t, const struct perfregs_rec_sample *s,
 	int reg;
 
 	/*
-	 * In KVM_RUN with the guest's FPU state (SIMD unknown, "guest"), an
-	 * Intel VM exit has loaded selectors of 0: none may be reported.
-	 * Saved there too (switched out in KVM_RUN), or not: either way.
+	 * With a vCPU loaded (from vcpu_load() to vcpu_put() in the ioctl)
+	 * an Intel VM exit may have loaded the host's selectors: none may
+	 * be reported there, and surely not with the guest's FPU state
+	 * loaded (SIMD unknown, "guest").  Elsewhere in the ioctl they are
+	 * the task's.
 	 */
-	if (kvm && simd && !simd->components) {
-		if (simd->unknown == PERFREGS_SIMD_UNKNOWN_GUEST ||
-		    (simd->unknown == PERFREGS_SIMD_UNKNOWN_SAVED &&
-		     !(s->uregs_mask & (SEGS | FSB))))
-			want_mask = 0;
+	if (kvm && kernel && !(s->uregs_mask & (SEGS | FSB))) {
+		want_mask = 0;
+		/* where the FPU state is the task's, in the registers */
+		if (simd && (simd->components ||
+			     simd->unknown == PERFREGS_SIMD_UNKNOWN_FPREGS_LOCKED))
+			t->vcpu_nosel++;
 	}
+	if (kvm && simd && !simd->components &&
+	    simd->unknown == PERFREGS_SIMD_UNKNOWN_GUEST)
+		want_mask = 0;
 
 	for (reg = 0; reg < PERFREGS_REG_EXT_MAX; reg++) {
 		if (!((SEGS | FSB | GSB) & (1ULL << reg)))
@@ -364,6 +372,14 @@ TEST_F(xregs, magic)
 		 * the guest's all-ones xmm0-7 (checked above, as everywhere).
 		 */
 		EXPECT_LT(0, t.simd_guest);
+		/*
+		 * and the selectors are dropped for all of the time the vCPU
+		 * is loaded, past the guest's FPU state at either end (the
+		 * swaps, fpregs_locked, and the ioctl around them)
+		 */
+		TH_LOG("kvm: %d samples in the ioctl without selectors, the task's FPU state loaded",
+		       t.vcpu_nosel);
+		EXPECT_LT(0, t.vcpu_nosel);
 	} else if (variant->saved) {
 		/* switched out and back in sched_yield(): saved, never shown */
 		EXPECT_LT(0, t.simd_saved);
