@@ -64,6 +64,10 @@ while [ $((SECONDS - start)) -lt $((minutes * 60)) ]; do
 		rc=$frc; [ $f = stress ] && rc=$src
 		if grep -q '^not ok' "$T/$f" || { [ "$rc" -ne 0 ] && [ "$rc" -ne 4 ]; }; then
 			res "not ok" "soak slice at $(( (SECONDS - start) / 60 )) min: $f (status $rc, seed 0x$(printf %x $seed))"
+			# the fuzzer's mismatches with their sessions' operations
+			# (the corpus format, to replay), then the end of its report
+			grep -E '^# (mismatch|walker)|^#   [a-z]' "$T/$f" | grep -vE -- '->' |
+				head -n 80 | sed 's/^/# /'
 			grep -E '^not ok|^# ' "$T/$f" | tail -n 20 | sed 's/^/# /'
 		fi
 	done

@@ -3098,7 +3098,8 @@ static void gen_op(struct walker *w, struct op *op)
 		op->n = 2;
 		return;
 	}
-	if (op->verb == V_MMAP && s->nmaps == NR_WMAPS)
+	/* a bad mmap() may map too (the model checks it has room for one) */
+	if ((op->verb == V_MMAP || op->verb == V_MMAP_BAD) && s->nmaps == NR_WMAPS)
 		op->verb = V_MUNMAP;
 	if (op->verb == V_CTL) {	/* it needs a control page */
 		for (i = 0; i < s->nmaps && s->maps[i].data; i++)
