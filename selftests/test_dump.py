@@ -570,8 +570,12 @@ def run_perf_conventions(spin):
     uregs = {tuple(sorted(r["uregs"])) for r in recs}
     if p.returncode or len(recs) < 50 or chained < len(recs) or uregs != {("rip", "rsp")} or \
             any(len(r["iregs"]) < 10 for r in recs):
+        odd = [r for r in recs if not r.get("callchain")][:2]
         why.append(f"-g -I --user-regs=ip,sp: exit {p.returncode}, {len(recs)} user samples, "
-                   f"{chained} with a chain, uregs {sorted(uregs)[:3]}")
+                   f"{chained} with a chain, uregs {sorted(uregs)[:3]}" +
+                   "".join(f"; no chain: time {r.get('time')} ip {r['uregs'].get('rip')} "
+                           f"sp {r['uregs'].get('rsp')} stack {r.get('stack')} "
+                           f"sym {r.get('sym')}" for r in odd))
     # -v: the session as the module took it
     p = subprocess.run([TOOL, "-v", "-q", "--no-symbols", "-e", "cpu-clock:u", "-c", "250000",
                         "--", spin, "1"], capture_output=True, text=True)
