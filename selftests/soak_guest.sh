@@ -28,7 +28,16 @@ unset PERFREGS_KO
 T=$(mktemp -d)
 echo "TAP version 13"
 echo "# soak on $KVER: $minutes min in slices of $slice s"
-boot_reports=$(dmesg | klog_bad | wc -l)
+# The kernel log, read and cleared as it goes (dmesg -c) and kept whole
+# here: a slow kernel's log wraps in a long soak, and a count of what is
+# left in it loses lines (a KMSAN soak's went below the boot's).
+KLOG=$T/klog
+: > "$KLOG"
+klog() {
+	dmesg -c >> "$KLOG" 2>/dev/null || dmesg > "$KLOG"
+	cat "$KLOG"
+}
+boot_reports=$(klog | klog_bad | wc -l)
 echo "# reports during boot: $boot_reports (not counted)"
 mount -t debugfs none /sys/kernel/debug 2>/dev/null
 [ -w $KML ] && echo clear > $KML
@@ -77,12 +86,12 @@ while [ $((SECONDS - start)) -lt $((minutes * 60)) ]; do
 		res "not ok" "the module unloads and loads after a slice"
 		lsmod | grep -q '^perfregs ' || insmod "$KO"
 	fi
-	reports=$(( $(dmesg | klog_bad | wc -l) - boot_reports ))
+	reports=$(( $(klog | klog_bad | wc -l) - boot_reports ))
 	el=$(( (SECONDS - start) ))
 	echo "# soak: $((el / 60)) of $minutes min: fuzz inputs $inputs ($((inputs / (el ? el : 1)))/s)," \
 	     "stress $stress s, failed $failed, reports $reports, reloads $reloads"
 	if [ "$reports" -gt 0 ]; then
-		dmesg | klog_bad | tail -n 5 | sed 's/^/# dmesg: /'
+		klog | klog_bad | tail -n 5 | sed 's/^/# dmesg: /'
 	fi
 done
 rmmod perfregs && res ok "rmmod perfregs at the end" || res "not ok" "rmmod perfregs at the end"
@@ -97,15 +106,16 @@ if [ -w $KML ]; then
 		head -60 $KML | sed 's/^/# kmemleak: /'
 	fi
 fi
-reports=$(( $(dmesg | klog_bad | wc -l) - boot_reports ))
-races=$(dmesg | klog_kernel_races | wc -l)
+reports=$(( $(klog | klog_bad | wc -l) - boot_reports ))
+races=$(klog | klog_kernel_races | wc -l)
 echo "# the kernel's own races (KCSAN, not perfregs'): $races"
-dmesg | klog_kernel_races | sort | uniq -c | sort -rn | sed 's/^/#   /'
+klog | klog_kernel_races | sort | uniq -c | sort -rn | sed 's/^/#   /'
 if [ "$reports" -eq 0 ]; then
 	res ok "no checker report in the kernel log during the soak"
 else
 	res "not ok" "$reports checker report lines in the kernel log during the soak"
-	dmesg | grep -F -f <(dmesg | klog_bad) -A 30 | head -n 80 | sed 's/^/# dmesg: /'
+	klog > "$T/k"
+	grep -F -f <(klog_bad < "$T/k") -A 30 "$T/k" | head -n 80 | sed 's/^/# dmesg: /'
 fi
 echo "# fuzz inputs: $inputs"
 echo "# stress seconds: $stress"
