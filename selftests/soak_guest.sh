@@ -49,6 +49,29 @@ res() {	# ok|not ok, what
 	[ "$1" = ok ] || failed=$((failed + 1))
 	echo "$1 $n $2"
 }
+# test_fuzz's first 3 mismatches in file $1, each with the last 60
+# operations it printed for it: the failing one is the last of them.
+mismatches() {
+	awk 'function flush(  i, from) {
+		if (!head)
+			return
+		print head
+		if (walker)
+			print walker
+		from = nops > 60 ? nops - 59 : 1
+		if (from > 1)
+			printf "#   # (%d earlier operations left out)\n", from - 1
+		for (i = from; i <= nops; i++)
+			print op[i]
+		head = walker = ""; nops = 0
+	}
+	/^# mismatch/ { flush(); if (++nm <= 3) head = $0; next }
+	/^# walker/ && head { walker = $0; next }
+	/^#   [a-z(]/ && !/->/ && head { op[++nops] = $0; next }
+	{ flush() }
+	END { flush() }' "$1"
+}
+
 while [ $((SECONDS - start)) -lt $((minutes * 60)) ]; do
 	left=$((minutes * 60 - (SECONDS - start)))
 	s=$((left < slice ? left : slice))
@@ -73,10 +96,11 @@ while [ $((SECONDS - start)) -lt $((minutes * 60)) ]; do
 		rc=$frc; [ $f = stress ] && rc=$src
 		if grep -q '^not ok' "$T/$f" || { [ "$rc" -ne 0 ] && [ "$rc" -ne 4 ]; }; then
 			res "not ok" "soak slice at $(( (SECONDS - start) / 60 )) min: $f (status $rc, seed 0x$(printf %x $seed))"
-			# the fuzzer's mismatches with their sessions' operations
-			# (the corpus format, to replay), then the end of its report
-			grep -E '^# (mismatch|walker)|^#   [a-z]' "$T/$f" | grep -vE -- '->' |
-				head -n 80 | sed 's/^/# /'
+			# the fuzzer's first mismatches, each with the last of
+			# its session's operations (the corpus format, to
+			# replay; the one that failed is the last), then the
+			# end of its report
+			mismatches "$T/$f" | sed 's/^/# /'
 			grep -E '^not ok|^# ' "$T/$f" | tail -n 20 | sed 's/^/# /'
 		fi
 	done
