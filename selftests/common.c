@@ -18,7 +18,8 @@
 #include <sys/wait.h>
 #include "common.h"
 
-int collect_record(void *arg, int cpu, const struct perfregs_rec_header *rec)
+int collect_record(void *arg, int cpu, const struct perfregs_rec_header *rec,
+		   size_t size)
 {
 	struct sample_set *set = arg;
 	struct perfregs_rec_sample *copy;
@@ -38,10 +39,11 @@ int collect_record(void *arg, int cpu, const struct perfregs_rec_header *rec)
 		set->s = p;
 		set->cap = cap;
 	}
-	copy = malloc(rec->size);
+	copy = malloc(size);
 	if (!copy)
 		return -1;
-	memcpy(copy, rec, rec->size);
+	memcpy(copy, rec, size);
+	copy->header.size = size;	/* what was copied, whatever the ring says now */
 	set->s[set->n++] = copy;
 	return 0;
 }

@@ -17,7 +17,8 @@ struct sample_set {
 	uint64_t lost_records;	/* LOST records seen */
 };
 
-int collect_record(void *arg, int cpu, const struct perfregs_rec_header *rec);
+int collect_record(void *arg, int cpu, const struct perfregs_rec_header *rec,
+			size_t size);
 void sample_set_free(struct sample_set *set);
 
 /* A user register of a sample, by PERFREGS_REG_*; false if absent. */

@@ -668,7 +668,8 @@ static void *watch_counters(void *arg)
 	return NULL;
 }
 
-static int count_samples(void *arg, int cpu, const struct perfregs_rec_header *h)
+static int count_samples(void *arg, int cpu, const struct perfregs_rec_header *h,
+			 size_t size)
 {
 	if (h->type == PERFREGS_REC_SAMPLE)
 		++*(uint64_t *)arg;
@@ -782,7 +783,8 @@ struct trim_check {
 	char why[160];
 };
 
-static int check_trim(void *arg, int cpu, const struct perfregs_rec_header *h)
+static int check_trim(void *arg, int cpu, const struct perfregs_rec_header *h,
+		      size_t len)
 {
 	const struct perfregs_rec_sample *s = (const void *)h;
 	struct trim_check *c = arg;

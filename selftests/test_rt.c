@@ -204,18 +204,19 @@ struct latency {
 	struct sample_set *set;
 };
 
-static int latency_record(void *arg, int cpu, const struct perfregs_rec_header *rec)
+static int latency_record(void *arg, int cpu, const struct perfregs_rec_header *rec,
+			  size_t size)
 {
 	struct latency *l = arg;
 
 	if (rec->type == PERFREGS_REC_SAMPLE) {
 		const struct perfregs_rec_sample *s = (const void *)rec;
 
-		l->tail_bytes += rec->size;
+		l->tail_bytes += size;
 		if (!l->crossed && l->tail_bytes >= l->want)
 			l->crossed = s->time;
 	}
-	return collect_record(l->set, cpu, rec);
+	return collect_record(l->set, cpu, rec, size);
 }
 
 TEST_F(rt, wakeup_latency)

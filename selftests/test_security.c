@@ -310,7 +310,8 @@ static bool has_poison(const void *p, size_t len)
 	return false;
 }
 
-static int check_bytes(void *arg, int cpu, const struct perfregs_rec_header *h)
+static int check_bytes(void *arg, int cpu, const struct perfregs_rec_header *h,
+		       size_t len)
 {
 	struct byte_check *c = arg;
 
@@ -594,7 +595,8 @@ struct hostile_result {
 	uint64_t writes;
 };
 
-static int check_records(void *arg, int cpu, const struct perfregs_rec_header *h)
+static int check_records(void *arg, int cpu, const struct perfregs_rec_header *h,
+			 size_t size)
 {
 	size_t *n = arg;
 

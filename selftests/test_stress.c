@@ -65,7 +65,8 @@ struct counts {
 	uint64_t received;
 };
 
-static int count(void *arg, int cpu, const struct perfregs_rec_header *rec)
+static int count(void *arg, int cpu, const struct perfregs_rec_header *rec,
+		 size_t size)
 {
 	struct counts *c = arg;
 

@@ -96,23 +96,27 @@ static bool within(const void *p, const uint8_t *base, size_t len)
 	return base && (const uint8_t *)p >= base && (const uint8_t *)p < base + len;
 }
 
-static int check_record(void *arg, int cpu, const struct perfregs_rec_header *rec)
+static int check_record(void *arg, int cpu, const struct perfregs_rec_header *rec,
+			size_t size)
 {
 	struct seen *s = arg;
 	const struct run *w = s->w;
-	size_t size, in_a, want_len;
+	size_t rsize, in_a, want_len;
 	bool wraps;
 
 	if (s->n >= w->n || w->off[s->n] != s->at) {
 		s->bad++;
 		return 1;
 	}
-	size = ((const struct perfregs_rec_header *)(w->buf + s->at))->size;
+	rsize = ((const struct perfregs_rec_header *)(w->buf + s->at))->size;
 	in_a = s->at < s->alen ? s->alen - s->at : 0;
-	wraps = in_a && in_a < size;
-	want_len = wraps && size > s->scratch_size ? s->scratch_size : size;
+	wraps = in_a && in_a < rsize;
+	want_len = wraps && rsize > s->scratch_size ? s->scratch_size : rsize;
 	CHECK(cpu == s->cpu, "cpu %d, not %d", cpu, s->cpu);
-	CHECK(rec->size == size, "record %u: size %u, not %zu", s->n, rec->size, size);
+	CHECK(rec->size == rsize, "record %u: size %u, not %zu", s->n, rec->size, rsize);
+	/* the length fn may use: the record's, or what scratch holds of it */
+	CHECK(size == want_len, "record %u: fn told %zu bytes, not %zu", s->n, size,
+	      want_len);
 	CHECK(!memcmp(rec, w->buf + s->at, want_len),
 	      "record %u at %zu (split at %zu): bytes differ", s->n, s->at, s->alen);
 	/* contiguous: in a, in b, or (only when it wraps) copied to scratch */
@@ -126,7 +130,7 @@ static int check_record(void *arg, int cpu, const struct perfregs_rec_header *re
 	CHECK(within(rec, s->a, s->alen) || within(rec, s->b, s->blen) ||
 	      within(rec, s->scratch, s->scratch_size), "record %u points elsewhere", s->n);
 	s->n++;
-	s->at += size;
+	s->at += rsize;
 	return s->stop_at && s->n == s->stop_at;
 }
 
@@ -312,14 +316,15 @@ struct drained {
 	int bad;
 };
 
-static int drained_record(void *arg, int cpu, const struct perfregs_rec_header *rec)
+static int drained_record(void *arg, int cpu, const struct perfregs_rec_header *rec,
+			  size_t size)
 {
 	struct drained *d = arg;
 	const struct run *w = d->w;
 
 	if (cpu != 1 || d->n >= w->n || w->off[d->n] != d->at ||
-	    memcmp(rec, w->buf + d->at, ((const struct perfregs_rec_header *)
-					   (w->buf + d->at))->size))
+	    size != ((const struct perfregs_rec_header *)(w->buf + d->at))->size ||
+	    memcmp(rec, w->buf + d->at, size))
 		d->bad++;
 	d->at += rec->size;
 	d->n++;
@@ -327,7 +332,8 @@ static int drained_record(void *arg, int cpu, const struct perfregs_rec_header *
 }
 
 /* prf_peek()'s: the first bytes of each record, the size unchanged */
-static int peeked_record(void *arg, int cpu, const struct perfregs_rec_header *rec)
+static int peeked_record(void *arg, int cpu, const struct perfregs_rec_header *rec,
+			 size_t size)
 {
 	struct drained *d = arg;
 	const struct run *w = d->w;
@@ -335,7 +341,8 @@ static int peeked_record(void *arg, int cpu, const struct perfregs_rec_header *r
 	size_t len = want->size < sizeof(struct perfregs_rec_sample) ?
 		     want->size : sizeof(struct perfregs_rec_sample);
 
-	if (cpu != 1 || d->n >= w->n || rec->size != want->size || memcmp(rec, want, len))
+	if (cpu != 1 || d->n >= w->n || rec->size != want->size || size != len ||
+	    memcmp(rec, want, len))
 		d->bad++;
 	d->at += want->size;
 	d->n++;

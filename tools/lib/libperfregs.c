@@ -344,7 +344,8 @@ long prf_walk(const void *a, size_t alen, const void *b, size_t blen,
 		}
 		off += len;
 		n++;
-		if (fn && fn(arg, cpu, rec))
+		if (fn && fn(arg, cpu, rec,
+			     rec == scratch && len > scratch_size ? scratch_size : len))
 			break;
 	}
 	if (consumed)
@@ -360,7 +361,8 @@ struct drain_walk {
 	int stop;
 };
 
-static int drain_record(void *arg, int cpu, const struct perfregs_rec_header *rec)
+static int drain_record(void *arg, int cpu, const struct perfregs_rec_header *rec,
+			size_t size)
 {
 	struct drain_walk *w = arg;
 	struct prf_reader *r = w->r;
@@ -368,14 +370,15 @@ static int drain_record(void *arg, int cpu, const struct perfregs_rec_header *re
 	if (rec->type == PERFREGS_REC_SAMPLE) {
 		r->samples++;
 	} else if (rec->type == PERFREGS_REC_LOST) {
-		const struct perfregs_rec_lost *l = (const void *)rec;
+		struct perfregs_rec_lost l;
 		int i;
 
-		for (i = 0; i < PERFREGS_LOST_MAX; i++)
-			r->lost[i] += prf_lost_of(l, i);
+		if (prf_lost_copy(rec, size, &l))
+			for (i = 0; i < PERFREGS_LOST_MAX; i++)
+				r->lost[i] += prf_lost_of(&l, i);
 	}
 	r->records++;
-	if (w->fn && w->fn(w->arg, cpu, rec)) {
+	if (w->fn && w->fn(w->arg, cpu, rec, size)) {
 		w->stop = 1;
 		return 1;
 	}
@@ -513,17 +516,19 @@ long prf_peek(struct prf_reader *r, prf_record_fn fn, void *arg)
 		if (ring->peeked > pos && ring->peeked <= head)
 			pos = ring->peeked;
 		while (head - pos >= sizeof(struct perfregs_rec_header)) {
-			uint64_t off = pos & mask, len;
+			uint64_t off = pos & mask, len, size;
 			struct perfregs_rec_header *h = &copy.s.header;
 
 			/* the ring from off on: its data, then its data again */
 			prf_span_copy(copy.b, ring->data, ring->size, ring->data, off,
 				      sizeof(*h));
-			if (h->size < sizeof(*h) || h->size % 8 || h->size > head - pos)
+			size = h->size;	/* once: the copy below reads the ring again */
+			if (size < sizeof(*h) || size % 8 || size > head - pos)
 				break;	/* prf_drain() will report it */
 			/* only the fixed part */
-			len = h->size < sizeof(copy) ? h->size : sizeof(copy);
+			len = size < sizeof(copy) ? size : sizeof(copy);
 			prf_span_copy(copy.b, ring->data, ring->size, ring->data, off, len);
+			h->size = size;
 			/*
 			 * A drain in another thread may have consumed the record
 			 * while we copied it, and the kernel reused its bytes:
@@ -538,8 +543,8 @@ long prf_peek(struct prf_reader *r, prf_record_fn fn, void *arg)
 				pos = tail < head ? tail : head;
 				continue;	/* consumed: already decoded */
 			}
-			fn(arg, ring->cpu, h);
-			pos += h->size;
+			fn(arg, ring->cpu, h, len);
+			pos += size;
 			n++;
 		}
 		ring->peeked = pos;

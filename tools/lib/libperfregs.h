@@ -7,8 +7,10 @@
 #ifndef LIBPERFREGS_H
 #define LIBPERFREGS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <linux/perfregs.h>
 
 struct prf_cpu_ring {
@@ -40,9 +42,17 @@ struct prf_reader {
 	void *before_arg;
 };
 
-/* Called for every record; a nonzero return stops the drain with it. */
+/*
+ * Called for every record; a nonzero return stops the drain with it.
+ * size is the record's length as the walk checked it, read once: the
+ * bytes at rec to use, none past them.  In a ring the header's own size
+ * field may have changed since (the kernel writes wherever data_tail,
+ * which any holder of the session may move, says is free), so fn reads
+ * no length from there again.  A record that wrapped and was cut to
+ * the scratch area has size scratch_size (see prf_walk()).
+ */
 typedef int (*prf_record_fn)(void *arg, int cpu,
-			     const struct perfregs_rec_header *rec);
+			     const struct perfregs_rec_header *rec, size_t size);
 
 /*
  * Copy len bytes from offset off of a span in two pieces, a (alen bytes)
@@ -210,6 +220,27 @@ static inline uint64_t prf_lost_of(const struct perfregs_rec_lost *l,
 {
 	return cause < PERFREGS_LOST_SLOTS && cause < prf_lost_nr(&l->header) ?
 	       l->lost[cause] : 0;
+}
+
+/*
+ * A LOST record of size bytes (the length a walk checked) copied into l
+ * with that size in its header, and no more slots than this library
+ * knows: what prf_lost_of() then reads is private, and within the
+ * record even where the ring's bytes change meanwhile.  False if the
+ * record is malformed.
+ */
+static inline bool prf_lost_copy(const struct perfregs_rec_header *rec, size_t size,
+				 struct perfregs_rec_lost *l)
+{
+	memset(l, 0, sizeof(*l));
+	l->header.size = size;
+	if (!prf_lost_nr(&l->header))
+		return false;
+	if (size > sizeof(*l))
+		size = sizeof(*l);
+	memcpy(l, rec, size);
+	l->header.size = size;
+	return true;
 }
 
 /* Index of register reg inside a record's value array, or -1. */

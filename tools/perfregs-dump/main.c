@@ -439,12 +439,13 @@ static void learn_task(struct decoder *d, struct learnt *memo, int cpu,
 }
 
 /* The learner's view of a record (see learner_main()). */
-static int learn_record(void *arg, int cpu, const struct perfregs_rec_header *rec)
+static int learn_record(void *arg, int cpu, const struct perfregs_rec_header *rec,
+			size_t size)
 {
 	struct live *lv = arg;
 	const struct perfregs_rec_sample *s = (const void *)rec;
 
-	if (rec->type != PERFREGS_REC_SAMPLE || rec->size < sizeof(*s))
+	if (rec->type != PERFREGS_REC_SAMPLE || size < sizeof(*s))
 		return 0;
 	if (lv->filter_tid > 0 && s->tid != (uint32_t)lv->filter_tid)
 		return 0;
@@ -619,13 +620,8 @@ static void learner_stop(struct live *lv)
 	lv->learner_running = false;
 }
 
-/*
- * Only recording, a sample of a task not learnt yet or taken in kernel
- * mode: learn its task, if the learner thread has not, and pick out its
- * kernel symbol for the recording.
- */
 /* A kernel-mode sample's interrupt ip, if it has one within @size bytes. */
-static bool kernel_ip(const struct perfregs_rec_sample *s, uint32_t size, uint64_t *ip)
+static bool kernel_ip(const struct perfregs_rec_sample *s, size_t size, uint64_t *ip)
 {
 	int idx;
 
@@ -637,22 +633,26 @@ static bool kernel_ip(const struct perfregs_rec_sample *s, uint32_t size, uint64
 	return true;
 }
 
+/*
+ * Only recording, a sample of a task not learnt yet or taken in kernel
+ * mode: learn its task, if the learner thread has not, and pick out its
+ * kernel symbol for the recording.
+ */
 static void learn_sample(struct live *lv, int cpu,
-			 const struct perfregs_rec_sample *s)
+			 const struct perfregs_rec_sample *s, size_t size)
 {
 	uint64_t ip;
 
 	learn_task(&lv->d, lv->memo, cpu, s);
-	if (lv->d.o.symbols && kernel_ip(s, s->header.size, &ip))
+	if (lv->d.o.symbols && kernel_ip(s, size, &ip))
 		ksym_learn(&lv->d, ip);
 }
 
-static int on_record(void *arg, int cpu, const struct perfregs_rec_header *rec)
+static int on_record(void *arg, int cpu, const struct perfregs_rec_header *rec,
+		     size_t size)
 {
 	struct live *lv = arg;
 	struct decoder *d = &lv->d;
-	/* once, for the file and the decoding; prf_walk() checked it */
-	uint32_t size = rec->size;
 
 	if (rec->type == PERFREGS_REC_SAMPLE && size >= sizeof(struct perfregs_rec_sample)) {
 		const struct perfregs_rec_sample *s = (const void *)rec;
@@ -692,19 +692,21 @@ static int on_record(void *arg, int cpu, const struct perfregs_rec_header *rec)
  * and learn about a sample whose task is not learnt yet, or that hit the
  * kernel.  Only the fixed part of a sample is needed (and lies in rec).
  */
-static int raw_record(void *arg, int cpu, const struct perfregs_rec_header *rec)
+static int raw_record(void *arg, int cpu, const struct perfregs_rec_header *rec,
+		      size_t size)
 {
 	struct live *lv = arg;
 	const struct perfregs_rec_sample *s = (const void *)rec;
+	struct perfregs_rec_lost l;
 	int i;
 
-	if (rec->type == PERFREGS_REC_SAMPLE && rec->size >= sizeof(*s)) {
+	if (rec->type == PERFREGS_REC_SAMPLE && size >= sizeof(*s)) {
 		lv->raw_samples++;
 		if (!learnt_already(lv->memo, cpu, s) || (s->flags & PERFREGS_SF_KERNEL))
-			learn_sample(lv, cpu, s);
-	} else if (rec->type == PERFREGS_REC_LOST && prf_lost_nr(rec)) {
+			learn_sample(lv, cpu, s, size);
+	} else if (rec->type == PERFREGS_REC_LOST && prf_lost_copy(rec, size, &l)) {
 		for (i = 0; i < PERFREGS_LOST_MAX; i++)
-			lv->raw_lost[i] += prf_lost_of((const void *)rec, i);
+			lv->raw_lost[i] += prf_lost_of(&l, i);
 	}
 	return 0;
 }

@@ -1054,26 +1054,6 @@ static void out_lost(struct decoder *d, FILE *fp, const struct perfregs_rec_lost
 	fputc('\n', fp);
 }
 
-/*
- * A LOST record of size bytes as this tool knows them, in l: ABI 1
- * recordings carry 4 causes, the size says how many.  A copy whose
- * header has that size (no more slots than this tool knows) is what the
- * counts, the hook and the output read.  False if it is malformed.
- */
-static bool lost_copy(const struct perfregs_rec_header *rec, size_t size,
-		      struct perfregs_rec_lost *l)
-{
-	memset(l, 0, sizeof(*l));
-	l->header.size = size;
-	if (!prf_lost_nr(&l->header))
-		return false;
-	if (size > sizeof(*l))
-		size = sizeof(*l);
-	memcpy(l, rec, size);
-	l->header.size = size;
-	return true;
-}
-
 /* What of a record is printed: not with --summary, the losses not with stacks. */
 static bool record_shown(const struct decoder *d, const struct perfregs_rec_header *rec)
 {
@@ -1106,7 +1086,8 @@ static bool record_count_stack(struct decoder *d, int cpu,
 		return record_shown(d, rec);
 	}
 	if (rec->type == PERFREGS_REC_LOST) {
-		if (!lost_copy(rec, size, l)) {
+		/* ABI 1 recordings carry 4 causes: the size says how many */
+		if (!prf_lost_copy(rec, size, l)) {
 			d->bad_records++;
 			return false;
 		}
@@ -1141,7 +1122,7 @@ void record_print(struct decoder *d, struct dthread *t, int cpu,
 
 	if (rec->type == PERFREGS_REC_SAMPLE && sample_fits((const void *)rec, size, &st))
 		out_sample(d, t, (const void *)rec, &st);
-	else if (rec->type == PERFREGS_REC_LOST && lost_copy(rec, size, &l))
+	else if (rec->type == PERFREGS_REC_LOST && prf_lost_copy(rec, size, &l))
 		out_lost(d, t->out, &l, cpu);
 }
 

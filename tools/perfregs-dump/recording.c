@@ -1211,12 +1211,11 @@ struct krec_walk {
 	bool malformed;		/* decode_record() found it so: the walk stops */
 };
 
-static int krec_record(void *arg, int cpu, const struct perfregs_rec_header *rec)
+static int krec_record(void *arg, int cpu, const struct perfregs_rec_header *rec,
+		       size_t size)
 {
 	struct krec_walk *kw = arg;
 	uint64_t before = kw->d->bad_records;
-	/* once, for the decoding and the offset; prf_walk() checked it */
-	uint32_t size = rec->size;
 
 	if (!kw->d->pool) {
 		decode_record(kw->d, cpu, rec, size);
