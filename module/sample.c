@@ -277,15 +277,19 @@ static noinline void prf_read_extras(u64 *x, bool user)
 /*
  * Whether current has a KVM vCPU loaded: vcpu_load() registers a preempt
  * notifier and vcpu_put() removes it after kvm_arch_vcpu_put(), which on
- * Intel gives the user's selectors back (kvm_main.c, 6.1 and 6.12); KVM
- * is the only user of preempt notifiers.  Only current changes its list,
- * and the head's first pointer is one store: read here, it is either.
- * Without CONFIG_PREEMPT_NOTIFIERS there is no KVM (it selects them).
+ * Intel gives the user's selectors back (kvm_main.c, 6.1 and 6.12).  KVM
+ * is the only user of preempt notifiers in the tree; another (an
+ * out-of-tree hypervisor) only makes us drop selectors we could have
+ * shown, never show the host's.  Only current changes its list, and the
+ * head's first pointer is one WRITE_ONCE() (hlist_add_head(),
+ * __hlist_del()): an interrupt of current sees either value whole, and
+ * the pointer is never followed.  Without CONFIG_PREEMPT_NOTIFIERS there
+ * is no KVM (it selects them).
  */
 static __always_inline bool prf_vcpu_loaded(void)
 {
 #ifdef CONFIG_PREEMPT_NOTIFIERS
-	return READ_ONCE(current->preempt_notifiers.first);
+	return !hlist_empty(&current->preempt_notifiers);
 #else
 	return false;
 #endif
@@ -603,9 +607,12 @@ void prf_sample(struct prf_session *s, struct pt_regs *regs, bool throttled)
 	 * exit on Intel loads the VMCS's host selectors, and the user's come
 	 * back only when the vCPU is put (vmx_prepare_switch_to_host()).
 	 */
-	class = user_mode(interrupted) ? PRF_UREGS_USER :
-		interrupted->flags & X86_EFLAGS_IF && !prf_vcpu_loaded() ?
-		PRF_UREGS_KERNEL : PRF_UREGS_PLAIN;
+	if (user_mode(interrupted))
+		class = PRF_UREGS_USER;
+	else if ((interrupted->flags & X86_EFLAGS_IF) && !prf_vcpu_loaded())
+		class = PRF_UREGS_KERNEL;
+	else
+		class = PRF_UREGS_PLAIN;
 	usel = NULL;
 	if (ctx.abi == PERFREGS_ABI_64)
 		usel = &s->usel64[class];

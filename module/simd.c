@@ -169,8 +169,13 @@ static __always_inline void prf_xsave(void *area, u64 rfbm)
 	kmsan_unpoison_memory(area, prf_area_size);
 }
 
-/* Whether current's FPU state is a KVM guest's (KVM_RUN, nearly all of it). */
-static bool prf_task_runs_guest(void)
+/*
+ * Whether current's FPU state is a KVM guest's (KVM_RUN, nearly all of
+ * it).  Only current swaps the pointer, and frees the state it replaced
+ * only after the swap (fpstate_realloc()); a guest's is freed only once
+ * it is no longer in use.  Both are vmalloc'ed or in the task: no fault.
+ */
+static __always_inline bool prf_task_runs_guest(void)
 {
 	const struct fpstate *fps = READ_ONCE(current->thread.fpu.fpstate);
 
@@ -184,22 +189,25 @@ static bool prf_task_runs_guest(void)
  * bottom halves (or preemption) off counts.
  *
  * The interrupted code's counts are in preempt_count(): a hard interrupt
- * and an NMI add only HARDIRQ_OFFSET and NMI_OFFSET.  A sample in task
- * context is a page fault's perf_sw_event(), which disables preemption
- * itself, so on RT the preemption count says nothing there; but a fault
+ * and an NMI add only HARDIRQ_OFFSET and NMI_OFFSET.  A kernel-mode
+ * sample in task context with interrupts on (those off never get here)
+ * is a page fault's perf_sw_event(), which disables preemption itself,
+ * so on RT the preemption count says nothing there; but a fault
  * with preemption or bottom halves off returns before perf counts it
  * (faulthandler_disabled() is true in atomic context), so that fault
  * site was not inside fpregs_lock().  Without RT a bottom-half disable
  * counts SOFTIRQ_DISABLE_OFFSET and serving a softirq SOFTIRQ_OFFSET,
  * which is no fpregs_lock(): it is left out.
  */
-static bool prf_in_fpregs_lock(void)
+static __always_inline bool prf_in_fpregs_lock(void)
 {
+	unsigned int pc = preempt_count();
+
 	if (!IS_ENABLED(CONFIG_PREEMPT_RT))
-		return softirq_count() & ~SOFTIRQ_OFFSET;
-	if (!(preempt_count() & (HARDIRQ_MASK | NMI_MASK)))
+		return pc & SOFTIRQ_MASK & ~SOFTIRQ_OFFSET;
+	if (!(pc & (HARDIRQ_MASK | NMI_MASK)))
 		return false;
-	return preempt_count() & PREEMPT_MASK;
+	return pc & PREEMPT_MASK;
 }
 
 void prf_simd_take(struct prf_simd *st, u64 asked, bool is64,

@@ -446,13 +446,14 @@ enum perfregs_abi {
  *    loaded (in a vCPU ioctl): the kernel loads another task's
  *    selectors and bases only in a context switch, with interrupts off
  *    (only an NMI can land there), and KVM on Intel loads the host
- *    selectors at each VM exit (ds and es 0, fs and gs 0 unless their
- *    low bits are), giving the user's back only when the vCPU is put.
- *    They are the values the task will
- *    return to user mode with, as of the sample (as for the frame: a
- *    sigreturn or exec in progress may still change them).  The GS base
- *    is not present: the kernel's entry code and KVM both swap other
- *    values through MSR_KERNEL_GS_BASE while a task is in the kernel;
+ *    selectors at each VM exit (ds and es 0; fs and gs the user's
+ *    when their RPL and TI bits are 0, else 0, as a user selector's
+ *    RPL is 3), giving the user's back only when the vCPU is put.
+ *    They are the values the task will return to user mode with, as
+ *    of the sample (as for the frame: a sigreturn or exec in progress
+ *    may still change them).  The GS base is not present: the kernel's
+ *    entry code and KVM both swap other values through
+ *    MSR_KERNEL_GS_BASE while a task is in the kernel;
  *  - never in a sample without user registers.
  *
  * image_ino and image_dev are 0 when the image is unknown, also when
