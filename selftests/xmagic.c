@@ -36,7 +36,8 @@
  * samples there report the SIMD state unknown, fpregs_locked).
  * mode kvm (x86_64 only): the loop runs a KVM vCPU (ioctl KVM_RUN) whose
  * guest holds all ones in xmm0-7 and exits to user mode at each OUT;
- * exit status 3, before the line, without a usable /dev/kvm.
+ * exit status 3, before the line, without /dev/kvm or where it makes no
+ * VM, and 1 when the vCPU does not stop at its OUT (first or last run).
  * Every chunk of iterations it leaves the asm, which gives everything
  * back (glibc's TLS needs its FS base on x86_64), and C code checks the
  * clock.  Exit status 0, 1 if the LDT cannot be set up, 2 on bad usage.
@@ -403,9 +404,23 @@ static int udp_setup(void)
  * then loops on an OUT; the loop calls ioctl(KVM_RUN), which comes back
  * to user mode at each OUT.  Samples in the kernel then land in KVM_RUN
  * (the task's FPU state the guest's, with its own values in the
- * registers) and in the FPU swaps at its start and end.  Exit status 3
- * where there is no /dev/kvm or it cannot run the vCPU.
+ * registers) and in the FPU swaps at its start and end.  Returns 3
+ * where there is no /dev/kvm or it makes no VM, 1 (said why) when the
+ * vCPU cannot run to its OUT, 0 when it did.
  */
+static struct kvm_run *kvm_run;
+
+/* Did the vCPU's last KVM_RUN end at the guest's OUT to port 0x10? */
+static int kvm_at_out(const char *when)
+{
+	if (kvm_run->exit_reason == KVM_EXIT_IO && kvm_run->io.port == 0x10 &&
+	    kvm_run->io.direction == KVM_EXIT_IO_OUT)
+		return 0;
+	fprintf(stderr, "xmagic: kvm: %s, the vCPU exited with reason %u, not at its OUT\n",
+		when, kvm_run->exit_reason);
+	return 1;
+}
+
 static int kvm_setup(void)
 {
 	static const unsigned char code[] = {
@@ -419,35 +434,52 @@ static int kvm_setup(void)
 	struct kvm_userspace_memory_region mr = { .memory_size = 0x10000 };
 	struct kvm_regs regs = { .rip = 0x1000, .rflags = 2 };
 	struct kvm_sregs sregs;
-	int kvm, vm, vcpu;
+	int kvm, vm, vcpu, run_size;
 	void *mem;
 
 	kvm = open("/dev/kvm", O_RDWR | O_CLOEXEC);
-	if (kvm < 0)
-		return -1;
+	if (kvm < 0) {
+		perror("xmagic: kvm: /dev/kvm");
+		return 3;
+	}
 	vm = ioctl(kvm, KVM_CREATE_VM, 0);
+	if (vm < 0) {
+		perror("xmagic: kvm: KVM_CREATE_VM");
+		return 3;
+	}
 	mem = mmap(NULL, mr.memory_size, PROT_READ | PROT_WRITE,
 		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (vm < 0 || mem == MAP_FAILED)
-		return -1;
+	if (mem == MAP_FAILED)
+		goto fail;
 	memcpy((char *)mem + 0x1000, code, sizeof(code));
 	mr.userspace_addr = (uintptr_t)mem;
 	if (ioctl(vm, KVM_SET_USER_MEMORY_REGION, &mr))
-		return -1;
+		goto fail;
 	vcpu = ioctl(vm, KVM_CREATE_VCPU, 0);
-	if (vcpu < 0 || ioctl(vcpu, KVM_GET_SREGS, &sregs))
-		return -1;
+	run_size = ioctl(kvm, KVM_GET_VCPU_MMAP_SIZE, 0);
+	if (vcpu < 0 || run_size < (int)sizeof(*kvm_run) ||
+	    ioctl(vcpu, KVM_GET_SREGS, &sregs))
+		goto fail;
+	kvm_run = mmap(NULL, run_size, PROT_READ | PROT_WRITE, MAP_SHARED, vcpu, 0);
+	if (kvm_run == MAP_FAILED)
+		goto fail;
 	sregs.cs.base = 0;
 	sregs.cs.selector = 0;
 	sregs.cr0 = (sregs.cr0 & ~(1ULL << 2)) | (1ULL << 1);	/* no EM, MP */
 	sregs.cr4 |= 1ULL << 9;					/* OSFXSR */
 	if (ioctl(vcpu, KVM_SET_SREGS, &sregs) || ioctl(vcpu, KVM_SET_REGS, &regs) ||
 	    ioctl(vcpu, KVM_RUN, 0))	/* the vCPU runs, to its first OUT */
-		return -1;
+		goto fail;
+	if (kvm_at_out("at the first KVM_RUN"))
+		return 1;
 	sysargs[0] = vcpu;
 	sysargs[1] = KVM_RUN;
 	sysargs[2] = 0;
 	return 0;
+
+fail:
+	perror("xmagic: kvm: setting up the vCPU");
+	return 1;
 }
 #endif
 
@@ -510,9 +542,11 @@ int main(int argc, char **argv)
 		perror("xmagic: udp socket");
 		return 1;
 	}
-	if (nr == NR_IOCTL && kvm_setup()) {
-		perror("xmagic: kvm");
-		return 3;
+	if (nr == NR_IOCTL) {
+		int ret = kvm_setup();
+
+		if (ret)
+			return ret;
 	}
 #endif
 	expected(regs, sizeof(regs));
@@ -535,5 +569,10 @@ int main(int argc, char **argv)
 		else
 			spin(CHUNK_SPIN, avx);
 	} while (now() - start < secs);
+#ifdef __x86_64__
+	/* and the guest still ran its loop at the end */
+	if (nr == NR_IOCTL && kvm_at_out("after the loop"))
+		return 1;
+#endif
 	return 0;
 }
