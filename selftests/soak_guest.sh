@@ -81,7 +81,8 @@ while [ $((SECONDS - start)) -lt $((minutes * 60)) ]; do
 	# and teardown
 	[ "$s" -ge $((slice < 120 ? slice : 120)) ] || break
 	seed=$(( (RANDOM << 15 | RANDOM) | 1 ))
-	PERFREGS_FUZZ_SECONDS=$s PERFREGS_FUZZ_SEED=$seed \
+	# test_stress takes CPU 1 offline and online meanwhile
+	PERFREGS_FUZZ_SECONDS=$s PERFREGS_FUZZ_SEED=$seed PERFREGS_FUZZ_HOTPLUG=1 \
 		"$B/selftests/test_fuzz" > "$T/fuzz" 2>&1 &
 	fpid=$!
 	PERFREGS_STRESS_SECONDS=$s "$B/selftests/test_stress" > "$T/stress" 2>&1 &
@@ -101,6 +102,9 @@ while [ $((SECONDS - start)) -lt $((minutes * 60)) ]; do
 			# replay; the one that failed is the last), then the
 			# end of its report
 			mismatches "$T/$f" | sed 's/^/# /'
+			# every result that failed (a corpus file, coverage)
+			grep -E '^not ok|^# line [0-9]+ of|^#   at line' "$T/$f" |
+				head -n 20 | sed 's/^/# /'
 			grep -E '^not ok|^# ' "$T/$f" | tail -n 20 | sed 's/^/# /'
 		fi
 	done
