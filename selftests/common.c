@@ -28,7 +28,7 @@ int collect_record(void *arg, int cpu, const struct perfregs_rec_header *rec,
 		set->lost_records++;
 		return 0;
 	}
-	if (rec->type != PERFREGS_REC_SAMPLE)
+	if (rec->type != PERFREGS_REC_SAMPLE || size < sizeof(*copy))
 		return 0;
 	if (set->n == set->cap) {
 		size_t cap = set->cap ? set->cap * 2 : 1024;
@@ -44,6 +44,10 @@ int collect_record(void *arg, int cpu, const struct perfregs_rec_header *rec,
 		return -1;
 	memcpy(copy, rec, size);
 	copy->header.size = size;	/* what was copied, whatever the ring says now */
+	if (copy->header.type != PERFREGS_REC_SAMPLE) {	/* it changed meanwhile */
+		free(copy);
+		return 0;
+	}
 	set->s[set->n++] = copy;
 	return 0;
 }
@@ -62,7 +66,8 @@ bool sample_ireg(const struct perfregs_rec_sample *s, int reg, uint64_t *val)
 {
 	int i = prf_reg_index(s->iregs_mask, reg);
 
-	if (i < 0)
+	/* within the record, whatever its masks say */
+	if (i < 0 || sizeof(*s) + 8 * ((size_t)i + 1) > s->header.size)
 		return false;
 	*val = s->regs[i];
 	return true;
@@ -74,7 +79,10 @@ bool sample_ureg(const struct perfregs_rec_sample *s, int reg, uint64_t *val)
 
 	if (i < 0)
 		return false;
-	*val = s->regs[__builtin_popcountll(s->iregs_mask) + i];
+	i += __builtin_popcountll(s->iregs_mask);
+	if (sizeof(*s) + 8 * ((size_t)i + 1) > s->header.size)
+		return false;
+	*val = s->regs[i];
 	return true;
 }
 

@@ -411,6 +411,22 @@ static void test_drains(void)
 		      (unsigned long long)(f.ctl.data_tail - tail));
 	}
 
+	/*
+	 * A data_tail the kernel never left (anyone holding the session can
+	 * write it): a ring past the head, or more than a ring behind it,
+	 * at the records' own offset.  prf_peek() looks at nothing then.
+	 */
+	for (t = 0; t < 2; t++) {
+		tail = 3 * RING + 8;
+		ring_fill(&f, &w, w.len, tail);
+		f.ctl.data_tail = t ? tail + RING : tail - 2 * RING;
+		memset(&d, 0, sizeof(d));
+		d.w = &w;
+		n = prf_peek(&f.r, peeked_record, &d);
+		CHECK(n == 0 && d.n == 0, "peek with a tail %s the head: %ld records",
+		      t ? "a ring past" : "two rings behind", n);
+	}
+
 	/* a malformed size in the middle: what came before, then skip it all */
 	for (t = 0; t < RING; t += 8) {
 		struct run m = w;

@@ -515,6 +515,13 @@ long prf_peek(struct prf_reader *r, prf_record_fn fn, void *arg)
 		pos = prf_load_acquire(&ring->ctl->data_tail);
 		if (ring->peeked > pos && ring->peeked <= head)
 			pos = ring->peeked;
+		/*
+		 * A tail past the head, or more than a ring behind it, is no
+		 * tail the kernel left (anyone holding the session can write
+		 * it): nothing to look at, as prf_drain_ring() skips it too.
+		 */
+		if (head - pos > ring->size)
+			pos = head;
 		while (head - pos >= sizeof(struct perfregs_rec_header)) {
 			uint64_t off = pos & mask, len, size;
 			struct perfregs_rec_header *h = &copy.s.header;

@@ -396,6 +396,8 @@ struct live {
 	/* only recording: what on_raw_span() saw, for progress and summary */
 	uint64_t raw_samples;
 	uint64_t raw_lost[PERFREGS_LOST_MAX];
+	uint8_t *copy;		/* on_record()'s copy of a ring's record */
+	size_t copy_cap;
 };
 
 /*
@@ -648,11 +650,35 @@ static void learn_sample(struct live *lv, int cpu,
 		ksym_learn(&lv->d, ip);
 }
 
-static int on_record(void *arg, int cpu, const struct perfregs_rec_header *rec,
+static int on_record(void *arg, int cpu, const struct perfregs_rec_header *ring_rec,
 		     size_t size)
 {
 	struct live *lv = arg;
 	struct decoder *d = &lv->d;
+	struct perfregs_rec_header *rec;
+
+	/*
+	 * The record is decoded from a copy, made once with the length the
+	 * walk checked, which its header then says: the kernel rewrites
+	 * the ring's bytes under us when another holder of the session
+	 * moves data_tail, and the decoder reads the type, the register
+	 * masks and the sections' sizes more than once.  One memcpy of
+	 * the record; decoding it costs far more.
+	 */
+	if (size > lv->copy_cap) {
+		size_t cap = size > 2 * lv->copy_cap ? size : 2 * lv->copy_cap;
+		uint8_t *p = realloc(lv->copy, cap);
+
+		if (!p) {
+			perror("perfregs-dump: a record's copy");
+			return 1;
+		}
+		lv->copy = p;
+		lv->copy_cap = cap;
+	}
+	memcpy(lv->copy, ring_rec, size);
+	rec = (struct perfregs_rec_header *)lv->copy;
+	rec->size = size;
 
 	if (rec->type == PERFREGS_REC_SAMPLE && size >= sizeof(struct perfregs_rec_sample)) {
 		const struct perfregs_rec_sample *s = (const void *)rec;
@@ -697,14 +723,25 @@ static int raw_record(void *arg, int cpu, const struct perfregs_rec_header *rec,
 {
 	struct live *lv = arg;
 	const struct perfregs_rec_sample *s = (const void *)rec;
+	uint32_t type = __atomic_load_n(&rec->type, __ATOMIC_RELAXED);
 	struct perfregs_rec_lost l;
+	union {
+		struct perfregs_rec_sample s;
+		uint8_t b[sizeof(struct perfregs_rec_sample) + 8 * PERFREGS_REG_MAX];
+	} c;
+	size_t n;
 	int i;
 
-	if (rec->type == PERFREGS_REC_SAMPLE && size >= sizeof(*s)) {
+	if (type == PERFREGS_REC_SAMPLE && size >= sizeof(*s)) {
 		lv->raw_samples++;
-		if (!learnt_already(lv->memo, cpu, s) || (s->flags & PERFREGS_SF_KERNEL))
-			learn_sample(lv, cpu, s, size);
-	} else if (rec->type == PERFREGS_REC_LOST && prf_lost_copy(rec, size, &l)) {
+		if (!learnt_already(lv->memo, cpu, s) || (s->flags & PERFREGS_SF_KERNEL)) {
+			/* learnt from a copy: the ring's bytes may change (on_record()) */
+			n = size < sizeof(c) ? size : sizeof(c);
+			memcpy(&c, rec, n);
+			c.s.header.size = n;
+			learn_sample(lv, cpu, &c.s, n);
+		}
+	} else if (type == PERFREGS_REC_LOST && prf_lost_copy(rec, size, &l)) {
 		for (i = 0; i < PERFREGS_LOST_MAX; i++)
 			lv->raw_lost[i] += prf_lost_of(&l, i);
 	}
@@ -2244,6 +2281,8 @@ static int live_end(struct live *lv, struct live_run *run)
 	prf_close(&run->r);
 	sb_close(lv->sb);
 	decoder_free(&lv->d);
+	free(lv->copy);
+	lv->copy = NULL;
 	if (run->exit_code == EXIT_OK && WIFEXITED(run->status) &&
 	    WEXITSTATUS(run->status) == 127)
 		run->exit_code = EXIT_COMMAND;
