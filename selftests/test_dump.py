@@ -573,9 +573,11 @@ def run_perf_conventions(spin):
         odd = [r for r in recs if not r.get("callchain")][:2]
         why.append(f"-g -I --user-regs=ip,sp: exit {p.returncode}, {len(recs)} user samples, "
                    f"{chained} with a chain, uregs {sorted(uregs)[:3]}" +
-                   "".join(f"; no chain: time {r.get('time')} ip {r['uregs'].get('rip')} "
+                   "".join(f"; no chain: time {r.get('time')} comm {r.get('comm')} "
+                           f"pid {r.get('pid')} ip {r['uregs'].get('rip')} "
                            f"sp {r['uregs'].get('rsp')} stack {r.get('stack')} "
-                           f"sym {r.get('sym')}" for r in odd))
+                           f"sym {r.get('sym')}" for r in odd) +
+                   (f"; first sample at time {recs[0].get('time')}" if recs else ""))
     # -v: the session as the module took it
     p = subprocess.run([TOOL, "-v", "-q", "--no-symbols", "-e", "cpu-clock:u", "-c", "250000",
                         "--", spin, "1"], capture_output=True, text=True)
