@@ -14,7 +14,7 @@ minutes=${2:-30}
 case $minutes in
 ''|*[!0-9]*|0) echo "soak: MINUTES must be a positive number, not '$minutes'" >&2; exit 2 ;;
 esac
-mem=2048
+mem=2048 append="syscall.x32=y"
 case $k in
 kasan|kcsan|kmsan)
 	rel=$(tools/debug-kernel/build.sh "$BUILD" "$k" | tail -n1) || exit 1
@@ -24,6 +24,12 @@ kasan|kcsan|kmsan)
 		{ tail -20 "$BUILD/module-$k.log"; echo "soak: the module did not build for $rel" >&2; exit 1; }
 	vmk=debug-$k
 	[ "$k" = kmsan ] && mem=4096
+	# KMSAN's 6.1 with 5-level paging (QEMU's -cpu max has LA57): the
+	# shadow of the IRQ stacks was not mapped in the page tables at times,
+	# and the page fault's entry code, unpoisoning its own frame there,
+	# faulted again until the stack overflowed (2 of 3 boots; 0 of 3
+	# with no5lvl).  4-level paging, as most machines run it.
+	[ "$k" = kmsan ] && append="$append no5lvl"
 	;;
 *)
 	vmk=$k ;;
@@ -35,7 +41,7 @@ built=$(git describe --always --dirty 2>/dev/null || echo unknown)
 echo "==== soak on $k for $minutes min"
 # the guest's own budget plus its boot and the last scans
 tools/vm/run --kernel "$vmk" --smp 2 --mem $mem --timeout $((minutes * 60 + 900)) \
-	--append "syscall.x32=y" --nmi-hz 20 \
+	--append "$append" --nmi-hz 20 \
 	-- selftests/soak_guest.sh "$BUILD" "$minutes" 2>&1 | tee "$log"
 rc=${PIPESTATUS[0]}
 [ "$rc" -eq 0 ] || echo "not ok - soak guest on $k ended with status $rc" | tee -a "$log"
