@@ -713,6 +713,13 @@ static int on_record(void *arg, int cpu, const struct perfregs_rec_header *ring_
 	return 0;
 }
 
+/* A sample's fixed part and registers: what raw_record() needs of one. */
+union rec_fixed {
+	struct perfregs_rec_sample s;
+	struct perfregs_rec_lost l;
+	uint8_t b[sizeof(struct perfregs_rec_sample) + 8 * PERFREGS_REG_MAX];
+};
+
 /*
  * Only recording, one record of a raw span (on_raw_span()): count it,
  * and learn about a sample whose task is not learnt yet, or that hit the
@@ -725,10 +732,7 @@ static int raw_record(void *arg, int cpu, const struct perfregs_rec_header *rec,
 	const struct perfregs_rec_sample *s = (const void *)rec;
 	uint32_t type = __atomic_load_n(&rec->type, __ATOMIC_RELAXED);
 	struct perfregs_rec_lost l;
-	union {
-		struct perfregs_rec_sample s;
-		uint8_t b[sizeof(struct perfregs_rec_sample) + 8 * PERFREGS_REG_MAX];
-	} c;
+	union rec_fixed c;
 	size_t n;
 	int i;
 
@@ -764,11 +768,7 @@ static int on_raw_span(void *arg, int cpu, const void *a, size_t alen,
 		       const void *b, size_t blen)
 {
 	struct live *lv = arg;
-	union {
-		struct perfregs_rec_sample s;
-		struct perfregs_rec_lost l;
-		uint8_t b[sizeof(struct perfregs_rec_sample) + 8 * PERFREGS_REG_MAX];
-	} copy;
+	union rec_fixed copy;
 
 	prf_walk(a, alen, b, blen, &copy, sizeof(copy), raw_record, lv, cpu, NULL);
 	if (rec_records(lv->rec, cpu, a, alen, b, blen))
