@@ -517,6 +517,7 @@ def run_cli():
     report(not wrong, "cli_errors", "; ".join(wrong) or f"{len(bad)} bad invocations, each "
            "with its documented exit code and a message")
     run_perf_conventions(spin)
+    run_pre_exec(spin)
     run_user_only_fallback(spin)
 
 
@@ -587,6 +588,60 @@ def run_perf_conventions(spin):
     report(not why, "cli_perf_conventions", "; ".join(why) or
            f"progress: {lines[True]} lines on a terminal, none on a pipe; -o kept FILE.old; "
            f"-g -I --user-regs: {len(recs)} user samples, each unwound, uregs rip,rsp")
+
+
+def run_pre_exec(spin):
+    """COMMAND runs our code until its exec: those samples unwind in our space.
+
+    execvp() tries each directory of PATH with an execve(): 2000 that do
+    not exist before /bin make the child run perfregs-dump's code (the
+    fork's copy of its space) long enough for many samples.  Each user
+    sample of it must name our code and unwind to our main, live and
+    from a recording; before the fix they had no mapping at all.
+    """
+    env = dict(os.environ)
+    env["PATH"] = ":".join(f"/nx{i}" for i in range(2000)) + ":/usr/bin:/bin"
+    d = tempfile.mkdtemp()
+    rec = os.path.join(d, "pre.prf")
+    why, said = [], []
+    for how in ("live", "recorded"):
+        cmd = [os.path.abspath(TOOL), "-q", "-g", "-c", "100000"]
+        cmd += ["-f", "json"] if how == "live" else ["-o", rec]
+        p = subprocess.run(cmd + ["--", "sh", "-c", 'exec "$0" "$@" > /dev/null',
+                                  os.path.abspath(spin), "1"],
+                           capture_output=True, text=True, env=env)
+        if how == "recorded" and p.returncode == 0:
+            p = subprocess.run([TOOL, "-q", "-i", rec, "-f", "json", "-g"],
+                               capture_output=True, text=True)
+        if p.returncode:
+            why.append(f"{how}: exit {p.returncode}: {p.stderr.strip()[-200:]}")
+            continue
+        recs = [r for r in jsonl(p.stdout) if r["type"] == "sample"]
+        ours = [r for r in recs if r["comm"] == "perfregs-dump"]
+        user = [r for r in ours if r["mode"] == "user"]
+        named = [r for r in user
+                 if any(f.get("sym", "").startswith("main+") and
+                        f.get("dso", "").endswith("/perfregs-dump")
+                        for f in r.get("callchain", []))]
+        spun = [r for r in recs if r["mode"] == "user" and r["comm"] == "magic_64"]
+        if len(user) < 5:
+            why.append(f"{how}: only {len(user)} user samples before the exec "
+                       f"({len(ours)} in all)")
+        elif len(named) < len(user):
+            odd = [r for r in user if r not in named][:2]
+            why.append(f"{how}: {len(user) - len(named)} of {len(user)} user samples before "
+                       "the exec do not unwind to our main" +
+                       "".join(f"; ip {r['ip']} sym {r.get('sym')} chain "
+                               f"{[f.get('sym') for f in r.get('callchain', [])][:6]}"
+                               for r in odd))
+        if len(spun) < 50 or any(not r.get("callchain") for r in spun):
+            why.append(f"{how}: {len(spun)} samples of the command, "
+                       f"{sum(1 for r in spun if not r.get('callchain'))} without a chain")
+        said.append(f"{how}: {len(user)} user samples before the exec ({len(ours)} in all), "
+                    f"{len(spun)} of the command")
+    shutil.rmtree(d)
+    report(not why, "cli_pre_exec_samples", "; ".join(why) or
+           "; ".join(said) + "; each unwound to our main, each of the command with a chain")
 
 
 def run_user_only_fallback(spin):
@@ -766,7 +821,7 @@ def main():
         print("1..0 # SKIP perfregs is not loaded")
         return 4
     print("TAP version 13")
-    print(f"1..{3 * len(CASES) + 24 + len(XCASES) + 4}")
+    print(f"1..{3 * len(CASES) + 25 + len(XCASES) + 4}")
     for c in CASES:
         before = len(results)
         run_case(*c)

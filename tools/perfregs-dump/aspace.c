@@ -673,12 +673,14 @@ void mapping_identify(struct decoder *d, struct sb_event *ev)
 }
 
 /*
- * A process that was there before sampling started (-p): its space as
- * /proc/PID/maps shows it now, as events at time 0 (perf synthesizes
- * MMAP records for such processes the same way), so that the recording
- * has them too; the side-band reports its changes from here on.
+ * A process that was there before sampling started (-p, or COMMAND
+ * forked and waiting for its go): its space as /proc/PID/maps shows it
+ * now, as events at time 0 (perf synthesizes MMAP records for such
+ * processes the same way), so that the recording has them too; the
+ * side-band reports its changes from here on.  False, and nothing done,
+ * when /proc does not answer.
  */
-void space_seed(struct decoder *d, uint32_t pid)
+bool space_seed(struct decoder *d, uint32_t pid)
 {
 	struct sb_event ev = { .kind = SB_EXEC, .pid = pid, .name = "" };
 	char path[64], line[4096];
@@ -687,7 +689,7 @@ void space_seed(struct decoder *d, uint32_t pid)
 	snprintf(path, sizeof(path), "/proc/%u/maps", pid);
 	fp = fopen(path, "r");
 	if (!fp)
-		return;
+		return false;
 	space_event(d, &ev);
 	while (fgets(line, sizeof(line), fp)) {
 		uint64_t inode;
@@ -709,6 +711,7 @@ void space_seed(struct decoder *d, uint32_t pid)
 		ev.local = NULL;
 	}
 	fclose(fp);
+	return true;
 }
 
 void spaces_free(struct decoder *d)

@@ -574,7 +574,19 @@ static void sideband_start(struct live *lv, int pid, bool inherit, pid_t child)
 	}
 	lv->d.sideband = true;
 	if (child > 0) {
-		space_begin(&lv->d, (uint32_t)child);	/* its exec will come */
+		/*
+		 * COMMAND runs our own code until its exec: from the go
+		 * pipe's read through execvp()'s search of PATH, one
+		 * execve() per directory.  Samples taken there are ours,
+		 * in the copy of our space that fork() gave it; they were
+		 * left with no mapping (no name, no chain).  So its space
+		 * starts as /proc shows it now, blocked on the pipe, and
+		 * the exec's events replace it.
+		 */
+		pthread_mutex_lock(&lv->d.learn_lock);
+		if (!space_seed(&lv->d, (uint32_t)child))
+			space_begin(&lv->d, (uint32_t)child);	/* its exec will come */
+		pthread_mutex_unlock(&lv->d.learn_lock);
 	} else if (pid > 0) {
 		/* events from now on; what it has mapped so far from /proc */
 		pthread_mutex_lock(&lv->d.learn_lock);
