@@ -1592,7 +1592,9 @@ if [ -x "$B/mkbig" ] && [ -x "$B/big_target" ]; then
 	bexe=$(realpath "$B")/big_target
 	"$B/mkbig" "$T/thr.prf" 30000 "$bexe" "$bmain" 1024 || bad="$bad mkbig failed;"
 	"$B/mkbig" "$T/thr_sb.prf" 30000 "$bexe" "$bmain" 160 4 4 2 256 || bad="$bad mkbig SB failed;"
-	for rec in thr thr_sb; do
+	"$B/mkbig" "$T/thr_sbt.prf" 30000 "$bexe" "$bmain" 160 4 4 2 -256 ||
+		bad="$bad mkbig SB in time failed;"
+	for rec in thr thr_sb thr_sbt; do
 		for f in text json folded; do
 			"$B/perfregs-dump" -q -i "$T/$rec.prf" -f $f --call-graph dwarf --threads 1 \
 				> "$T/$rec.$f.1" || bad="$bad $rec -f $f --threads 1 failed;"
@@ -1618,6 +1620,18 @@ if [ -x "$B/mkbig" ] && [ -x "$B/big_target" ]; then
 			--flamegraph "$T/$rec.7.svg" --threads 7 && cmp -s "$T/$rec.1.svg" "$T/$rec.7.svg" ||
 			bad="$bad $rec --flamegraph: --threads 7 differs from 1;"
 	done
+	# side-band events in time, after every sample before them, wait for
+	# nothing (space_event_later()): 1 wait, for the end of the file; the
+	# late ones of thr_sb do (95 of 117 pairs).  Before, 118 waits in time
+	# too, one per pair of exec and mapping, the workers idle
+	for rec in thr_sbt thr_sb; do
+		"$B/perfregs-dump" -v -q -i "$T/$rec.prf" -f folded --call-graph dwarf \
+			--threads 2 2>&1 >/dev/null | sed -n 's/.*waited for the workers \([0-9]*\) times.*/\1/p' > "$T/$rec.waits"
+	done
+	wt=$(cat "$T/thr_sbt.waits") wl=$(cat "$T/thr_sb.waits")
+	if [ "${wt:-9}" -gt 1 ] || [ "${wl:-0}" -lt 50 ]; then
+		bad="$bad waits for the side-band: ${wt:-none} in time (want 1, the end), ${wl:-none} late (want most of 117);"
+	fi
 	# what makes the test: both names of the mapping, every sample named
 	nplain=$(grep -c " (${bexe})\$" "$T/thr_sb.text.1")
 	ndot=$(grep -c " (${bexe%/*}/\./big_target)\$" "$T/thr_sb.text.1")
@@ -1628,7 +1642,7 @@ if [ -x "$B/mkbig" ] && [ -x "$B/big_target" ]; then
 	fi
 	rm -f "$T"/thr*
 	if [ -z "$bad" ]; then
-		echo "ok - --threads 2 and 7 print what 1 prints, unwound, with side-band events among the samples, in text, JSON, folded and SVG; so does the default, its workers starting mid-recording"
+		echo "ok - --threads 2 and 7 print what 1 prints, unwound, with side-band events among the samples (late, and in time: $wt waits for these, $wl for the late), in text, JSON, folded and SVG; so does the default, its workers starting mid-recording"
 	else
 		echo "not ok - --threads 2 and 7 print what 1 prints:$bad"
 	fi

@@ -24,6 +24,9 @@
  * before (one thread reads the events only after printing them); their
  * callchains name the file as the mapping did; a sample between the
  * exec and the mapping, decoded after them, would have no name.
+ * A negative SB: the same events every -SB samples, but in time, as a
+ * ring's come: just after the sample before them (the exec 400 ns, the
+ * mapping 700 ns after it), so each sample after them finds them.
  *
  * usage: mkbig FILE N EXE MAIN [STACK [PROCS [THREADS [CPUS [SB]]]]]
  */
@@ -57,6 +60,7 @@ int main(int argc, char **argv)
 	struct mapping m = { .start = MAP_START, .end = MAP_END };
 	struct task_maps tm = { .ino = INO, .m = &m, .n = 1 };
 	long n, i, stack = 0, procs = 4, threads = 4, cpus = 2, sb = 0, p;
+	bool in_time = false;
 	char dotted[4096];
 	const char *slash;
 	struct perfregs_config cfg;
@@ -78,6 +82,10 @@ int main(int argc, char **argv)
 		cpus = atol(argv[8]);
 	if (argc > 9)
 		sb = atol(argv[9]);
+	if (sb < 0) {
+		sb = -sb;
+		in_time = true;
+	}
 	slash = strrchr(argv[3], '/');
 	if (sb < 0 || (sb && (sb < 4 || !slash ||
 			      snprintf(dotted, sizeof(dotted), "%.*s/.%s", (int)(slash - argv[3]),
@@ -119,10 +127,12 @@ int main(int argc, char **argv)
 			struct sb_event ev = { .kind = SB_EXEC, .name = "big" };
 
 			ev.pid = 1000 + 100 * ((i / sb) % procs);
-			ev.time = 1000000ULL + 1000ULL * (i - sb / 2) + 500;
+			ev.time = 1000000ULL + 1000ULL * (in_time ? i - 1 : i - sb / 2) +
+				  (in_time ? 400 : 500);
 			rec_sb(r, &ev);
 			ev.kind = SB_MMAP;
-			ev.time = 1000000ULL + 1000ULL * (i - sb / 4) + 500;
+			ev.time = 1000000ULL + 1000ULL * (in_time ? i - 1 : i - sb / 4) +
+				  (in_time ? 700 : 500);
 			ev.prot = PROT_READ | PROT_EXEC;
 			ev.start = MAP_START;
 			ev.end = MAP_END;

@@ -130,12 +130,20 @@ static void version_free(struct task_maps *tm)
 	free(tm);
 }
 
-/* A deep copy; what was resolved about the file (base, symbols) stays. */
+/*
+ * A deep copy; what was resolved about the file (base, symbols) stays.
+ * That a worker may be learning right now (--threads: a recording's
+ * side-band events are applied while the workers print the samples
+ * before them, space_event_later()), so it is copied under the lock it
+ * is learnt under (symbols.c); the strings it points to never change.
+ */
 static bool mapping_copy(struct mapping *dst, const struct mapping *src)
 {
+	symbols_lock();
 	*dst = *src;
+	symbols_unlock();
 	dst->path = strdup(src->path);
-	dst->local = src->local ? strdup(src->local) : NULL;
+	dst->local = dst->local ? strdup(dst->local) : NULL;
 	return dst->path && (!src->local || dst->local);
 }
 
@@ -583,6 +591,61 @@ static struct space *space_new(struct decoder *d, uint32_t pid, bool unknown)
 		__atomic_store_n(&sp->newest, sp->first, __ATOMIC_RELEASE);
 	}
 	return sp;
+}
+
+/*
+ * May ev be applied while other threads print samples taken up to time
+ * `upto` (--threads, recording.c), with the very output of one thread,
+ * which prints them before it applies ev?  Yes when it changes no
+ * version such a sample finds (space_at(), lock-free):
+ *   - it comes after them (an event at a sample's very time is seen by
+ *     it, t0 <= time), so it adds versions from its time on;
+ *   - it is not late for a child forked since (children_rebuild()
+ *     takes the copies again, and frees the old ones: drained first);
+ *   - its process cannot be given up (space_give_up() publishes an
+ *     unknown version for all times): its events and the versions a
+ *     rebuild could make stay within the budgets, counted as if all of
+ *     its versions were made again, each with every mapping the parent
+ *     and the process have.
+ * A new space, of an exec, a fork or SB_BEGIN, starts unknown before
+ * its first event: space_at() found none before, and maps_for_sample()
+ * treats both alike (/proc's maps of the recording).
+ */
+bool space_event_later(struct decoder *d, const struct sb_event *ev, uint64_t upto)
+{
+	struct space *sp = space_find(d, ev->pid);
+	const struct space *parent = NULL;
+	size_t events, maps;
+
+	switch (ev->kind) {
+	case SB_EXIT:
+	case SB_LOST:
+	case SB_BEGIN:
+		return true;
+	case SB_MMAP:
+		if (!sp || sp->full)
+			return true;	/* dropped: not tracked, or given up */
+		break;
+	case SB_FORK:
+		if (ev->pid == ev->ppid)
+			return true;
+		parent = space_find(d, ev->ppid);
+		break;
+	case SB_EXEC:
+		break;
+	default:
+		return false;
+	}
+	if (ev->time <= upto)
+		return false;
+	if (sp && (sp->full || ev->time < sp->last_fork))
+		return false;
+	events = sp ? sp->n + 1 : 1;
+	maps = (sp && sp->newest ? sp->newest->n : 0) + 3;
+	if (parent && parent->newest)
+		maps += parent->newest->n;
+	return events < SPACE_EVENTS_MAX &&
+	       d->space_maps + events * maps <= SPACE_MAPS_BUDGET;
 }
 
 void space_event(struct decoder *d, const struct sb_event *ev)

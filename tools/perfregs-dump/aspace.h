@@ -10,6 +10,7 @@
 
 void space_event(struct decoder *d, const struct sb_event *ev);
 void space_begin(struct decoder *d, uint32_t pid);
+bool space_event_later(struct decoder *d, const struct sb_event *ev, uint64_t upto);
 bool space_seed(struct decoder *d, uint32_t pid);
 void mapping_identify(struct decoder *d, struct sb_event *ev);
 const struct task_maps *space_at(struct decoder *d, uint32_t pid, uint64_t time);

@@ -1083,6 +1083,10 @@ static int decode_file(const char *path, struct decoder *d, unsigned int threads
 		fprintf(stderr, "perfregs-dump: %u thread%s printed the samples%s\n", used,
 			used > 1 ? "s" : "", used == 1 && later && threads > 1 ?
 			" (a small recording: more would only warm their own caches)" : "");
+	if (d->o.verbose && used > 1)
+		fprintf(stderr, "perfregs-dump: the reading thread waited for the workers "
+			"%" PRIu64 " times, before items that change what samples decode to\n",
+			d->pool_waits);
 	if (d->o.verbose)
 		verbose_recording(path, d);
 	stacks = print_stacks(d);

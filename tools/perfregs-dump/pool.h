@@ -11,6 +11,7 @@ struct pool *pool_start(struct decoder *d, unsigned int threads);
 void pool_record(struct decoder *d, int cpu, const struct perfregs_rec_header *rec,
 		 size_t size);
 void pool_drain(struct decoder *d);
+uint64_t pool_upto(const struct decoder *d);
 int pool_end(struct decoder *d);
 void pool_later(struct decoder *d, unsigned int threads);
 void pool_maybe_start(struct decoder *d);

@@ -1372,9 +1372,12 @@ static int src_items(struct rec_src *s, const struct rec_file_header *hp, const 
 		 * (pool.c), and the workers do not read the new one; they
 		 * wait only if the array has to move for it.  (A hostile
 		 * recording of symbols and samples in turn made a wait of
-		 * each of them.)
+		 * each of them.)  And for a side-band event, which waits
+		 * only when it is not later than every sample handed out
+		 * (ITEM_SB below).
 		 */
-		if (d->pool && it.type != ITEM_KREC && (it.type != ITEM_KSYM || ksyms_full(d)))
+		if (d->pool && it.type != ITEM_KREC && it.type != ITEM_SB &&
+		    (it.type != ITEM_KSYM || ksyms_full(d)))
 			pool_drain(d);
 		switch (it.type) {
 		case ITEM_INFO:
@@ -1529,6 +1532,9 @@ static int src_items(struct rec_src *s, const struct rec_file_header *hp, const 
 			ev.build_id_len = (uint8_t)sbi.build_id_len;
 			memcpy(ev.build_id, sbi.build_id, sbi.build_id_len);
 			ev.name = p;
+			/* the samples before it printed first, unless it comes after them all */
+			if (d->pool && !space_event_later(d, &ev, pool_upto(d)))
+				pool_drain(d);
 			space_event(d, &ev);
 			break;
 		}

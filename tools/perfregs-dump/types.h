@@ -306,6 +306,7 @@ struct decoder {
 	uint64_t pool_t0;		/* this thread's CPU time at the start (ns) */
 	uint64_t pool_after;		/* and how much more before they start */
 	uint64_t pool_alone;		/* samples decoded alone before they did */
+	uint64_t pool_waits;		/* pool_drain()s that waited for a batch */
 	char *debuginfo_path;		/* where libdw finds debug files */
 	bool sideband;			/* side-band events are coming */
 	struct ksym *ksyms;		/* [0, ksyms_sorted) by start, then as added */
