@@ -97,7 +97,7 @@ MOD_SRCS	:= $(wildcard module/*.c module/*.h) module/Kbuild include/uapi/linux/p
 
 HOST_TESTS	:= $(BUILD)/mkrec $(BUILD)/mksimd $(BUILD)/mkmaps $(BUILD)/mkhostile $(BUILD)/fuzz_recording \
 		   $(BUILD)/elfpeek $(BUILD)/mksb $(BUILD)/mkexec $(BUILD)/mkseed $(BUILD)/mksnap $(BUILD)/mkorder \
-		   $(BUILD)/mkstorm $(BUILD)/mkversions $(BUILD)/mkbig $(BUILD)/mkunwind $(BUILD)/mkwrap \
+		   $(BUILD)/mkstorm $(BUILD)/mkversions $(BUILD)/mkbig $(BUILD)/mkadopt $(BUILD)/mkunwind $(BUILD)/mkwrap \
 		   $(BUILD)/big_target $(BUILD)/dl_target \
 		   $(BUILD)/plug_a.so $(BUILD)/plug_b.so $(BUILD)/walk $(BUILD)/racefile \
 		   $(BUILD)/failalloc.so
@@ -167,6 +167,9 @@ $(BUILD)/racefile: tests/racefile.c $(TOOL_LIB_SRCS) $(TOOL_HDRS)
 # large recordings of known stacks in big_target, for the decoder's memory
 $(BUILD)/mkbig: tests/mkbig.c $(TOOL_LIB_SRCS) $(TOOL_HDRS)
 	$(CC) $(CFLAGS) $(WARN) $(TOOL_INC) -o $@ tests/mkbig.c $(TOOL_LIB_SRCS) $(TOOL_LIBS)
+
+$(BUILD)/mkadopt: tests/mkadopt.c $(TOOL_LIB_SRCS) $(TOOL_HDRS)
+	$(CC) $(CFLAGS) $(WARN) $(TOOL_INC) -o $@ tests/mkadopt.c $(TOOL_LIB_SRCS) $(TOOL_LIBS)
 $(BUILD)/mkunwind: tests/mkunwind.c $(TOOL_LIB_SRCS) $(TOOL_HDRS)
 	$(CC) $(CFLAGS) $(WARN) $(TOOL_INC) -o $@ tests/mkunwind.c $(TOOL_LIB_SRCS) $(TOOL_LIBS)
 # frame pointers whose reads wrap around 2^64

@@ -17,9 +17,11 @@
  * A process no event has told us about (it existed before sampling
  * started, under -a) has no space: its maps come from /proc/PID/maps
  * as before (symbols.c).  Changes are made by the decoding thread only
- * (live: the drains, under learn_lock; or a recording's reader), which
- * is also the only one to fill in what mappings learn lazily (their
- * file, bias, symbols); the learner thread only asks space_tracked().
+ * (live: the drains, under learn_lock; or a recording's reader, while
+ * --threads' workers look versions up, space_event_later()); what
+ * mappings learn lazily (their file, bias, symbols) any decoding thread
+ * fills in, under symbols.c's lock; the learner thread only asks
+ * space_tracked().
  * A version is whole before the release store that publishes it, and
  * stays until decoder_free().
  */
@@ -601,7 +603,9 @@ static struct space *space_new(struct decoder *d, uint32_t pid, bool unknown)
  *   - it comes after them (an event at a sample's very time is seen by
  *     it, t0 <= time), so it adds versions from its time on;
  *   - it is not late for a child forked since (children_rebuild()
- *     takes the copies again, and frees the old ones: drained first);
+ *     takes the copies again, and may give the child up), nor the
+ *     first event of a process whose forks were read before it (the
+ *     children it adopts are rebuilt the same way);
  *   - its process cannot be given up (space_give_up() publishes an
  *     unknown version for all times): its events and the versions a
  *     rebuild could make stay within the budgets, counted as if all of
@@ -611,6 +615,17 @@ static struct space *space_new(struct decoder *d, uint32_t pid, bool unknown)
  * its first event: space_at() found none before, and maps_for_sample()
  * treats both alike (/proc's maps of the recording).
  */
+/* Do forks read before pid's space was made wait for it (space_adopt())? */
+static bool has_orphans(const struct decoder *d, uint32_t pid)
+{
+	const struct space_link *l;
+
+	for (l = d->orphans; l; l = l->next)
+		if (l->ppid == pid)
+			return true;
+	return false;
+}
+
 bool space_event_later(struct decoder *d, const struct sb_event *ev, uint64_t upto)
 {
 	struct space *sp = space_find(d, ev->pid);
@@ -640,6 +655,8 @@ bool space_event_later(struct decoder *d, const struct sb_event *ev, uint64_t up
 		return false;
 	if (sp && (sp->full || ev->time < sp->last_fork))
 		return false;
+	if (!sp && has_orphans(d, ev->pid))
+		return false;	/* adopted: they may be rebuilt, or given up */
 	events = sp ? sp->n + 1 : 1;
 	maps = (sp && sp->newest ? sp->newest->n : 0) + 3;
 	if (parent && parent->newest)

@@ -140,9 +140,11 @@ static bool symfs_path_ok(const char *path)
  * resolve_lock, published by a release store, and read without the lock
  * once there.  The Dwfls of dwfl_cache are only used under it (unwind.c
  * takes it with symbols_lock() to read their modules' CFI), but for
- * mapping_source() (convert, one thread).  The mappings themselves, new
- * versions and copies, change only while no worker decodes (pool.c's
- * barrier before any item but samples).
+ * mapping_source() (convert, one thread).  New versions of a space, and
+ * the copies of mappings they hold, are made by the reading thread while
+ * the workers decode only when no sample being printed can see them
+ * (space_event_later()); the copies read what was learnt under this
+ * lock (mapping_copy()).  Other items wait for the workers (pool.c).
  */
 static pthread_mutex_t resolve_lock = PTHREAD_MUTEX_INITIALIZER;
 
