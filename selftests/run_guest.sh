@@ -64,6 +64,12 @@ check_klog() {
 for t in "$B"/selftests/test_* selftests/test_*.py selftests/test_*.sh; do
 	[ -x "$t" ] || continue
 	name=$(basename "$t")
+	# PERFREGS_SUITE_ONLY: these tests only, the others skipped with
+	# PERFREGS_SUITE_WHY (run_debug.sh on the KMSAN kernel)
+	if [ -n "${PERFREGS_SUITE_ONLY:-}" ] && [[ " $PERFREGS_SUITE_ONLY " != *" $name "* ]]; then
+		echo "ok - $name # SKIP ${PERFREGS_SUITE_WHY:-not in PERFREGS_SUITE_ONLY}"
+		continue
+	fi
 	echo "# ---- $name"
 	t0=$SECONDS
 	# the loop runs in this shell (klog_mark moves on); $! is the test

@@ -128,19 +128,68 @@ static void write_child(int seconds)
 	_exit(0);
 }
 
+/*
+ * A child runs for its seconds once let go (child_go()), after the
+ * session's START: on the KMSAN kernel under TCG (make check-debug) the
+ * parent was held off the CPU for seconds at a time, a 4-second
+ * child was gone by START, and START said ESRCH.  It waits a minute
+ * at most, and goes when its parent does.
+ */
+#define HELD_MAX	8
+static struct held {
+	pid_t pid;
+	int fd;
+} held[HELD_MAX];
+
 static pid_t start_child(void (*fn)(int), int seconds)
 {
-	pid_t pid = fork();
+	struct pollfd go = { .events = POLLIN };
+	int p[2], i;
+	pid_t pid;
+	char b;
 
-	if (pid == 0)
+	if (pipe(p))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		close(p[1]);
+		go.fd = p[0];
+		if (poll(&go, 1, 60000) > 0 && read(p[0], &b, 1) < 0)
+			_exit(97);
+		close(p[0]);
 		fn((int)(seconds * work_scale() + 0.5));
+	}
+	close(p[0]);
+	for (i = 0; pid > 0 && i < HELD_MAX; i++) {
+		if (!held[i].pid) {
+			held[i] = (struct held){ .pid = pid, .fd = p[1] };
+			return pid;
+		}
+	}
+	close(p[1]);	/* no room (or no child): it goes at once */
 	return pid;
+}
+
+/* Let a child of start_child() run: sampling is on. */
+static void child_go(pid_t pid)
+{
+	int i;
+
+	for (i = 0; i < HELD_MAX; i++) {
+		if (held[i].pid == pid && pid > 0) {
+			if (write(held[i].fd, "g", 1) != 1)
+				perror("child_go");
+			close(held[i].fd);
+			held[i].pid = 0;
+		}
+	}
 }
 
 static int child_status(pid_t pid)
 {
 	int status;
 
+	child_go(pid);
 	if (waitpid(pid, &status, 0) != pid)
 		return -1;
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
@@ -157,6 +206,8 @@ static int run_session(struct prf_reader *r, struct sample_set *set,
 {
 	uint64_t end = now_ns() + (uint64_t)(ms * work_scale()) * 1000000;
 	int status = 0;
+
+	child_go(child);
 
 	for (;;) {
 		prf_wait(r, 20);
@@ -276,6 +327,7 @@ TEST_F(engine, source_masks)
 		SKIP(return, "no hardware PMU here (%s)", strerror(-ret));
 	}
 	ASSERT_EQ(0, ret) TH_LOG("start: %s", strerror(-ret));
+	child_go(child);
 	EXPECT_EQ(0, run_session(&self->r, &self->set, child, 0));
 
 	for (i = 0; i < self->set.n; i++) {
@@ -458,6 +510,7 @@ TEST_F(sess, discard_accounting)
 	self->cfg.pid = child;
 	ASSERT_EQ(0, prf_config(&self->r, &self->cfg));
 	ASSERT_EQ(0, prf_start(&self->r));
+	child_go(child);
 	for (i = 0; i < 4; i++) {
 		usleep(300000);		/* stall */
 		prf_drain(&self->r, collect_record, &self->set);
@@ -491,6 +544,7 @@ TEST_F(sess, overwrite_keeps_newest)
 	self->cfg.flags |= PERFREGS_CF_OVERWRITE;
 	ASSERT_EQ(0, prf_config(&self->r, &self->cfg));
 	ASSERT_EQ(0, prf_start(&self->r));
+	child_go(child);
 	EXPECT_EQ(0, child_status(child));
 	stop_ns = now_ns();
 	ASSERT_EQ(0, prf_stop(&self->r));
@@ -531,6 +585,7 @@ TEST_F(sess, poll_watermark)
 	self->cfg.pid = child;
 	ASSERT_EQ(0, prf_config(&self->r, &self->cfg));
 	ASSERT_EQ(0, prf_start(&self->r));
+	child_go(child);
 	pfd.fd = self->r.fd;
 	pfd.events = POLLIN;
 	EXPECT_EQ(0, poll(&pfd, 1, 0)) TH_LOG("readable right after start");
@@ -651,6 +706,7 @@ TEST_F(sess, comm_names)
 	self->cfg.pid = child;
 	ASSERT_EQ(0, prf_config(&self->r, &self->cfg));
 	ASSERT_EQ(0, prf_start(&self->r));
+	child_go(child);
 	EXPECT_EQ(0, run_session(&self->r, &self->set, child, 0));
 	for (i = 0; i < self->set.n; i++) {
 		const char *c = self->set.s[i]->comm;
@@ -714,6 +770,7 @@ TEST_F(sess, poll_new_task)
 	ASSERT_NE(MAP_FAILED, newtask_done);
 	*newtask_done = 0;
 	child = start_child(newtask_child, 2);
+	child_go(child);	/* it runs before the session starts */
 
 	self->cfg.pid = child;
 	self->cfg.flags |= PERFREGS_CF_INHERIT;	/* and the process it forks */
@@ -1194,6 +1251,7 @@ TEST_F(sess, frequency_mode)
 	self->cfg.period = 250;		/* Hz */
 	ASSERT_EQ(0, prf_config(&self->r, &self->cfg));
 	ASSERT_EQ(0, prf_start(&self->r));
+	child_go(child);
 	EXPECT_EQ(0, run_session(&self->r, &self->set, child, 0));
 	/* per second of the child's CPU time: all cpu-clock can count */
 	cpu = child_usage.ru_utime.tv_sec + child_usage.ru_utime.tv_usec / 1e6 +
@@ -1258,6 +1316,7 @@ TEST_F(sess, exclude_and_kernel_threads)
 	self->cfg.flags |= PERFREGS_CF_EXCLUDE_KERNEL;
 	ASSERT_EQ(0, prf_config(&self->r, &self->cfg));
 	ASSERT_EQ(0, prf_start(&self->r));
+	child_go(child);
 	run_session(&self->r, &self->set, child, 0);
 	for (i = 0; i < self->set.n; i++)
 		if (self->set.s[i]->flags & PERFREGS_SF_KERNEL)
@@ -1272,6 +1331,7 @@ TEST_F(sess, exclude_and_kernel_threads)
 	self->cfg.flags = PERFREGS_CF_EXCLUDE_USER;
 	ASSERT_EQ(0, prf_config(&self->r, &self->cfg));
 	ASSERT_EQ(0, prf_start(&self->r));
+	child_go(child);
 	run_session(&self->r, &self->set, child, 0);
 	for (i = 0; i < self->set.n; i++) {
 		const struct perfregs_rec_sample *s = self->set.s[i];
@@ -1341,6 +1401,7 @@ TEST_F(sess, follows_new_threads)
 	self->cfg.pid = child;
 	ASSERT_EQ(0, prf_config(&self->r, &self->cfg));
 	ASSERT_EQ(0, prf_start(&self->r));
+	child_go(child);
 	EXPECT_EQ(0, run_session(&self->r, &self->set, child, 0));
 	for (i = 0; i < self->set.n; i++) {
 		uint32_t tid = self->set.s[i]->tid;
@@ -1370,6 +1431,7 @@ TEST_F(sess, epoll)
 	ASSERT_LE(0, ep);
 	ASSERT_EQ(0, epoll_ctl(ep, EPOLL_CTL_ADD, self->r.fd, &ev));
 	ASSERT_EQ(0, prf_start(&self->r));
+	child_go(child);
 	EXPECT_EQ(1, epoll_wait(ep, &out, 1, 5000));
 	EXPECT_TRUE(out.events & EPOLLIN);
 	close(ep);
@@ -1384,6 +1446,7 @@ TEST_F(sess, reset)
 	ASSERT_EQ(0, prf_config(&self->r, &self->cfg));
 	EXPECT_EQ(0, ioctl(self->r.fd, PERFREGS_IOC_RESET));
 	ASSERT_EQ(0, prf_start(&self->r));
+	child_go(child);
 	usleep(200000);
 	EXPECT_EQ(-1, ioctl(self->r.fd, PERFREGS_IOC_RESET));
 	EXPECT_EQ(EBUSY, errno);
@@ -1437,6 +1500,7 @@ TEST(privilege_rules)
 	ASSERT_LT(0, read(fd, old, sizeof(old) - 1));
 	close(fd);
 	roots = start_child(switch_child, 3);
+	child_go(roots);	/* it runs before the session starts */
 	mine = fork();
 	if (mine == 0) {	/* a process of nobody's, dumpable again by exec */
 		if (setgid(65534) || setuid(65534))

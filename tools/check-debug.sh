@@ -56,6 +56,7 @@ for f in "$@"; do
 	secs=$(sed -n 's/^# stress seconds: //p' "$log" | tail -n1)
 	reports=$(sed -n 's/^# reports: //p' "$log" | tail -n1)
 	races=$(sed -n "s/^# the kernel's own races (KCSAN, not perfregs'): //p" "$log" | tail -n1)
+	booted=$(sed -n 's/^# reports during boot: //p' "$log" | tail -n1)
 	if [ -z "$reports" ]; then
 		echo "not ok - $f: the guest never counted its checker reports"
 		n=$((n + 1))
@@ -65,6 +66,7 @@ for f in "$@"; do
 	fi
 	found[$f]=${reports:-unknown}
 	[ "$f" = kcsan ] && found[$f]="${found[$f]} (and ${races:-?} races inside the kernel's own code, listed)"
+	[ "${booted:-0}" -gt 0 ] && found[$f]="${found[$f]} (and $booted while booting, before the module, listed)"
 	pass=$((pass + p - s)) fail=$((fail + n)) skip=$((skip + s))
 	total_inputs=$((total_inputs + ${inputs:-0}))
 	total_secs=$((total_secs + ${secs:-0}))
