@@ -20,7 +20,8 @@ import time
 
 B, progs = sys.argv[1], sys.argv[2:]
 TOOL = os.path.join(B, "perfregs-dump")
-WHAT = "convert: perf script and perf report show perfregs' chains of live PIEs (64-bit, lld, i386 through the vDSO); perf's header misses no feature the recording has"
+KINDS = ("64-bit", "lld", "i386 through the vDSO")[:len(progs)]   # the -m32 one skips on hosts without IA-32
+WHAT = f"convert: perf script and perf report show perfregs' chains of live PIEs ({', '.join(KINDS)}); perf's header misses no feature the recording has"
 HELD = {"BUILD_ID", "HOSTNAME", "OSRELEASE", "VERSION", "ARCH", "NRCPUS", "CPUDESC", "CPUID",
         "TOTAL_MEM", "CMDLINE", "EVENT_DESC", "SAMPLE_TIME", "CLOCKID"}
 
