@@ -515,8 +515,10 @@ static struct unwinder *unwinder_for(struct decoder *d, struct unwinder **head,
  * expression, a signal frame, a .debug_frame FDE) gives the whole sample
  * to libdwfl, as does the i386 vDSO case of vdso32_caller().  The module of an address is the one the
  * sample's Dwfl has there, with its bias, so both paths see the same
- * files at the same places.  PERFREGS_UNWIND=dwfl (a test hook, see
- * the host tests) unwinds every sample with libdwfl.
+ * files at the same places.  One rule differs on purpose: a register
+ * an FDE gives no rule takes the psABI's default, not libdw's (see
+ * psabi_same()).  PERFREGS_UNWIND=dwfl (a test hook, see the host
+ * tests) unwinds every sample with libdwfl.
  */
 /*
  * The modules and their CFI are the symbols' (mapping_module()), shared
@@ -640,6 +642,41 @@ static bool cfa_expr_eval(const struct cfi_row *r, const uint64_t *regs, uint32_
 	return true;
 }
 
+/* PERFREGS_UNWIND=dwfl, a test hook: every sample by libdwfl.  Read once. */
+static int unwind_path;		/* 1: the fast path first, -1: libdwfl only */
+static bool libdw_rules;	/* libdw's x86-64 defaults as they are, a test hook */
+static pthread_once_t unwind_path_once = PTHREAD_ONCE_INIT;
+
+/*
+ * The x86-64 psABI's rule for a register an FDE gives none: rbx, rbp and
+ * r12-r15 are callee-saved (the caller's value is still there), the
+ * others are not known.  libdw's x86-64 backend (elfutils 0.188,
+ * Debian 12's; backends/x86_64_cfi.c) says "same value" for DWARF
+ * register 0 where it means 3: rax comes out "same" and rbx
+ * "undefined".  So a frame that has not saved rbx (a leaf, or any
+ * function at its first instruction) loses the caller's rbx, and a
+ * caller whose CFA is rbx-based cannot be unwound: glibc's
+ * _dl_runtime_resolve_xsave (CFA rbx+32, after its stack alignment)
+ * calling _dl_fixup, caught at _dl_fixup+0 in test_dump's pre-exec
+ * samples, stopped after 2 frames where the call came from main.  The
+ * fast path takes the psABI's rule for those two: no compiler emits an
+ * explicit DW_CFA_undefined for rbx, nor DW_CFA_same_value for rax,
+ * which libdw's answer cannot tell apart from its default.  libdwfl's
+ * own walk (samples the fast path gives it) keeps libdw's defaults.
+ * PERFREGS_UNWIND=libdw-rules keeps them here too, so that the host
+ * tests compare the fast path's arithmetic with libdwfl's exactly.
+ */
+static bool psabi_same(unsigned int nregs, unsigned int reg, bool same)
+{
+	if (nregs != 17 || libdw_rules)
+		return same;
+	if (reg == 3)		/* rbx */
+		return true;
+	if (reg == 0)		/* rax */
+		return false;
+	return same;
+}
+
 /* The row of cfi at pc, as libdw gives it, if the fast path takes it. */
 static void row_derive(struct cfi_row *r, Dwarf_CFI *cfi, uint64_t pc)
 {
@@ -684,9 +721,14 @@ static void row_derive(struct cfi_row *r, Dwarf_CFI *cfi, uint64_t pc)
 
 		if (dwarf_frame_register(fr, (int)i, mem, &ops, &nops))
 			goto out;
+		if (!nops && (ops == mem || !ops) && (int)i != ra) {
+			/* undefined (ops == mem) or the same (!ops) */
+			if (psabi_same(r->nregs, i, !ops))
+				r->same |= 1U << i;
+			continue;
+		}
 		if (!nops && ops == mem) {
-			if ((int)i == ra)	/* undefined */
-				r->ra_undef = 1;
+			r->ra_undef = 1;	/* undefined */
 			continue;
 		}
 		if (!nops && !ops) {
@@ -1127,15 +1169,12 @@ struct frame *unwind_frames(struct dthread *t)
 	return t->frames;
 }
 
-/* PERFREGS_UNWIND=dwfl, a test hook: every sample by libdwfl.  Read once. */
-static int unwind_path;		/* 1: the fast path first, -1: libdwfl only */
-static pthread_once_t unwind_path_once = PTHREAD_ONCE_INIT;
-
 static void unwind_path_read(void)
 {
 	const char *e = getenv("PERFREGS_UNWIND");
 
 	unwind_path = e && !strcmp(e, "dwfl") ? -1 : 1;
+	libdw_rules = e && !strcmp(e, "libdw-rules");
 }
 
 int unwind_sample(struct decoder *d, struct dthread *t,
