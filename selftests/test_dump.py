@@ -607,12 +607,21 @@ def run_pre_exec(spin):
     for how in ("live", "recorded"):
         cmd = [os.path.abspath(TOOL), "-q", "-g", "-c", "100000"]
         cmd += ["-f", "json"] if how == "live" else ["-o", rec]
-        p = subprocess.run(cmd + ["--", "sh", "-c", 'exec "$0" "$@" > /dev/null',
-                                  os.path.abspath(spin), "1"],
-                           capture_output=True, text=True, env=env)
-        if how == "recorded" and p.returncode == 0:
-            p = subprocess.run([TOOL, "-q", "-i", rec, "-f", "json", "-g"],
-                               capture_output=True, text=True)
+        # bounded: one CI run on 6.1 lost the rest of test_dump here (the
+        # script SIGKILLed after 593 s, not reproduced in 30 runs since);
+        # a hang or runaway output is this test's failure, with its size
+        try:
+            p = subprocess.run(cmd + ["--", "sh", "-c", 'exec "$0" "$@" > /dev/null',
+                                      os.path.abspath(spin), "1"],
+                               capture_output=True, text=True, env=env, timeout=180)
+            if how == "recorded" and p.returncode == 0:
+                p = subprocess.run([TOOL, "-q", "-i", rec, "-f", "json", "-g"],
+                                   capture_output=True, text=True, timeout=180)
+        except subprocess.TimeoutExpired as e:
+            why.append(f"{how}: perfregs-dump still running after {e.timeout} s "
+                       f"({len(e.stdout or b'')} bytes out, stderr "
+                       f"{(e.stderr or b'')[-200:]!r})")
+            continue
         if p.returncode:
             why.append(f"{how}: exit {p.returncode}: {p.stderr.strip()[-200:]}")
             continue
