@@ -96,7 +96,7 @@ endif
 MOD_SRCS	:= $(wildcard module/*.c module/*.h) module/Kbuild include/uapi/linux/perfregs.h
 
 HOST_TESTS	:= $(BUILD)/mkrec $(BUILD)/mksimd $(BUILD)/mkmaps $(BUILD)/mkhostile $(BUILD)/fuzz_recording \
-		   $(BUILD)/elfpeek $(BUILD)/mksb $(BUILD)/mkexec $(BUILD)/mkseed $(BUILD)/mksnap $(BUILD)/mkorder \
+		   $(BUILD)/elfpeek $(BUILD)/mksb $(BUILD)/mklatevdso $(BUILD)/mkexec $(BUILD)/mkseed $(BUILD)/mksnap $(BUILD)/mkorder \
 		   $(BUILD)/mkstorm $(BUILD)/mkversions $(BUILD)/mkbig $(BUILD)/mkadopt $(BUILD)/mkunwind $(BUILD)/mkwrap \
 		   $(BUILD)/big_target $(BUILD)/dl_target \
 		   $(BUILD)/plug_a.so $(BUILD)/plug_b.so $(BUILD)/walk $(BUILD)/racefile \
@@ -149,6 +149,9 @@ $(BUILD)/mkmaps: tests/mkmaps.c $(TOOL_LIB_SRCS) $(TOOL_HDRS)
 	$(CC) $(CFLAGS) $(WARN) $(TOOL_INC) -o $@ tests/mkmaps.c $(TOOL_LIB_SRCS) $(TOOL_LIBS)
 $(BUILD)/mksb: tests/mksb.c $(TOOL_LIB_SRCS) $(TOOL_HDRS)
 	$(CC) $(CFLAGS) $(WARN) $(TOOL_INC) -o $@ tests/mksb.c $(TOOL_LIB_SRCS) $(TOOL_LIBS)
+
+$(BUILD)/mklatevdso: tests/mklatevdso.c $(TOOL_LIB_SRCS) $(TOOL_HDRS)
+	$(CC) $(CFLAGS) $(WARN) $(TOOL_INC) -o $@ tests/mklatevdso.c $(TOOL_LIB_SRCS) $(TOOL_LIBS)
 $(BUILD)/mkseed: tests/mkseed.c $(TOOL_LIB_SRCS) $(TOOL_HDRS)
 	$(CC) $(CFLAGS) $(WARN) $(TOOL_INC) -o $@ tests/mkseed.c $(TOOL_LIB_SRCS) $(TOOL_LIBS)
 $(BUILD)/mksnap: tests/mksnap.c $(TOOL_LIB_SRCS) $(TOOL_HDRS)

@@ -1680,6 +1680,35 @@ else
 	echo "not ok - --threads 2 and 7 print what 1 prints (no mkbig)"
 fi
 
+# --threads and a vDSO image item after the [vdso] mapping's event
+# (mklatevdso; a merged or hand-made recording): a new version of the
+# space made at t=400 copied the [vdso] mapping as resolved to no file
+# (its first sample, t=300, printed before the image came) with one
+# thread, and unresolved with two (that sample not yet printed by a
+# worker), so the sample at t=500, after the image, was named with two
+# threads only.  Now a copy asks again: named, with 1, 2 and 4.
+what="a vDSO image after its mapping's event: --threads 2 and 4 print what 1 prints, the later sample named"
+if "$B/mklatevdso" "$T/late.prf"; then
+	bad=""
+	for f in json folded; do
+		"$B/perfregs-dump" -q -f $f --threads 1 -i "$T/late.prf" > "$T/late.1" 2>&1
+		for n in 2 4; do
+			"$B/perfregs-dump" -q -f $f --threads $n -i "$T/late.prf" > "$T/late.$n" 2>&1
+			cmp -s "$T/late.1" "$T/late.$n" || bad="$bad -f $f: --threads $n differs;"
+		done
+	done
+	"$B/perfregs-dump" -q -f json --threads 1 -i "$T/late.prf" |
+		grep -q '"time":500,.*"sym":"__vdso_clock_gettime+0x0"' ||
+		bad="$bad the sample after the image is not named __vdso_clock_gettime+0x0;"
+	if [ -z "$bad" ]; then
+		echo "ok - $what"
+	else
+		echo "not ok - $what:$bad"
+	fi
+else
+	echo "not ok - $what: mklatevdso failed"
+fi
+
 # --threads: an exec read late, after every sample handed out, that
 # adopts children forked before it (their forks read first) rebuilds
 # them, and may give one up: an unknown space for all times

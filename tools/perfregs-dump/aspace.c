@@ -141,12 +141,36 @@ static void version_free(struct task_maps *tm)
  */
 static bool mapping_copy(struct mapping *dst, const struct mapping *src)
 {
+	bool had_local;
+
 	symbols_lock();
 	*dst = *src;
 	symbols_unlock();
+	/*
+	 * A [vdso] resolved before its image was known (local "": the image
+	 * item came after the mapping's event, in a recording this tool did
+	 * not write) is not carried over: the copy asks again when first
+	 * used.  Whether the copy found it resolved depended on whether a
+	 * sample of the old version had been printed before the event was
+	 * applied, which with --threads it need not have been: one thread
+	 * and two named the copy's samples differently.
+	 */
+	if (dst->local && !dst->local[0] && !strcmp(dst->path, "[vdso]")) {
+		dst->local = NULL;
+		dst->syms = NULL;
+		dst->base = 0;
+		dst->first = 0;
+		dst->base_known = false;
+	}
+	/*
+	 * what was copied, not src->local again: a worker may have resolved
+	 * src since the unlock, and the copy would have been taken for
+	 * failed (the mmap event, or a fork's space, dropped)
+	 */
+	had_local = dst->local != NULL;
 	dst->path = strdup(src->path);
 	dst->local = dst->local ? strdup(dst->local) : NULL;
-	return dst->path && (!src->local || dst->local);
+	return dst->path && (!had_local || dst->local);
 }
 
 const struct task_maps *space_at(struct decoder *d, uint32_t pid, uint64_t time)
