@@ -12,9 +12,11 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 
 BUILD = os.environ.get("PERFREGS_BUILD", "build")
 TOOL = os.path.join(BUILD, "perfregs-dump")
@@ -590,6 +592,102 @@ def run_perf_conventions(spin):
            f"-g -I --user-regs: {len(recs)} user samples, each unwound, uregs rip,rsp")
 
 
+def proc_tree(root):
+    """root and its descendants, from /proc/*/stat."""
+    kids = {}
+    for d in os.listdir("/proc"):
+        try:
+            st = open(f"/proc/{d}/stat").read()
+            kids.setdefault(int(st.rsplit(")", 1)[1].split()[1]), []).append(int(d))
+        except (OSError, ValueError, IndexError):
+            pass
+    out, todo = [], [root]
+    while todo:
+        p = todo.pop()
+        out.append(p)
+        todo += kids.get(p, [])
+    return out
+
+
+def hang_report(root):
+    """What a hung process tree is doing, as TAP comments, each line
+    flushed: the blocked tasks (sysrq w, which takes no lock of theirs),
+    then each task's state and wchan, then its kernel stack, read by a
+    cat under timeout (/proc/PID/stack waits for a task's exec lock)."""
+    def say(line):
+        print(f"# {line}", flush=True)
+    try:
+        with open("/proc/sysrq-trigger", "w") as f:
+            f.write("w")
+        time.sleep(1)
+        log = subprocess.run(["dmesg"], capture_output=True, text=True, timeout=20).stdout
+        for line in log.splitlines()[-120:]:
+            if "Uhhuh" not in line and "Dazed" not in line:
+                say(f"dmesg: {line}")
+    except (OSError, subprocess.TimeoutExpired) as e:
+        say(f"no sysrq w: {e}")
+    tasks = []
+    for pid in proc_tree(root):
+        try:
+            tasks += [f"/proc/{pid}/task/{t}" for t in sorted(os.listdir(f"/proc/{pid}/task"))]
+        except OSError:
+            pass
+    for base in tasks:
+        try:
+            st = open(f"{base}/stat").read()
+            comm, rest = st[st.index("(") + 1:st.rindex(")")], st.rsplit(")", 1)[1].split()
+            say(f"hung: {base} {comm} state {rest[0]} wchan {open(f'{base}/wchan').read()}")
+        except OSError:
+            pass
+    for base in tasks:
+        try:
+            out = subprocess.run(["timeout", "5", "cat", f"{base}/stack"],
+                                 capture_output=True, text=True, timeout=10).stdout
+        except subprocess.TimeoutExpired:
+            out = "(stack not read in 10 s)"
+        for line in [f"{base}:"] + out.splitlines()[:24]:
+            say(f"  {line}")
+
+
+class Watched:
+    def __init__(self, returncode, stdout, stderr, hung):
+        self.returncode, self.stdout, self.stderr, self.hung = returncode, stdout, stderr, hung
+
+
+def run_watched(cmd, seconds, out=None, **kw):
+    """subprocess.run(capture_output, text) bounded at seconds, its stdout
+    into the file out if given; on a hang the stacks go to the log, then
+    SIGKILL, and a process SIGKILL cannot end (in the kernel) is left
+    behind, said, not waited for forever."""
+    if out:
+        with open(out, "w") as f:
+            p = subprocess.Popen(cmd, stdout=f, stderr=subprocess.PIPE, text=True, **kw)
+    else:
+        p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             text=True, **kw)
+    try:
+        out, err = p.communicate(timeout=seconds)
+        return Watched(p.returncode, out, err, None)
+    except subprocess.TimeoutExpired:
+        pass
+    hang_report(p.pid)
+    for pid in proc_tree(p.pid):	# its COMMAND too: they hold the pipes
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+    try:
+        out, err = p.communicate(timeout=30)
+        what = "killed"
+    except subprocess.TimeoutExpired:
+        out, err = "", ""
+        what = ("still there 30 s after SIGKILL" if p.poll() is None else
+                "killed, but something kept its pipes open")
+    return Watched(p.returncode, out, err,
+                   f"{os.path.basename(cmd[0])} still running after {seconds} s, {what} "
+                   f"({len(out or '')} bytes out; stacks above)")
+
+
 def run_pre_exec(spin):
     """COMMAND runs our code until its exec: those samples unwind in our space.
 
@@ -607,47 +705,62 @@ def run_pre_exec(spin):
     for how in ("live", "recorded"):
         cmd = [os.path.abspath(TOOL), "-q", "-g", "-c", "100000"]
         cmd += ["-f", "json"] if how == "live" else ["-o", rec]
-        # bounded: one CI run on 6.1 lost the rest of test_dump here (the
-        # script SIGKILLed after 593 s, not reproduced in 30 runs since);
-        # a hang or runaway output is this test's failure, with its size
-        try:
-            p = subprocess.run(cmd + ["--", "sh", "-c", 'exec "$0" "$@" > /dev/null',
-                                      os.path.abspath(spin), "1"],
-                               capture_output=True, text=True, env=env, timeout=180)
-            if how == "recorded" and p.returncode == 0:
-                p = subprocess.run([TOOL, "-q", "-i", rec, "-f", "json", "-g"],
-                                   capture_output=True, text=True, timeout=180)
-        except subprocess.TimeoutExpired as e:
-            why.append(f"{how}: perfregs-dump still running after {e.timeout} s "
-                       f"({len(e.stdout or b'')} bytes out, stderr "
-                       f"{(e.stderr or b'')[-200:]!r})")
+        # bounded, watched, and read line by line from a file: CI runs on
+        # 6.1 and 6.1-rt lost test_dump here, SIGKILLed (status 137) with
+        # no timeout reached: the guest's 1 GiB ran out.  The live JSON
+        # of some 40000 samples (some 1.5 KB each: the command spins at a 100 us period,
+        # for seconds under TCG) is 60-80 MB; held as one string, split
+        # into lines and parsed whole, it took most of the guest's
+        # memory, and on a run with more samples the OOM killer took
+        # the script.  Only the fields counted below are kept now.
+        out = os.path.join(d, f"{how}.json")
+        p = run_watched(cmd + ["--", "sh", "-c", 'exec "$0" "$@" > /dev/null',
+                               os.path.abspath(spin), "1"], 180, out=out, env=env)
+        if how == "recorded" and p.returncode == 0:
+            p = run_watched([TOOL, "-q", "-i", rec, "-f", "json", "-g"], 180, out=out)
+        if p.hung:
+            why.append(f"{how}: {p.hung}")
             continue
         if p.returncode:
             why.append(f"{how}: exit {p.returncode}: {p.stderr.strip()[-200:]}")
             continue
-        recs = [r for r in jsonl(p.stdout) if r["type"] == "sample"]
-        ours = [r for r in recs if r["comm"] == "perfregs-dump"]
-        user = [r for r in ours if r["mode"] == "user"]
-        named = [r for r in user
-                 if any(f.get("sym", "").startswith("main+") and
-                        f.get("dso", "").endswith("/perfregs-dump")
-                        for f in r.get("callchain", []))]
-        spun = [r for r in recs if r["mode"] == "user" and r["comm"] == "magic_64"]
-        if len(user) < 5:
-            why.append(f"{how}: only {len(user)} user samples before the exec "
-                       f"({len(ours)} in all)")
-        elif len(named) < len(user):
-            odd = [r for r in user if r not in named][:2]
-            why.append(f"{how}: {len(user) - len(named)} of {len(user)} user samples before "
+        ours, user, named, spun, spun_bare = 0, [], 0, 0, 0
+        with open(out) as f:
+            for line in f:
+                if not line.startswith("{"):
+                    continue
+                r = json.loads(line)
+                if r["type"] != "sample":
+                    continue
+                chain = [(c.get("sym", ""), c.get("dso", "")) for c in r.get("callchain", [])]
+                if r["comm"] == "perfregs-dump":
+                    ours += 1
+                    if r["mode"] != "user":
+                        continue
+                    ok = any(sy.startswith("main+") and so.endswith("/perfregs-dump")
+                             for sy, so in chain)
+                    named += ok
+                    if not ok and len(user) < 2:
+                        user.append((r["ip"], r.get("sym"), [sy for sy, _ in chain][:6]))
+                    elif ok:
+                        user.append(None)
+                elif r["comm"] == "magic_64" and r["mode"] == "user":
+                    spun += 1
+                    spun_bare += not chain
+        os.unlink(out)
+        odd = [u for u in user if u]
+        user = len(user)
+        if user < 5:
+            why.append(f"{how}: only {user} user samples before the exec "
+                       f"({ours} in all)")
+        elif named < user:
+            why.append(f"{how}: {user - named} of {user} user samples before "
                        "the exec do not unwind to our main" +
-                       "".join(f"; ip {r['ip']} sym {r.get('sym')} chain "
-                               f"{[f.get('sym') for f in r.get('callchain', [])][:6]}"
-                               for r in odd))
-        if len(spun) < 50 or any(not r.get("callchain") for r in spun):
-            why.append(f"{how}: {len(spun)} samples of the command, "
-                       f"{sum(1 for r in spun if not r.get('callchain'))} without a chain")
-        said.append(f"{how}: {len(user)} user samples before the exec ({len(ours)} in all), "
-                    f"{len(spun)} of the command")
+                       "".join(f"; ip {ip} sym {sym} chain {chain}" for ip, sym, chain in odd))
+        if spun < 50 or spun_bare:
+            why.append(f"{how}: {spun} samples of the command, {spun_bare} without a chain")
+        said.append(f"{how}: {user} user samples before the exec ({ours} in all), "
+                    f"{spun} of the command")
     shutil.rmtree(d)
     report(not why, "cli_pre_exec_samples", "; ".join(why) or
            "; ".join(said) + "; each unwound to our main, each of the command with a chain")
