@@ -727,12 +727,11 @@ static void row_derive(struct cfi_row *r, Dwarf_CFI *cfi, uint64_t pc)
 				r->same |= 1U << i;
 			continue;
 		}
-		if (!nops && ops == mem) {
-			r->ra_undef = 1;	/* undefined */
-			continue;
-		}
-		if (!nops && !ops) {
-			r->same |= 1U << i;
+		if (!nops) {	/* the return address: undefined, or the same */
+			if (ops == mem)
+				r->ra_undef = 1;
+			else
+				r->same |= 1U << i;
 			continue;
 		}
 		r->reg[k] = (uint8_t)i;
