@@ -1680,6 +1680,104 @@ else
 	echo "not ok - --threads 2 and 7 print what 1 prints (no mkbig)"
 fi
 
+# --threads and a malformed sample in the middle of a recording.  The
+# workers check and count the samples (pool.c), the reading thread only
+# walks them and reads ahead; every thread count must still end where
+# one thread ends: the same output up to the malformed sample, the same
+# error naming its offset (prfcorrupt.py gives it), exit 4, the same
+# summary (29990 samples, 1 malformed, produced 0: not the end item's,
+# which the reading thread may have read by then), without a loss of 5
+# samples and one of 7 side-band events just after it; and without them
+# (nothing then makes the reading thread wait before the end item).  The
+# same recording without the malformed sample counts both (the control).
+what="a malformed sample mid-recording: --threads 2, 7 and the default stop where 1 stops, with its counts; items of a newer tool longer than the window among the records: what 1 prints"
+if [ -x "$B/mkbig" ] && [ -x "$B/big_target" ]; then
+	bad=""
+	bmain=0x$(nm "$B/big_target" | sed -n 's/ T main$//p')
+	"$B/mkbig" "$T/mal0.prf" 30000 "$(realpath "$B")/big_target" "$bmain" 1024 ||
+		bad="$bad mkbig failed;"
+	at=$(python3 tests/prfcorrupt.py "$T/mal0.prf" "$T/mal.prf" 29990) ||
+		bad="$bad prfcorrupt failed;"
+	python3 tests/prfcorrupt.py "$T/mal0.prf" "$T/malok.prf" -1 >/dev/null ||
+		bad="$bad prfcorrupt -1 failed;"
+	python3 tests/prfcorrupt.py "$T/mal0.prf" "$T/malpl.prf" 29995 plain >/dev/null ||
+		bad="$bad prfcorrupt plain failed;"
+	for n in 1 2 7; do
+		"$B/perfregs-dump" -q -i "$T/malpl.prf" -f json --threads $n 2>/dev/null |
+			tail -n1 > "$T/malpl.$n"
+	done
+	grep -q '"samples":29995,"produced":0,"malformed":1,' "$T/malpl.1" &&
+		cmp -s "$T/malpl.1" "$T/malpl.2" && cmp -s "$T/malpl.1" "$T/malpl.7" ||
+		bad="$bad with nothing after it: $(cat "$T/malpl.1" "$T/malpl.2" "$T/malpl.7");"
+	# the items of a newer tool between the records, each longer than the
+	# window the recording is read into: gone past, and the window the
+	# records handed out lie in is not read into again
+	python3 tests/prfcorrupt.py "$T/mal0.prf" "$T/malun.prf" -1 unknown >/dev/null ||
+		bad="$bad prfcorrupt unknown failed;"
+	for n in 1 2 7; do
+		"$B/perfregs-dump" -q -i "$T/malun.prf" -f json --call-graph dwarf \
+			--threads $n > "$T/malun.$n" 2>&1 || bad="$bad unknown items: --threads $n failed;"
+	done
+	cmp -s "$T/mal0.prf" "$T/malun.prf" && bad="$bad no unknown items;"
+	cmp -s "$T/malun.1" "$T/malun.2" && cmp -s "$T/malun.1" "$T/malun.7" ||
+		bad="$bad unknown items: --threads 2 or 7 print other samples;"
+	# each record in a window of its own (an item of a newer tool longer
+	# than the window after each): the windows the batches hold stay
+	# bounded (pool.c, held_max).  Before, each batch of 256 records held
+	# 256 windows: 134 MB of RSS for 2000 records, growing with them
+	python3 tests/prfcorrupt.py "$T/mal0.prf" "$T/malh.prf" -1 hold 3000 >/dev/null ||
+		bad="$bad prfcorrupt hold failed;"
+	for n in 1 2 7; do
+		/usr/bin/time -o "$T/malh.$n.rss" -f %M "$B/perfregs-dump" -q -i "$T/malh.prf" \
+			-f json --threads $n > "$T/malh.$n" || bad="$bad hold: --threads $n failed;"
+	done
+	hrss1=$(tail -n1 "$T/malh.1.rss") hrss2=$(tail -n1 "$T/malh.2.rss") hrss7=$(tail -n1 "$T/malh.7.rss")
+	[ "$(grep -c '"type":"lost"' "$T/malh.1")" = 3000 ] || bad="$bad hold: not 3000 losses printed;"
+	cmp -s "$T/malh.1" "$T/malh.2" && cmp -s "$T/malh.1" "$T/malh.7" ||
+		bad="$bad hold: --threads 2 or 7 print other records;"
+	[ "${hrss2:-999999}" -lt 40000 ] && [ "${hrss7:-999999}" -lt 40000 ] ||
+		bad="$bad hold: --threads 2 and 7 took ${hrss2:-?} and ${hrss7:-?} KiB (1: ${hrss1:-?});"
+	for f in json folded; do
+		for n in 1 2 7 d; do
+			if [ $n = d ]; then
+				PERFREGS_THREADS_AFTER_MS=0 "$B/perfregs-dump" -i "$T/mal.prf" -f $f \
+					--call-graph dwarf > "$T/mal.$f.$n" 2> "$T/mal.$f.$n.err"
+			else
+				"$B/perfregs-dump" -i "$T/mal.prf" -f $f --call-graph dwarf \
+					--threads $n > "$T/mal.$f.$n" 2> "$T/mal.$f.$n.err"
+			fi
+			echo $? > "$T/mal.$f.$n.rc"
+			[ $n = 1 ] && continue
+			cmp -s "$T/mal.$f.1" "$T/mal.$f.$n" || bad="$bad -f $f --threads $n: other output;"
+			cmp -s "$T/mal.$f.1.err" "$T/mal.$f.$n.err" ||
+				bad="$bad -f $f --threads $n: $(head -c 300 "$T/mal.$f.$n.err");"
+			cmp -s "$T/mal.$f.1.rc" "$T/mal.$f.$n.rc" ||
+				bad="$bad -f $f --threads $n: exit $(cat "$T/mal.$f.$n.rc");"
+		done
+	done
+	[ "$(cat "$T/mal.json.1.rc")" = 4 ] || bad="$bad exit $(cat "$T/mal.json.1.rc"), not 4;"
+	grep -q "malformed recording at offset $at: malformed kernel record;" "$T/mal.json.1.err" ||
+		bad="$bad no error at offset $at: $(head -c 300 "$T/mal.json.1.err");"
+	sum='"samples":29990,"produced":0,"malformed":1,"lost":{"full":0,'
+	grep -q "$sum.*\"sideband_lost\":0}" "$T/mal.json.1" ||
+		bad="$bad one thread's summary: $(tail -n1 "$T/mal.json.1");"
+	[ "$(grep -c '"type":"sample"' "$T/mal.json.1")" = 29990 ] ||
+		bad="$bad $(grep -c '"type":"sample"' "$T/mal.json.1") samples printed, not 29990;"
+	for n in 1 2; do
+		"$B/perfregs-dump" -q -i "$T/malok.prf" -f json --threads $n | tail -n1 |
+			grep -q '"samples":30000,"produced":30000,"malformed":0,"lost":{"full":5,.*"sideband_lost":7}' ||
+			bad="$bad the control, --threads $n, did not count the losses;"
+	done
+	rm -f "$T"/mal*
+	if [ -z "$bad" ]; then
+		echo "ok - $what (offset $at, exit 4); 3000 records a window each: ${hrss1} KiB with 1 thread, ${hrss2} with 2, ${hrss7} with 7"
+	else
+		echo "not ok - $what:$bad"
+	fi
+else
+	echo "not ok - $what (no mkbig)"
+fi
+
 # --threads and a vDSO image item after the [vdso] mapping's event
 # (mklatevdso; a merged or hand-made recording): a new version of the
 # space made at t=400 copied the [vdso] mapping as resolved to no file

@@ -1100,30 +1100,36 @@ static bool record_count_stack(struct decoder *d, int cpu,
 	return false;	/* other types: from a newer module, skipped */
 }
 
-bool record_count(struct decoder *d, int cpu, const struct perfregs_rec_header *rec,
-		  size_t size)
-{
-	struct perfregs_rec_lost l;
-	struct sample_stack st;
-
-	return record_count_stack(d, cpu, rec, size, &st, &l);
-}
-
 /*
- * A record that record_count() passed, printed by thread t to t->out:
- * any thread, in any order, as long as the state it reads (images,
- * maps, symbols) is what it was when record_count() came to it.
+ * A record that the reading thread handed out unchecked (pool.c),
+ * printed by thread t to t->out: any thread, in any order, as long as
+ * the state it reads (images, maps, symbols) is what it was when the
+ * reading thread came to it.  Its one check, and its counts into *c
+ * (those of decode_record()), as it goes.  False if it is malformed:
+ * nothing printed or counted.
  */
-void record_print(struct decoder *d, struct dthread *t, int cpu,
-		  const struct perfregs_rec_header *rec, size_t size)
+bool record_print(struct decoder *d, struct dthread *t, int cpu,
+		  const struct perfregs_rec_header *rec, size_t size, struct rec_counts *c)
 {
 	struct perfregs_rec_lost l;
 	struct sample_stack st;
+	int i;
 
-	if (rec->type == PERFREGS_REC_SAMPLE && sample_fits((const void *)rec, size, &st))
-		out_sample(d, t, (const void *)rec, &st);
-	else if (rec->type == PERFREGS_REC_LOST && prf_lost_copy(rec, size, &l))
-		out_lost(d, t->out, &l, cpu);
+	if (rec->type == PERFREGS_REC_SAMPLE) {
+		if (!sample_fits((const void *)rec, size, &st))
+			return false;
+		c->samples++;
+		if (record_shown(d, rec))
+			out_sample(d, t, (const void *)rec, &st);
+	} else if (rec->type == PERFREGS_REC_LOST) {
+		if (!prf_lost_copy(rec, size, &l))
+			return false;
+		for (i = 0; i < PERFREGS_LOST_MAX; i++)
+			c->lost[i] += prf_lost_of(&l, i);
+		if (record_shown(d, rec))
+			out_lost(d, t->out, &l, cpu);
+	}
+	return true;	/* other types: from a newer module, skipped */
 }
 
 void decode_record(struct decoder *d, int cpu,

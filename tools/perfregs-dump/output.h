@@ -16,10 +16,13 @@
  */
 void decode_record(struct decoder *d, int cpu,
 		   const struct perfregs_rec_header *rec, size_t size);
-bool record_count(struct decoder *d, int cpu, const struct perfregs_rec_header *rec,
-		  size_t size);
-void record_print(struct decoder *d, struct dthread *t, int cpu,
-		  const struct perfregs_rec_header *rec, size_t size);
+/* What decode_record() counts of each record, as record_print() does. */
+struct rec_counts {
+	uint64_t samples;
+	uint64_t lost[PERFREGS_LOST_MAX];
+};
+bool record_print(struct decoder *d, struct dthread *t, int cpu,
+		  const struct perfregs_rec_header *rec, size_t size, struct rec_counts *c);
 void out_summary(struct decoder *d, FILE *fp, enum out_format fmt,
 		 uint64_t produced);
 const char *lost_cause_name(int cause);

@@ -1,19 +1,34 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * --threads N: the samples of a recording printed by N worker threads,
- * the output in the recording's order, byte for byte what one thread
- * writes.
+ * --threads N: the samples of a recording printed by N threads, the
+ * reading thread and N - 1 workers, the output in the recording's
+ * order, byte for byte what one thread writes.
  *
  * The reading thread (rec_decode()'s) stays alone with the recording:
- * it reads the items in order, checks and counts each kernel record
- * (record_count(): the summary, the malformed ones) and copies those to
- * print into a batch.  A full batch goes to the workers: the first one
- * free takes it and prints its records (record_print(): the unwinding,
- * the symbols, the text, nearly all of the time) into the batch's own
- * buffer, with unwinders of its own.  The reading thread writes the
+ * it reads the items in order and walks the kernel records of each,
+ * putting those to print in a batch where they lie, in the window the
+ * recording was read into (recording.c: the batch holds the window, so
+ * nothing writes it until the batch is written out).  A full batch goes
+ * to the workers, or, when one already waits for them, is printed by
+ * the reading thread itself (submit()): whoever prints it checks and
+ * counts its samples and prints its records (record_print(): the
+ * unwinding, the symbols, the text, nearly all of the time) into the
+ * batch's own buffer, with unwinders of its own.  The reading thread writes the
  * batches out strictly in the order it filled them (-f folded: counts
- * their stacks in that order), so whichever worker is done first, the
- * output is the same.
+ * their stacks in that order) and adds up their counts, so whichever
+ * worker is done first, the output and the summary are the same.  A
+ * malformed sample stops its batch there (record_print()); what the
+ * workers printed after it is not written, and the decode ends with the
+ * error one thread gives (pool_malformed()).
+ *
+ * The reading thread only walks a sample's header: checking each in
+ * turn and copying it into a batch, and leaving the printing to two
+ * workers on two CPUs, made it the limit of --threads 2 (1.17x for
+ * text, 0.79x for folded; now 1.58x and 0.98x, and what is left is in
+ * bench/results/DECODE_THREADS.md).  It reads ahead of the workers, up
+ * to SLOTS(N) batches: past a malformed record, it may still have
+ * added kernel symbols (what -v counts of them) and side-band events
+ * later than every sample, which nothing after it prints.
  *
  * Every other item of a recording (an image, maps, a side-band event, a
  * vDSO, the info) changes what the samples around it decode to: the
@@ -33,8 +48,12 @@
  * array moves, and the symbols are merged, only after a pool_drain().
  *
  * Memory: SLOTS(N) batches of at most BATCH_RECORDS records or about
- * BATCH_BYTES of them, each with what its records print; the buffers
- * are kept for the next batch, so it does not grow with the samples.
+ * BATCH_BYTES of them, each with what its records print, and the
+ * windows of the recording they hold (256 KiB each but for items
+ * longer than that): at most held_max bytes of them, 512 KiB a slot
+ * and no less than 8 MiB, or a single larger window (pool_record()).
+ * The buffers are kept for the next batch, so it does not grow with
+ * the samples.
  */
 #define _GNU_SOURCE	/* fopencookie */
 #include <errno.h>
@@ -58,26 +77,38 @@
 /* the workers' batches, one being filled, and room for some done early */
 #define SLOTS(n)	(2 * (n) + 1)
 #define OUT_BUF		(64 * 1024)	/* a worker's stdio buffer */
+/* the most the batches hold of the recording's windows (pool_record()) */
+#define HELD_PER_SLOT	(512 * 1024)
+#define HELD_MIN	(8 * 1024 * 1024)
 
 enum slot_state { SLOT_FREE, SLOT_QUEUED, SLOT_BUSY, SLOT_DONE };
 
 /*
  * One record in a batch: where it was taken, the kernel symbols it sees
- * (those added before it), then its bytes, 8-aligned.
+ * (those added before it), its offset in the recording, and its bytes,
+ * in a window the batch holds.
  */
 struct batch_rec {
 	uint32_t cpu;
 	uint32_t size;
 	uint64_t nksyms;
+	uint64_t off;
+	const struct perfregs_rec_header *rec;
 };
 
 struct batch {
-	unsigned char *recs;	/* struct batch_rec + record, ... */
-	size_t len, cap;
-	unsigned int n;
+	struct batch_rec *recs;
+	unsigned int n, cap;
+	size_t bytes;		/* of the records */
+	struct rec_chunk **held;	/* the windows they lie in */
+	unsigned int nheld, capheld;
+	/* by its worker */
 	char *out;		/* what its records print */
 	size_t outlen, outcap;
 	int error;		/* errno: out could not take it all */
+	struct rec_counts counts;	/* of the records checked */
+	bool bad;		/* recs[printed] is malformed: none after it printed */
+	unsigned int printed;
 	enum slot_state state;	/* under the pool's lock */
 };
 
@@ -95,13 +126,18 @@ struct pool {
 	pthread_cond_t done;	/* a batch printed, for the reading thread */
 	struct batch *slots;	/* batch k is slots[k % nslots] */
 	unsigned int nslots, nworkers;
-	uint64_t filled;	/* batches handed to the workers */
-	uint64_t taken;		/* of them, taken by a worker */
+	uint64_t filled;	/* batches filled */
+	uint64_t taken;		/* none before it left for a worker to take */
+	unsigned int nqueued;	/* batches for the workers, not taken yet */
 	uint64_t written;	/* of them, written out */
 	uint64_t upto;		/* the latest sample handed out since all were written */
 	bool stop;
 	int error;		/* the first batch's error */
+	bool bad;		/* a malformed record written out: nothing after it */
+	uint64_t bad_off;	/* its offset in the recording */
+	size_t held, held_max;	/* bytes of the windows the batches hold */
 	struct worker *w;
+	struct worker self;	/* the reading thread's, for the batches it prints */
 };
 
 /* fopencookie's write: the worker's output into its batch. */
@@ -129,23 +165,28 @@ static ssize_t out_write(void *cookie, const char *buf, size_t n)
 	return (ssize_t)n;
 }
 
-/* A worker prints the records of b into b->out. */
+/*
+ * A worker checks and prints the records of b into b->out, up to the
+ * first malformed one.
+ */
 static void batch_print(struct worker *w, struct batch *b)
 {
-	const unsigned char *p = b->recs, *end = b->recs + b->len;
+	const struct batch_rec *br;
 
 	w->b = b;
 	b->outlen = 0;
 	b->error = 0;
+	memset(&b->counts, 0, sizeof(b->counts));
+	b->bad = false;
 	clearerr(w->t.out);
-	while (p < end) {
-		struct batch_rec br;
-
-		memcpy(&br, p, sizeof(br));
-		p += sizeof(br);
-		w->t.nksyms = br.nksyms;
-		record_print(w->p->d, &w->t, (int)br.cpu, (const void *)p, br.size);
-		p += (br.size + 7) & ~7U;
+	for (b->printed = 0; b->printed < b->n; b->printed++) {
+		br = &b->recs[b->printed];
+		w->t.nksyms = br->nksyms;
+		if (!record_print(w->p->d, &w->t, (int)br->cpu, br->rec, br->size,
+				  &b->counts)) {
+			b->bad = true;
+			break;
+		}
 	}
 	if (fflush(w->t.out)) {
 		if (!b->error)
@@ -162,11 +203,21 @@ static void *worker_main(void *arg)
 
 	pthread_mutex_lock(&p->lock);
 	for (;;) {
-		while (!p->stop && p->taken == p->filled)
+		while (!p->stop && !p->nqueued)
 			pthread_cond_wait(&p->queued, &p->lock);
-		if (p->taken == p->filled)
+		if (!p->nqueued)
 			break;		/* stopped, and nothing is left */
+		/*
+		 * The first batch queued: past those the reading thread
+		 * printed itself, and those written out (their slots may hold
+		 * later batches by now).  One is queued in [written, filled).
+		 */
+		if (p->taken < p->written)
+			p->taken = p->written;
+		while (p->slots[p->taken % p->nslots].state != SLOT_QUEUED)
+			p->taken++;
 		b = &p->slots[p->taken++ % p->nslots];
+		p->nqueued--;
 		b->state = SLOT_BUSY;
 		pthread_mutex_unlock(&p->lock);
 		batch_print(w, b);
@@ -179,23 +230,49 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
-/* The reading thread writes a printed batch out, and empties it. */
+static void counts_add(struct decoder *d, const struct rec_counts *c)
+{
+	int i;
+
+	d->samples += c->samples;
+	for (i = 0; i < PERFREGS_LOST_MAX; i++)
+		d->lost[i] += c->lost[i];
+}
+
+/*
+ * The reading thread writes a printed batch out, adds up its counts,
+ * and empties it: its windows put back.  Not after a malformed record
+ * (p->bad): what one thread would not have printed.
+ */
 static void batch_write(struct pool *p, struct batch *b)
 {
 	struct decoder *d = p->d;
 	const char *s, *end, *nul;
+	unsigned int i;
 
+	if (p->bad)
+		goto put;
 	if (b->error && !p->error)
 		p->error = b->error;
+	counts_add(d, &b->counts);
+	if (b->bad) {
+		p->bad = true;
+		p->bad_off = b->recs[b->printed].off;
+		d->bad_records++;
+	}
 	if (d->o.format == FMT_FOLDED || d->o.flamegraph) {
 		/*
 		 * Its stacks' lines, each with its NUL (out_folded()), in
 		 * order.  Not one of a batch whose output was cut (out_write()
 		 * without memory, p->error says so): its last line has no NUL,
 		 * strlen() ran past the output, and the lines before it are
-		 * not all of the batch's either.
+		 * not all of the batch's either.  A batch that printed nothing
+		 * has no buffer (b->out is NULL, and NULL + 0 is undefined).
 		 */
-		for (s = b->out, end = b->out + b->outlen; !b->error && s < end; s = nul + 1) {
+		s = end = b->out;
+		if (b->out)
+			end += b->outlen;
+		for (; !b->error && s < end; s = nul + 1) {
 			nul = memchr(s, 0, end - s);
 			if (!nul)
 				break;
@@ -205,7 +282,13 @@ static void batch_write(struct pool *p, struct batch *b)
 	} else {
 		fwrite_unlocked(b->out, 1, b->outlen, d->out);
 	}
-	b->len = 0;
+put:
+	for (i = 0; i < b->nheld; i++) {
+		p->held -= b->held[i]->cap;
+		rec_chunk_put(b->held[i]);
+	}
+	b->nheld = 0;
+	b->bytes = 0;
 	b->n = 0;
 	b->outlen = 0;
 }
@@ -236,33 +319,101 @@ static void write_batches(struct pool *p, uint64_t upto)
 	pthread_mutex_unlock(&p->lock);
 }
 
-/* The batch being filled to the workers; the next one free to fill. */
+/*
+ * The batch being filled to the workers, or printed here if one already
+ * waits for them: the reading thread is one of the threads that print
+ * (--threads N: it and N - 1 workers).  So on 2 CPUs, 2 threads print
+ * and read, not 3; and a worker that finds a batch queued when it is
+ * done takes it without sleeping, not woken for each batch (on a VM,
+ * an IPI and an exit each).  bench/decode_threads (4e5 samples, 2
+ * vCPUs), --threads 2 against 1, text / json / folded: 1.17 / 1.29 /
+ * 0.79x with two workers, 1.58 / 1.60 / 0.98x so (2026-12-04).
+ * Then the next slot free to fill.
+ */
 static void submit(struct pool *p)
 {
 	struct batch *b = &p->slots[p->filled % p->nslots];
+	bool self;
 
 	if (!b->n)
 		return;
 	pthread_mutex_lock(&p->lock);
-	b->state = SLOT_QUEUED;
+	self = p->nqueued > 0;
+	b->state = self ? SLOT_BUSY : SLOT_QUEUED;
 	p->filled++;
-	pthread_cond_signal(&p->queued);
+	if (!self) {
+		p->nqueued++;
+		pthread_cond_signal(&p->queued);
+	}
 	pthread_mutex_unlock(&p->lock);
+	if (self) {
+		batch_print(&p->self, b);
+		pthread_mutex_lock(&p->lock);
+		b->state = SLOT_DONE;
+		pthread_mutex_unlock(&p->lock);
+	}
 	/* batch filled is free once filled - written < nslots */
 	write_batches(p, p->filled >= p->nslots ? p->filled - p->nslots + 1 : 0);
 }
 
+#define CHUNK_SPARES	8	/* windows kept for reuse, not freed */
+
+void rec_chunk_hold(struct rec_chunk *c)
+{
+	c->refs++;
+}
+
+void rec_chunk_put(struct rec_chunk *c)
+{
+	struct chunk_spares *h = c->home;
+
+	if (--c->refs)
+		return;
+	if (h->n < CHUNK_SPARES && c->cap == h->cap) {
+		c->next = h->list;
+		h->list = c;
+		h->n++;
+		return;
+	}
+	free(c);
+}
+
+/* Room for one more record in b, and for a hold of chunk c. */
+static bool batch_room(struct batch *b, struct rec_chunk *c)
+{
+	if (b->n == b->cap) {
+		unsigned int cap = b->cap ? 2 * b->cap : 64;
+		struct batch_rec *r = realloc(b->recs, cap * sizeof(*r));
+
+		if (!r)
+			return false;
+		b->recs = r;
+		b->cap = cap;
+	}
+	if (c && (!b->nheld || b->held[b->nheld - 1] != c) && b->nheld == b->capheld) {
+		unsigned int cap = b->capheld ? 2 * b->capheld : 4;
+		struct rec_chunk **h = realloc(b->held, cap * sizeof(*h));
+
+		if (!h)
+			return false;
+		b->held = h;
+		b->capheld = cap;
+	}
+	return true;
+}
+
 /*
- * A record that record_count() passed, to be printed in its turn.
- * Without memory for it in the batch, everything before it is written
- * out and it is printed here.
+ * A sample or a loss to be printed in its turn, unchecked (record_print()
+ * checks and counts it), at offset off of the recording: where it lies, in window
+ * c, held until its batch is written out (c NULL: memory that outlives
+ * the decode).  Without memory for it in the batch, everything before
+ * it is written out and it is printed here.
  */
 void pool_record(struct decoder *d, int cpu, const struct perfregs_rec_header *rec,
-		 size_t size)
+		 size_t size, struct rec_chunk *c, uint64_t off)
 {
 	struct pool *p = d->pool;
-	size_t need = sizeof(struct batch_rec) + ((size + 7) & ~7UL);
-	struct batch_rec br = { (uint32_t)cpu, (uint32_t)size, 0 };
+	struct batch_rec br = { (uint32_t)cpu, (uint32_t)size, 0, off, rec };
 	struct batch *b;
 
 	/*
@@ -288,25 +439,58 @@ void pool_record(struct decoder *d, int cpu, const struct perfregs_rec_header *r
 			p->upto = t;
 	}
 	b = &p->slots[p->filled % p->nslots];
-	if (b->len + need > b->cap) {
-		size_t cap = b->len + need > BATCH_BYTES ? b->len + need : BATCH_BYTES;
-		unsigned char *q = realloc(b->recs, cap);
-
-		if (!q) {
-			pool_drain(d);
-			d->self.out = d->out;
-			record_print(d, &d->self, cpu, rec, size);
-			return;
-		}
-		b->recs = q;
-		b->cap = cap;
+	/*
+	 * The windows held stay bounded: a recording whose items make the
+	 * source move on for every record (items of a newer tool longer
+	 * than the window) would have each batch hold hundreds.  Past
+	 * held_max, the batches before are printed and put them back.
+	 */
+	if (c && (!b->nheld || b->held[b->nheld - 1] != c) && p->held &&
+	    p->held + c->cap > p->held_max) {
+		pool_drain(d);
+		if (p->bad)
+			return;		/* nothing after it is printed */
+		b = &p->slots[p->filled % p->nslots];
 	}
-	memcpy(b->recs + b->len, &br, sizeof(br));
-	memcpy(b->recs + b->len + sizeof(br), rec, size);
-	memset(b->recs + b->len + sizeof(br) + size, 0, need - sizeof(br) - size);
-	b->len += need;
-	if (++b->n >= BATCH_RECORDS || b->len >= BATCH_BYTES)
+	if (!batch_room(b, c)) {
+		struct rec_counts counts = { 0 };
+
+		pool_drain(d);
+		if (p->bad)
+			return;		/* nothing after it is printed */
+		d->self.out = d->out;
+		if (record_print(d, &d->self, cpu, rec, size, &counts)) {
+			counts_add(d, &counts);
+		} else {
+			p->bad = true;
+			p->bad_off = off;
+			d->bad_records++;
+		}
+		return;
+	}
+	if (c && (!b->nheld || b->held[b->nheld - 1] != c)) {
+		rec_chunk_hold(c);
+		b->held[b->nheld++] = c;
+		p->held += c->cap;
+	}
+	b->recs[b->n++] = br;
+	b->bytes += size;
+	if (b->n >= BATCH_RECORDS || b->bytes >= BATCH_BYTES)
 		submit(p);
+}
+
+/*
+ * Did a worker find a malformed record, in a batch written out by now?
+ * Its offset in the recording into *off.  Nothing after it is printed
+ * or counted: the decode is to stop there, as with one thread.
+ */
+bool pool_malformed(const struct decoder *d, uint64_t *off)
+{
+	if (!d->pool || !d->pool->bad)
+		return false;
+	if (off)
+		*off = d->pool->bad_off;
+	return true;
 }
 
 /*
@@ -343,8 +527,12 @@ static void pool_free(struct pool *p)
 		if (p->w[i].t.out)
 			fclose(p->w[i].t.out);
 	}
+	unwind_thread_free(&p->self.t);
+	if (p->self.t.out)
+		fclose(p->self.t.out);
 	for (i = 0; i < p->nslots; i++) {
 		free(p->slots[i].recs);
+		free(p->slots[i].held);	/* none held: written out by pool_drain() */
 		free(p->slots[i].out);
 	}
 	pthread_cond_destroy(&p->done);
@@ -355,14 +543,30 @@ static void pool_free(struct pool *p)
 	free(p);
 }
 
+/* A worker's output into the batch it prints; false without memory. */
+static bool worker_init(struct pool *p, struct worker *w)
+{
+	cookie_io_functions_t io = { .write = out_write };
+
+	w->p = p;
+	w->t.stack_lines = p->d->o.format == FMT_FOLDED || p->d->o.flamegraph;
+	w->t.worker = true;
+	w->t.out = fopencookie(w, "w", io);
+	if (!w->t.out)
+		return false;
+	setvbuf(w->t.out, NULL, _IOFBF, OUT_BUF);
+	return true;
+}
+
 /*
- * threads workers for d's samples (fewer if no more can start), each
- * with a share of the unwinders' files (d->threads).  NULL if none started:
- * the reading thread prints them, as with --threads 1.
+ * threads threads for d's samples: this one, which reads the recording
+ * and prints some of the batches (submit()), and threads - 1 workers
+ * (fewer if no more can start), each with a share of the unwinders'
+ * files (d->threads).  NULL if none started: the reading thread prints
+ * them, as with --threads 1.
  */
 struct pool *pool_start(struct decoder *d, unsigned int threads)
 {
-	cookie_io_functions_t io = { .write = out_write };
 	struct pool *p = calloc(1, sizeof(*p));
 	sigset_t all, old;
 	unsigned int i;
@@ -373,11 +577,11 @@ struct pool *pool_start(struct decoder *d, unsigned int threads)
 	 * Each thread's unwinders may keep UNWIND_FILES_MIN files open at
 	 * least, and so may the shared unwinders of the tasks with more
 	 * modules than that (unwind.c): no more threads than the files
-	 * allowed have room for with them (ulimit -n 1024 has room for 31).
+	 * allowed have room for with them (ulimit -n 1024 has room for 32).
 	 * Past that, samples would lose frames that one thread finds.
 	 */
-	if (threads + 1 > unwind_files_max() / UNWIND_FILES_MIN)
-		threads = unwind_files_max() / UNWIND_FILES_MIN - 1;
+	if (threads > unwind_files_max() / UNWIND_FILES_MIN)
+		threads = unwind_files_max() / UNWIND_FILES_MIN;
 	if (threads < 2) {
 		free(p);
 		return NULL;
@@ -386,27 +590,21 @@ struct pool *pool_start(struct decoder *d, unsigned int threads)
 	p->slots = calloc(SLOTS(threads), sizeof(*p->slots));
 	if (p->slots)	/* pool_free() frees as many as there are */
 		p->nslots = SLOTS(threads);
-	p->w = calloc(threads, sizeof(*p->w));
+	/* the batches' windows: 2 for each slot (a batch may straddle two) */
+	p->held_max = (size_t)(p->nslots + 2) * HELD_PER_SLOT;
+	if (p->held_max < HELD_MIN)
+		p->held_max = HELD_MIN;
+	p->w = calloc(threads - 1, sizeof(*p->w));
 	pthread_mutex_init(&p->lock, NULL);
 	pthread_cond_init(&p->queued, NULL);
 	pthread_cond_init(&p->done, NULL);
-	if (!p->slots || !p->w) {
+	if (!p->slots || !p->w || !worker_init(p, &p->self)) {
 		pool_free(p);
 		return NULL;
 	}
-	for (i = 0; i < threads; i++) {
-		struct worker *w = &p->w[i];
-
-		w->p = p;
-		w->t.stack_lines = d->o.format == FMT_FOLDED || d->o.flamegraph;
-		w->t.worker = true;
-		w->t.out = fopencookie(w, "w", io);
-		if (!w->t.out)
-			break;
-		setvbuf(w->t.out, NULL, _IOFBF, OUT_BUF);
+	for (i = 0; i < threads - 1 && worker_init(p, &p->w[i]); i++)
 		p->nworkers++;
-	}
-	d->threads = p->nworkers;	/* unwind.c: each its share of the files */
+	d->threads = p->nworkers + 1;	/* unwind.c: each its share of the files */
 	/* signals stay with the reading thread */
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
@@ -438,8 +636,8 @@ struct pool *pool_start(struct decoder *d, unsigned int threads)
  * recording more threads are slower than one: 21489 samples of xz with
  * 8 KiB stacks (bench/run, 2026-12-02) took 0.076 s with one thread and
  * 0.105 s with two.  A recording that takes longer than this alone gets
- * the workers for the rest, where they pay (1.36 to 1.67x with two on
- * 4e5 samples, bench/results/DECODE_THREADS.md).  PERFREGS_THREADS_AFTER_MS
+ * the workers for the rest, where they pay (1.58x in text, 0.98x
+ * folded with two on 4e5 samples, bench/results/DECODE_THREADS.md).  PERFREGS_THREADS_AFTER_MS
  * changes the time (a test hook: 0 starts them after 256 records).
  */
 #define POOL_LATER_NS	(100 * 1000000ULL)

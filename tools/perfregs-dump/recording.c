@@ -974,12 +974,19 @@ static int bad(char *err, size_t len, uint64_t off, const char *what)
  */
 #define REC_CHUNK	(256 * 1024)
 #define REC_WINDOW_MAX	(16 * 1024 * 1024)
-
 struct rec_src {
 	int fd;			/* -1: all the bytes are in mem already */
 	const unsigned char *mem;	/* buf, or the caller's memory */
-	unsigned char *buf;	/* ours, cap bytes */
+	unsigned char *buf;	/* ours, cap bytes: chunk->data */
 	size_t cap;
+	/*
+	 * The window: the source's, and once left behind, the batches' that
+	 * hold records in it (pool.c), until the last one puts it back.
+	 * Nothing writes the bytes of a window that anyone but the source
+	 * holds: the source moves on to another (src_window()).
+	 */
+	struct rec_chunk *chunk;	/* NULL with the caller's memory */
+	struct chunk_spares spares;	/* outlive every hold (src_items()) */
 	size_t pos, len;	/* mem[pos, len) is read and not yet consumed */
 	uint64_t off;		/* the file offset of mem[pos] */
 	uint64_t size;		/* the file's size when opened: no more is read */
@@ -987,6 +994,79 @@ struct rec_src {
 	bool shrunk;		/* it ended before size: truncated meanwhile */
 	int error;		/* errno of a failed read() */
 };
+
+/* A window of cap bytes, held by s: a spare if one fits. */
+static struct rec_chunk *chunk_new(struct rec_src *s, size_t cap)
+{
+	struct rec_chunk *c = NULL;
+
+	if (cap == s->spares.cap && s->spares.list) {
+		c = s->spares.list;
+		s->spares.list = c->next;
+		s->spares.n--;
+	} else {
+		c = malloc(sizeof(*c) + cap);
+		if (!c)
+			return NULL;
+		c->cap = cap;
+		c->home = &s->spares;
+	}
+	c->refs = 1;
+	c->next = NULL;
+	return c;
+}
+
+static void src_free(struct rec_src *s)
+{
+	struct rec_chunk *c;
+
+	if (s->chunk)
+		rec_chunk_put(s->chunk);
+	s->chunk = NULL;
+	while ((c = s->spares.list)) {
+		s->spares.list = c->next;
+		free(c);
+	}
+	s->spares.n = 0;
+}
+
+/*
+ * The unread bytes of s to the front of a window of cap bytes (not
+ * fewer than they are): the same window, unless a batch holds it, for
+ * its bytes must stay as they are.  -ENOMEM leaves s as it was, but
+ * that the unread bytes may have moved to the front.
+ */
+static int src_window(struct rec_src *s, size_t cap)
+{
+	size_t have = s->len - s->pos;
+	struct rec_chunk *c = s->chunk;
+
+	if (c->refs > 1) {
+		c = chunk_new(s, cap);
+		if (!c)
+			return -ENOMEM;
+		memcpy(c->data, s->buf + s->pos, have);
+		rec_chunk_put(s->chunk);
+	} else {
+		if (s->pos)
+			memmove(c->data, c->data + s->pos, have);
+		s->pos = 0;
+		s->len = have;
+		if (cap != c->cap) {
+			c = realloc(c, sizeof(*c) + cap);
+			if (!c)
+				return -ENOMEM;
+			c->cap = cap;
+		}
+	}
+	s->chunk = c;
+	s->buf = c->data;
+	s->mem = c->data;
+	s->cap = cap;
+	s->pos = 0;
+	s->len = have;
+	return 0;
+}
 
 /*
  * Make n bytes from the current offset lie whole in mem, reading as
@@ -1012,34 +1092,14 @@ static size_t src_fill(struct rec_src *s, size_t n)
 		 * still holds, and up to REC_WINDOW_MAX.
 		 */
 		if (s->pos + n > s->cap && n > s->cap / 4 && n <= REC_WINDOW_MAX / 4 &&
-		    n <= s->size - s->off) {
-			unsigned char *b = realloc(s->buf, 4 * n);
-
-			if (b) {
-				s->buf = b;
-				s->mem = b;
-				s->cap = 4 * n;
-			}
-		}
-		if (s->pos + n > s->cap) {
-			/* the unread bytes to the front; more room when n needs it */
-			if (s->pos)
-				memmove(s->buf, s->buf + s->pos, have);
-			s->pos = 0;
-			s->len = have;
-			if (have == s->cap) {
-				/* doubled, not n at once: no more than what comes in */
-				size_t cap = s->cap * 2 < n ? s->cap * 2 : n;
-				unsigned char *b = realloc(s->buf, cap);
-
-				if (!b) {
-					s->error = ENOMEM;
-					break;
-				}
-				s->buf = b;
-				s->mem = b;
-				s->cap = cap;
-			}
+		    n <= s->size - s->off)
+			src_window(s, 4 * n);	/* or not: as below */
+		/* the unread bytes to the front; more room when n needs it */
+		if (s->pos + n > s->cap &&
+		    /* doubled, not n at once: no more than what comes in */
+		    src_window(s, have < s->cap ? s->cap : s->cap * 2 < n ? s->cap * 2 : n)) {
+			s->error = ENOMEM;
+			break;
 		}
 		want = s->cap - s->len;
 		if (want > left)
@@ -1085,7 +1145,14 @@ static uint64_t src_pass(struct rec_src *s, uint64_t n)
 
 	src_skip(s, (size_t)done);
 	while (done < n && s->fd >= 0 && !s->error && !s->shrunk) {
-		s->pos = s->len = 0;	/* all consumed */
+		/*
+		 * All consumed: read into the window from its start again,
+		 * unless a batch holds it (src_window(): then another).
+		 */
+		if (src_window(s, s->cap)) {
+			s->error = ENOMEM;
+			break;
+		}
 		if (s->seekable) {
 			if (lseek(s->fd, (off_t)(n - done), SEEK_CUR) < 0) {
 				s->error = errno;
@@ -1132,6 +1199,7 @@ int rec_open(const char *path, struct rec_input **inp, struct perfregs_config *c
 	}
 	in->path = std_in ? "the standard input" : path;
 	in->s.cap = REC_CHUNK;
+	in->s.spares.cap = REC_CHUNK;
 	in->s.fd = std_in ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
 	in->own_fd = !std_in;
 	if (in->s.fd < 0 || fstat(in->s.fd, &st)) {
@@ -1148,12 +1216,13 @@ int rec_open(const char *path, struct rec_input **inp, struct perfregs_config *c
 		at = lseek(in->s.fd, 0, SEEK_CUR);
 	in->s.seekable = S_ISREG(st.st_mode) && at >= 0 && at <= st.st_size;
 	in->s.size = in->s.seekable ? (uint64_t)(st.st_size - at) : UINT64_MAX;
-	in->s.buf = malloc(in->s.cap);
-	if (!in->s.buf) {
+	in->s.chunk = chunk_new(&in->s, in->s.cap);
+	if (!in->s.chunk) {
 		snprintf(err, errlen, "cannot read %s: %s", in->path, strerror(ENOMEM));
 		rec_input_free(in);
 		return -EIO;
 	}
+	in->s.buf = in->s.chunk->data;
 	in->s.mem = in->s.buf;
 	if (in->s.seekable)
 		posix_fadvise(in->s.fd, at, 0, POSIX_FADV_SEQUENTIAL);
@@ -1185,7 +1254,7 @@ void rec_input_free(struct rec_input *in)
 		return;
 	if (in->own_fd && in->s.fd >= 0)
 		close(in->s.fd);
-	free(in->s.buf);
+	src_free(&in->s);
 	free(in);
 }
 
@@ -1207,6 +1276,8 @@ int rec_decode(const char *path, struct decoder *d, uint64_t *produced,
 /* The kernel records of an item, as rec_decode_buf() walks them. */
 struct krec_walk {
 	struct decoder *d;
+	struct rec_chunk *chunk;	/* the window the item lies in, or NULL */
+	uint64_t body;		/* the file offset of the item's body */
 	uint64_t at;		/* where the record starts in the item's body */
 	bool malformed;		/* decode_record() found it so: the walk stops */
 };
@@ -1221,8 +1292,17 @@ static int krec_record(void *arg, int cpu, const struct perfregs_rec_header *rec
 		decode_record(kw->d, cpu, rec, size);
 		if (kw->d->pool_later && !(++kw->d->pool_tick & 255))
 			pool_maybe_start(kw->d);
-	} else if (record_count(kw->d, cpu, rec, size))
-		pool_record(kw->d, cpu, rec, size);	/* printed by a worker, in turn */
+	} else if (rec->type == PERFREGS_REC_SAMPLE || rec->type == PERFREGS_REC_LOST) {
+		/*
+		 * Checked, counted and printed by a worker, in turn, where it
+		 * lies (record_print()): once.  The reading thread checked
+		 * each sample and copied it, and was the limit of --threads
+		 * (bench/results/DECODE_THREADS.md).  (No --summary and no
+		 * record_hook with the pool: nothing else looks at them.)
+		 * Other types, of a newer module, are skipped.
+		 */
+		pool_record(kw->d, cpu, rec, size, kw->chunk, kw->body + kw->at);
+	}
 	if (kw->d->bad_records != before) {
 		kw->malformed = true;
 		return 1;
@@ -1322,6 +1402,8 @@ static int src_items(struct rec_src *s, const struct rec_file_header *hp, const 
 		uint64_t blen;
 		size_t have;
 
+		if (pool_malformed(d, NULL))
+			goto out;	/* a worker found one: nothing after it counts */
 		off = s->off;
 		have = src_fill(s, sizeof(it));
 		if (!have && !s->error && !s->shrunk)
@@ -1377,8 +1459,11 @@ static int src_items(struct rec_src *s, const struct rec_file_header *hp, const 
 		 * (ITEM_SB below).
 		 */
 		if (d->pool && it.type != ITEM_KREC && it.type != ITEM_SB &&
-		    (it.type != ITEM_KSYM || ksyms_full(d)))
+		    (it.type != ITEM_KSYM || ksyms_full(d))) {
 			pool_drain(d);
+			if (pool_malformed(d, NULL))
+				goto out;	/* one thread stops before it */
+		}
 		switch (it.type) {
 		case ITEM_INFO:
 			info_parse(d, (const char *)body, end);
@@ -1477,7 +1562,8 @@ static int src_items(struct rec_src *s, const struct rec_file_header *hp, const 
 			break;
 		}
 		case ITEM_KREC: {
-			struct krec_walk kw = { .d = d, .at = 8 };
+			struct krec_walk kw = { .d = d, .chunk = s->chunk,
+						.body = off + sizeof(it), .at = 8 };
 			const struct perfregs_rec_header *kh;
 			uint32_t cpu;
 			size_t used = 0;
@@ -1532,9 +1618,17 @@ static int src_items(struct rec_src *s, const struct rec_file_header *hp, const 
 			ev.build_id_len = (uint8_t)sbi.build_id_len;
 			memcpy(ev.build_id, sbi.build_id, sbi.build_id_len);
 			ev.name = p;
-			/* the samples before it printed first, unless it comes after them all */
-			if (d->pool && !space_event_later(d, &ev, pool_upto(d)))
+			/*
+			 * The samples before it printed first, unless it comes
+			 * after them all.  But for a loss, which counts: not
+			 * if a sample before it is malformed (pool_malformed()).
+			 */
+			if (d->pool && (ev.kind == SB_LOST ||
+					!space_event_later(d, &ev, pool_upto(d)))) {
 				pool_drain(d);
+				if (pool_malformed(d, NULL))
+					goto out;
+			}
 			space_event(d, &ev);
 			break;
 		}
@@ -1575,7 +1669,19 @@ static int src_items(struct rec_src *s, const struct rec_file_header *hp, const 
 	}
 	err[0] = 0;
 out:
-	if (d->pool)
-		pool_drain(d);	/* the records before an error too */
+	if (d->pool) {
+		/*
+		 * The records before an error too; and none is left holding
+		 * a window of s past here (rec_chunk_put()).
+		 */
+		pool_drain(d);
+		/*
+		 * Before anything the reading thread found after it.  (Not
+		 * after the end item's count: it waits, as every item but
+		 * records, side-band events and kernel symbols does.)
+		 */
+		if (pool_malformed(d, &off))
+			ret = bad(err, errlen, off, "malformed kernel record");
+	}
 	return ret;
 }
