@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <ucontext.h>
 #include <unistd.h>
 #include <sys/mman.h>
@@ -157,6 +158,14 @@ bool module_loaded(void)
 	struct stat st;
 
 	return stat(PERFREGS_DEVICE, &st) == 0;
+}
+
+uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
 double work_scale(void)

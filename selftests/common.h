@@ -52,6 +52,9 @@ pid_t start_own_stack_spinner(uint64_t *top);
 /* Directory of the test binary, for finding workloads and the tool. */
 const char *selftest_dir(void);
 
+/* CLOCK_MONOTONIC in ns. */
+uint64_t now_ns(void);
+
 /*
  * $PERFREGS_WORK_SCALE, default 1: how much longer workloads and timed
  * sessions run on a slow kernel (the workloads read it themselves).

@@ -32,14 +32,6 @@
 #define VALID32 (VALID64 & PERFREGS_MASK_32)
 #define R(x) (1ULL << PERFREGS_REG_##x)
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
 /* Children that make each software event happen. */
 static volatile uint64_t bp_target;
 

@@ -37,14 +37,6 @@
 
 #define R(x) (1ULL << PERFREGS_REG_##x)
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
 /* In a child: die with the test, whatever becomes of it. */
 static void die_with_parent(void)
 {

@@ -42,14 +42,6 @@
 #include "kselftest_harness.h"
 #include "common.h"
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
 /* How many kernel threads are named irq_work/N. */
 static int irq_work_threads(void)
 {
