@@ -52,6 +52,29 @@ static void __attribute__((noreturn)) busy_child(void)
 }
 
 /*
+ * Wait until PID runs the program NAME (its /proc/PID/comm): after an
+ * exec that is when it is dumpable again, and whose.  Polled, for up to
+ * 20 s times $PERFREGS_WORK_SCALE: an exec on the KMSAN kernel under
+ * TCG takes far longer than the 200 ms these tests once slept.  The
+ * time it took in ms, or -1.
+ */
+static long wait_comm(pid_t pid, const char *name)
+{
+	uint64_t start = now_ns(), end = start + 20000000000ULL * work_scale();
+	char path[64], comm[32];
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+	while (pid > 0) {
+		if (!read_file(path, comm, sizeof(comm)) && !strncmp(comm, name, 15))
+			return (now_ns() - start) / 1000000;
+		if (now_ns() > end)
+			break;
+		usleep(10000);
+	}
+	return -1;
+}
+
+/*
  * Exec'ed, not just forked: a process that dropped root is not dumpable
  * until it execs, and the ptrace rules refuse to watch it.  A shell
  * loop whose redirection makes system calls: time in both modes.
@@ -59,20 +82,13 @@ static void __attribute__((noreturn)) busy_child(void)
 static pid_t start_busy(void)
 {
 	pid_t p = fork();
-	char path[64], comm[32];
-	int i;
 
 	if (p == 0) {
 		prctl(PR_SET_PDEATHSIG, SIGKILL);	/* dies with the test */
 		execl("/bin/sh", "sh", "-c", "while :; do : </dev/null; done", NULL);
 		busy_child();
 	}
-	for (i = 0; i < 200 && p > 0; i++) {	/* until it has exec'ed */
-		snprintf(path, sizeof(path), "/proc/%d/comm", p);
-		if (!read_file(path, comm, sizeof(comm)) && !strcmp(comm, "sh"))
-			break;
-		usleep(10000);
-	}
+	wait_comm(p, "sh");
 	return p;
 }
 
@@ -110,6 +126,7 @@ FIXTURE_TEARDOWN(state)
 struct unpriv_result {
 	int config_err, nmi_err, all_err, module_all_err;
 	size_t samples, kernel_flagged, kernel_addr, iregs_differ, skid;
+	size_t sampled_ms;
 };
 
 /* CONFIG as prf_config() does it, for a raw errno. */
@@ -168,11 +185,17 @@ static void unpriv_child(int out)
 	cfg.pid = busy;
 	cfg.period = 200000;
 	res.config_err = -prf_config(&r, &cfg);
+	/*
+	 * 1 s, and on until 21 samples or 10 s times the work scale: the
+	 * shell spends most of its time in the kernel, where this session
+	 * does not sample, and on a slow kernel more of it.
+	 */
 	if (!res.config_err && !prf_start(&r)) {
-		for (i = 0; i < 10; i++) {
+		for (i = 0; i < 10 || (set.n <= 20 && i < 100 * work_scale()); i++) {
 			usleep(100000);
 			prf_drain(&r, collect_record, &set);
 		}
+		res.sampled_ms = i * 100;
 		prf_stop(&r);
 		prf_drain(&r, collect_record, &set);
 	}
@@ -269,10 +292,10 @@ TEST_F(unpriv, sees_no_kernel)
 		TH_LOG("every task, with a witness of one's own process");
 	ASSERT_EQ(0, res.config_err) TH_LOG("own child, user mode only: %s",
 					    strerror(res.config_err));
-	TH_LOG("%zu samples as nobody: %zu kernel-mode, %zu with a kernel IP/SP, "
+	TH_LOG("%zu samples as nobody in %zu ms: %zu kernel-mode, %zu with a kernel IP/SP, "
 	       "%zu whose interrupt registers are not the user's, %zu skidded",
-	       res.samples, res.kernel_flagged, res.kernel_addr, res.iregs_differ,
-	       res.skid);
+	       res.samples, res.sampled_ms, res.kernel_flagged, res.kernel_addr,
+	       res.iregs_differ, res.skid);
 	EXPECT_LT(20, res.samples);
 	EXPECT_EQ(0, res.kernel_flagged);
 	EXPECT_EQ(0, res.kernel_addr);
@@ -735,7 +758,8 @@ TEST_F(state, paranoid_not_faked_in_namespaces)
 		execl("/bin/sleep", "sleep", "60", NULL);
 		_exit(98);
 	}
-	usleep(200000);		/* exec'ed: dumpable and nobody's */
+	ASSERT_LE(0, wait_comm(c.target, "sleep"))	/* dumpable and nobody's */
+		TH_LOG("the target never ran sleep");
 	st = as_nobody(faked_paranoid, &c);
 	kill(c.target, SIGKILL);
 	waitpid(c.target, NULL, 0);
@@ -798,7 +822,7 @@ TEST_F(state, user_namespace_root_is_not_privileged)
 		execl("/bin/sleep", "sleep", "60", NULL);
 		_exit(98);
 	}
-	usleep(200000);
+	ASSERT_LE(0, wait_comm(mine, "sleep")) TH_LOG("the target never ran sleep");
 	st = as_nobody(userns_root, &mine);
 	kill(mine, SIGKILL);
 	waitpid(mine, NULL, 0);
@@ -835,6 +859,7 @@ struct suid_case {
 	char suid_sh[64];
 	pid_t target;
 	int config_err, start_err;
+	long exec_ms, suid_ms;	/* until each exec was seen */
 	size_t samples_after_exec;
 };
 
@@ -843,8 +868,7 @@ static int suid_between(void *arg)
 	struct suid_case *c = arg;
 	struct perfregs_config cfg;
 	struct prf_reader r;
-	int go[2], i;
-	char path[64], comm[32];
+	int go[2];
 	pid_t t;
 
 	if (pipe(go))
@@ -860,8 +884,8 @@ static int suid_between(void *arg)
 		_exit(98);
 	}
 	close(go[0]);
-	usleep(200000);
-	if (prf_open(&r, NULL))
+	c->exec_ms = wait_comm(t, "sh");	/* dumpable, nobody's */
+	if (c->exec_ms < 0 || prf_open(&r, NULL))
 		goto out_kill;
 	prf_config_default(&cfg);
 	cfg.pid = t;
@@ -869,13 +893,10 @@ static int suid_between(void *arg)
 	c->config_err = -prf_config(&r, &cfg);
 	if (write(go[1], "\n", 1) != 1)
 		goto out_kill;
-	for (i = 0; i < 300; i++) {	/* until it runs the setuid shell */
-		snprintf(path, sizeof(path), "/proc/%d/comm", t);
-		if (!read_file(path, comm, sizeof(comm)) &&
-		    !strcmp(comm, strrchr(c->suid_sh, '/') + 1))
-			break;
-		usleep(10000);
-	}
+	/* until it runs the setuid shell */
+	c->suid_ms = wait_comm(t, strrchr(c->suid_sh, '/') + 1);
+	if (c->suid_ms < 0)
+		goto out_kill;
 	c->start_err = c->config_err ? -1 : -prf_start(&r);
 	if (!c->start_err) {
 		struct sample_set set = { 0 };
@@ -939,7 +960,8 @@ TEST_F(state, setuid_exec_before_start)
 	ASSERT_EQ(0, set_for_test(PARANOID, "2"));
 	st = as_nobody(suid_between, c);
 	remove_suid_dir();
-	ASSERT_EQ(0, st) TH_LOG("setup failed: %d", st);
+	ASSERT_EQ(0, st) TH_LOG("setup failed: %d (sh after %ld ms, the setuid shell after %ld)",
+				st, c->exec_ms, c->suid_ms);
 	ASSERT_EQ(0, c->config_err) TH_LOG("CONFIG of an own process: %s",
 					   strerror(c->config_err));
 	EXPECT_EQ(EACCES, c->start_err)
@@ -1053,7 +1075,7 @@ TEST_F(state, memory_is_charged)
 		_exit(98);
 	}
 	c->target = target;
-	usleep(200000);
+	ASSERT_LE(0, wait_comm(target, "sleep")) TH_LOG("the target never ran sleep");
 	st = as_nobody(mem_limits, c);
 	restore_state();
 	kill(target, SIGKILL);
