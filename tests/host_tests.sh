@@ -1778,6 +1778,46 @@ else
 	echo "not ok - $what (no mkbig)"
 fi
 
+# --threads and a sample at the limit of the windows the batches hold:
+# a record that lands in a new window past held_max (8 MiB for two
+# threads, 32 windows of 256 KiB: prfcorrupt spread puts each record in
+# one) made the reading thread wait for every batch, which forgot the
+# time of the samples handed out (pool_upto()), the record's own
+# included, as pool_record() had counted it before the wait.  The late
+# exec and mapping of its task after it (mkbig SB) were then applied
+# without waiting, and the worker named the sample by the new mapping's
+# path, which one thread does not: with 33 records a group, 26 frames
+# differed.  Groups of 31 to 35, so the limit moving by a window or two
+# is still met.
+what="a sample at the windows' limit, then a late mapping of its task: --threads 2 and 7 print what 1 prints"
+if [ -x "$B/mkbig" ] && [ -x "$B/big_target" ]; then
+	bad=""
+	bmain=0x$(nm "$B/big_target" | sed -n 's/ T main$//p')
+	for g in 31 32 33 34 35; do
+		"$B/mkbig" "$T/lim0.prf" $((g * 12)) "$(realpath "$B")/big_target" "$bmain" 160 1 1 1 $g &&
+			python3 tests/prfcorrupt.py "$T/lim0.prf" "$T/lim.prf" -1 spread >/dev/null ||
+			{ bad="$bad mkbig or prfcorrupt failed for $g;"; continue; }
+		for n in 1 2 7; do
+			"$B/perfregs-dump" -q -i "$T/lim.prf" -f text --call-graph dwarf --threads $n \
+				> "$T/lim.$n" 2>&1 || bad="$bad groups of $g: --threads $n failed;"
+		done
+		grep -q 'main+0xa (.*/\./big_target)' "$T/lim.1" ||
+			bad="$bad groups of $g: the late mapping's name is never printed;"
+		for n in 2 7; do
+			cmp -s "$T/lim.1" "$T/lim.$n" ||
+				bad="$bad groups of $g: --threads $n printed $(diff "$T/lim.1" "$T/lim.$n" | grep -c '^>') other lines;"
+		done
+	done
+	rm -f "$T"/lim*
+	if [ -z "$bad" ]; then
+		echo "ok - $what (groups of 31 to 35 records, each in a window of its own)"
+	else
+		echo "not ok - $what:$bad"
+	fi
+else
+	echo "not ok - $what (no mkbig)"
+fi
+
 # --threads and a vDSO image item after the [vdso] mapping's event
 # (mklatevdso; a merged or hand-made recording): a new version of the
 # space made at t=400 copied the [vdso] mapping as resolved to no file

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """prfcorrupt: a recording with one malformed sample, and counts after it.
 
-usage: prfcorrupt IN OUT N [plain|unknown|hold PAIRS]
+usage: prfcorrupt IN OUT N [plain|unknown|hold PAIRS|spread]
 
 Copies the perfregs recording IN to OUT with sample N (0-based, in file
 order; none if N is -1) made malformed: bit 63 of its iregs_mask, a register no layout
@@ -15,6 +15,8 @@ past unread.  With hold PAIRS (and N -1): IN's items before its first
 kernel record, then PAIRS times a kernel record item with one loss and
 an unknown item of 300 KiB (a hole in OUT: it costs no disk), then
 IN's end item; with --threads, each record is in a window of its own.
+With spread (and N -1): IN with each kernel record in an item of its
+own, followed by an unknown item of 300 KiB, the other items in place.
 Prints the file offset of the malformed sample, which
 the decoder's error names.
 
@@ -43,6 +45,9 @@ def main():
         return
     if sys.argv[4:5] == ["hold"]:
         hold(data, dst, int(sys.argv[5]))
+        return
+    if sys.argv[4:] == ["spread"]:
+        spread(data, dst)
         return
     off = struct.unpack_from("<I", data, 8)[0]
     seen, bad, end, after = 0, None, None, None
@@ -123,6 +128,39 @@ def hold(data, dst, pairs):
             f.write(struct.pack("<II", 99, unk))
             f.seek(unk - 8, 1)
         f.write(end)
+    print(-1)
+
+
+def spread(data, dst):
+    """Every kernel record in an item of its own, an unknown item of 300
+    KiB (a hole) after each, the other items where they were."""
+    off = struct.unpack_from("<I", data, 8)[0]
+    unk = 300 * 1024
+    with open(dst, "wb") as f:
+        f.write(data[:off])
+        while off < len(data):
+            typ, isize = struct.unpack_from("<II", data, off)
+            if isize < 8 or off + isize > len(data):
+                sys.exit("prfcorrupt: bad item at %d" % off)
+            if typ != ITEM_KREC:
+                f.write(data[off:off + isize])
+                off += isize
+                if typ == ITEM_END:
+                    break
+                continue
+            cpu = struct.unpack_from("<I", data, off + 8)[0]
+            r = off + 16
+            while r < off + isize:
+                rsize = struct.unpack_from("<II", data, r)[1]
+                if rsize < 8 or r + rsize > off + isize:
+                    sys.exit("prfcorrupt: bad record at %d" % r)
+                f.write(struct.pack("<IIII", ITEM_KREC, 16 + rsize, cpu, 0))
+                f.write(data[r:r + rsize])
+                f.write(struct.pack("<II", 99, unk))
+                f.seek(unk - 8, 1)
+                r += rsize
+            off += isize
+        f.truncate()
     print(-1)
 
 

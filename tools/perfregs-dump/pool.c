@@ -292,7 +292,7 @@ static void batch_write(struct pool *p, struct batch *b)
 			if (folded_count(d, s))
 				d->folded_dropped++;
 		}
-	} else {
+	} else if (b->out) {	/* none if it printed nothing */
 		fwrite_unlocked(b->out, 1, b->outlen, d->out);
 	}
 put:
@@ -442,15 +442,6 @@ void pool_record(struct decoder *d, int cpu, const struct perfregs_rec_header *r
 		ksyms_settle(d);
 	}
 	br.nksyms = d->nksyms;
-	if (rec->type == PERFREGS_REC_SAMPLE &&
-	    size >= offsetof(struct perfregs_rec_sample, time) + sizeof(uint64_t)) {
-		uint64_t t;
-
-		memcpy(&t, (const char *)rec + offsetof(struct perfregs_rec_sample, time),
-		       sizeof(t));
-		if (t > p->upto)
-			p->upto = t;
-	}
 	b = &p->slots[p->filled % p->nslots];
 	/*
 	 * The windows held stay bounded: a recording whose items make the
@@ -485,6 +476,23 @@ void pool_record(struct decoder *d, int cpu, const struct perfregs_rec_header *r
 		rec_chunk_hold(c);
 		b->held[b->nheld++] = c;
 		p->held += c->cap;
+	}
+	/*
+	 * Handed out: a side-band event up to its time now waits for it
+	 * (pool_upto()).  Only here, after the drains above: they set upto
+	 * to 0, and a sample counted in it before one would be printed
+	 * after an earlier event applied without waiting (a record in a
+	 * window of its own at held_max, then a late mapping of its task:
+	 * host test "a sample at the windows' limit").
+	 */
+	if (rec->type == PERFREGS_REC_SAMPLE &&
+	    size >= offsetof(struct perfregs_rec_sample, time) + sizeof(uint64_t)) {
+		uint64_t t;
+
+		memcpy(&t, (const char *)rec + offsetof(struct perfregs_rec_sample, time),
+		       sizeof(t));
+		if (t > p->upto)
+			p->upto = t;
 	}
 	b->recs[b->n++] = br;
 	b->bytes += size;
