@@ -376,6 +376,7 @@ def run_record_summary():
                f"recording_summary_{how}",
                f"exit {p.returncode}/{q.returncode}: the run said {said} samples "
                f"({produced} produced), the file holds {found}")
+    shutil.rmtree(d, ignore_errors=True)
 
 
 def run_corrupt(rec):
@@ -703,7 +704,14 @@ def run_pre_exec(spin):
     rec = os.path.join(d, "pre.prf")
     why, said = [], []
     for how in ("live", "recorded"):
-        cmd = [os.path.abspath(TOOL), "-q", "-g", "-c", "100000"]
+        # every 100 us, times PERFREGS_WORK_SCALE on a slow kernel (4 on
+        # the debug kernels): at 100 us the KCSAN kernel's slow execve()s
+        # gave 118602 samples of 8 KiB stacks, a recording that filled
+        # the guest's 1 GiB /tmp (ENOSPC).  At 1 ms there, 14418 samples
+        # in 116 MB, 110 user samples of ours before the exec; at 1 ms on
+        # 6.12, only 3 (5 are asked)
+        period = 100000 * max(1, int(os.environ.get("PERFREGS_WORK_SCALE", "1") or 1))
+        cmd = [os.path.abspath(TOOL), "-q", "-g", "-c", str(period)]
         cmd += ["-f", "json"] if how == "live" else ["-o", rec]
         # bounded, watched, and read line by line from a file: CI runs on
         # 6.1 and 6.1-rt lost test_dump here, SIGKILLed (status 137) with
@@ -888,6 +896,7 @@ def run_convert(work):
     rep = subprocess.run([perf, "report", "-i", pd, "--stdio", "--sort", "sym"],
                          capture_output=True, text=True)
     named = "magic_loop_start" in rep.stdout or "magic_spin" in rep.stdout
+    shutil.rmtree(d, ignore_errors=True)
     report(conv.returncode == 0 and ps.returncode == 0 and len(ours) >= 50 and bad == 0
            and named, name,
            f"{len(ours)} samples, {compared} registers compared with perf script, {bad} "
@@ -932,6 +941,7 @@ def run_convert_simd(work, nvec):
             bad += 1
             if len(why) < 2:
                 why.append(f"{ip}: {[hex(v) for v in x[:4]]}")
+    shutil.rmtree(d, ignore_errors=True)
     report(p.returncode == 0 and conv.returncode == 0 and ps.returncode == 0 and
            inloop >= 50 and not bad, name,
            f"exit {p.returncode}/{conv.returncode}/{ps.returncode}, {inloop} in-loop samples in "
@@ -968,10 +978,13 @@ def main():
     run_convert_simd("xmagic_32", 8)
     run_record_summary()
     rec = run_roundtrip("magic_64")
-    run_roundtrip("mixed_64")
-    run_roundtrip("xmagic_64", ("--simd", "xmm,ymm", XUREGS), "_simd")
+    for r in (run_roundtrip("mixed_64"),
+              run_roundtrip("xmagic_64", ("--simd", "xmm,ymm", XUREGS), "_simd")):
+        if r:
+            shutil.rmtree(os.path.dirname(r), ignore_errors=True)
     if rec:
         run_corrupt(rec)
+        shutil.rmtree(os.path.dirname(rec), ignore_errors=True)
     else:
         skip("recording_truncated_rejected", "no recording")
         skip("recording_damaged_no_crash", "no recording")
