@@ -689,6 +689,16 @@ def run_watched(cmd, seconds, out=None, **kw):
                    f"({len(out or '')} bytes out; stacks above)")
 
 
+def work_scale():
+    """PERFREGS_WORK_SCALE as common.c's work_scale() reads it: 1 unless
+    a number above 0."""
+    try:
+        v = float(os.environ.get("PERFREGS_WORK_SCALE") or 1)
+    except ValueError:
+        return 1.0
+    return v if v > 0 else 1.0
+
+
 def run_pre_exec(spin):
     """COMMAND runs our code until its exec: those samples unwind in our space.
 
@@ -710,8 +720,7 @@ def run_pre_exec(spin):
         # the guest's 1 GiB /tmp (ENOSPC).  At 1 ms there, 14418 samples
         # in 116 MB, 110 user samples of ours before the exec; at 1 ms on
         # 6.12, only 3 (5 are asked)
-        period = 100000 * max(1, int(os.environ.get("PERFREGS_WORK_SCALE", "1") or 1))
-        cmd = [os.path.abspath(TOOL), "-q", "-g", "-c", str(period)]
+        cmd = [os.path.abspath(TOOL), "-q", "-g", "-c", str(int(100000 * work_scale()))]
         cmd += ["-f", "json"] if how == "live" else ["-o", rec]
         # bounded, watched, and read line by line from a file: CI runs on
         # 6.1 and 6.1-rt lost test_dump here, SIGKILLed (status 137) with
