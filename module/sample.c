@@ -274,6 +274,18 @@ static noinline void prf_read_extras(u64 *x, bool user)
 		rdmsrl(MSR_KERNEL_GS_BASE, x[5]);
 }
 
+/* The user's GS base when the interrupt hit user mode, as above. */
+static __always_inline unsigned long prf_user_gsbase(const struct prf_regsel *usel,
+						     const u64 *extra)
+{
+	u64 base;
+
+	if (usel && usel->extra)
+		return extra[5];
+	rdmsrl(MSR_KERNEL_GS_BASE, base);
+	return base;
+}
+
 /*
  * Whether current has a KVM vCPU loaded: vcpu_load() registers a preempt
  * notifier and vcpu_put() removes it after kvm_arch_vcpu_put(), which on
@@ -495,8 +507,22 @@ static unsigned long prf_stack_end(struct mm_struct *mm)
 }
 
 /*
- * How much of the asked @len bytes of user stack from @sp to copy: on
- * the main thread's stack no more than up to prf_stack_end(), rounded
+ * How much of the asked @len bytes of user stack from @sp to copy.
+ *
+ * Not from the thread pointer @tp up, when it lies above @sp within the
+ * copy: glibc and musl put a thread's descriptor at the top of its stack
+ * mapping, the thread pointer (the FS base of a 64-bit or x32 task, the
+ * GS base of an i386 one) at the descriptor and the static TLS right
+ * below it, so the thread's frames all lie below the thread pointer (its
+ * first SP is below the TLS); above are kilobytes of descriptor that no
+ * frame uses.  The main thread's descriptor is in memory of its own
+ * (ld.so's or the heap), never among its frames.  A program that points
+ * its thread pointer into its own live frames (a TLS block in a local
+ * variable) loses the frames above it from the copy; no runtime we know
+ * of does (Go's FS base is in an M, on the heap).  @tp is 0 when the
+ * CPU's value may not be the task's (prf_sample()).
+ *
+ * On the main thread's stack no more than up to prf_stack_end(), rounded
  * down to whole 8-byte words so that none of the random bytes is
  * copied (AT_RANDOM is 1 mod 8 below "x86_64", 3 below "i686"), but
  * one word at least, as the record says it has a stack.  A shell
@@ -504,19 +530,22 @@ static unsigned long prf_stack_end(struct mm_struct *mm)
  * the top of its stack in the test guest) and the random gap adds up
  * to 8 KiB, so this is most of an 8 KiB copy.  A copy that ends below
  * mm->start_stack, as every copy on a thread's stack does (they lie
- * below the main one), is not cut and costs no look at the auxiliary
- * vector; its copy ends at the first page that cannot be read instead
- * (prf_ring_write_stack()).  current->mm is the sampled task's own and
- * stays while it runs here.  Every task sharing the mm can change what
- * is read (prctl(PR_SET_MM_MAP) needs no privilege), but a bound from
- * it only ever shortens the copy of the task's own stack: never more
- * than @len, never from another address than @sp.
+ * below the main one), is not cut there and costs no look at the
+ * auxiliary vector; its copy ends at the first page that cannot be read
+ * otherwise (prf_ring_write_stack()).  current->mm is the sampled task's
+ * own and stays while it runs here.  Every task sharing the mm can
+ * change what is read (prctl(PR_SET_MM_MAP) needs no privilege), and
+ * the task sets its own thread pointer, but a bound from either only ever
+ * shortens the copy of the task's own stack: never more than @len,
+ * never from another address than @sp.
  */
-static u64 prf_stack_len(unsigned long sp, u64 len)
+static u64 prf_stack_len(unsigned long sp, u64 len, unsigned long tp)
 {
 	struct mm_struct *mm = READ_ONCE(current->mm);
 	unsigned long top;
 
+	if (tp > sp && tp - sp < len)
+		len = max_t(u64, round_down(tp - sp, 8), 8);
 	if (!mm || sp + len <= READ_ONCE(mm->start_stack))
 		return len;
 	top = prf_stack_end(mm);
@@ -624,8 +653,21 @@ void prf_sample(struct prf_session *s, struct pt_regs *regs, bool throttled)
 		prf_read_extras(extra, class == PRF_UREGS_USER);
 
 	if (s->cfg.stack_bytes && uregs) {
+		unsigned long tp = 0;
+
+		/*
+		 * The thread pointer, where prf_read_extras() trusts it
+		 * (the same classes): the FS base of a 64-bit or x32 frame;
+		 * an i386 frame's GS base, known only when the interrupt hit
+		 * user mode (the entry's swapgs put it in KERNEL_GS_BASE).
+		 */
+		if (ctx.abi == PERFREGS_ABI_64 && class != PRF_UREGS_PLAIN)
+			tp = usel && usel->extra ? extra[4] :
+						   x86_fsbase_read_cpu();
+		else if (ctx.abi == PERFREGS_ABI_32 && class == PRF_UREGS_USER)
+			tp = prf_user_gsbase(usel, extra);
 		ctx.flags |= PERFREGS_SF_STACK;
-		stack_size = prf_stack_len(uregs->sp, s->cfg.stack_bytes);
+		stack_size = prf_stack_len(uregs->sp, s->cfg.stack_bytes, tp);
 	}
 	simd.slot_held = false;
 	if (s->cfg.simd_mask && uregs) {

@@ -5,10 +5,17 @@
  * and -mx32), so only DWARF CFI can walk it.  The calls are not tail
  * calls: each caller uses the callee's result.
  *
- * usage: chain SECONDS
+ * With "thread", chain_a runs on a second thread instead, from
+ * chain_thread: glibc puts that thread's descriptor and TLS at the top
+ * of its stack mapping, above the frames, and its chain ends in
+ * start_thread and clone3 (or clone), whose CFI ends the walk.
+ *
+ * usage: chain SECONDS [thread]
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -53,18 +60,35 @@ __attribute__((noinline)) unsigned long chain_a(double end)
 	return chain_b(end) * 5 + sink;
 }
 
+__attribute__((noinline)) void *chain_thread(void *arg)
+{
+	sink = chain_a(*(double *)arg) & 1;
+	return arg;
+}
+
 int main(int argc, char **argv)
 {
-	double secs;
+	double secs, end;
+	pthread_t t;
 
-	if (argc != 2 || (secs = atof(argv[1])) <= 0) {
-		fprintf(stderr, "usage: %s SECONDS\n", argv[0]);
+	if (argc < 2 || argc > 3 || (secs = atof(argv[1])) <= 0 ||
+	    (argc == 3 && strcmp(argv[2], "thread"))) {
+		fprintf(stderr, "usage: %s SECONDS [thread]\n", argv[0]);
 		return 2;
 	}
 	if (getenv("PERFREGS_WORK_SCALE") && atof(getenv("PERFREGS_WORK_SCALE")) > 0)
 		secs *= atof(getenv("PERFREGS_WORK_SCALE"));	/* slow kernels */
 	printf("chain abi=%s pid=%d\n", ABI, (int)getpid());
 	fflush(stdout);
-	sink = chain_a(now() + secs) & 1;
+	end = now() + secs;
+	if (argc == 3) {
+		if (pthread_create(&t, NULL, chain_thread, &end) ||
+		    pthread_join(t, NULL)) {
+			fprintf(stderr, "%s: cannot run a thread\n", argv[0]);
+			return 1;
+		}
+	} else {
+		sink = chain_a(end) & 1;
+	}
 	return 0;
 }

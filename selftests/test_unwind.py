@@ -6,7 +6,12 @@ chain_{64,32,x32} run main -> chain_a -> chain_b -> chain_c with chain_c
 spinning, built -O2 -fomit-frame-pointer.  Under perfregs-dump
 --call-graph dwarf, at least 95% of the samples whose IP is in chain_c
 must unwind to chain_c, chain_b, chain_a, main in that order; and a
-recording must unwind the same way.  Output is KTAP.
+recording must unwind the same way.  With "thread" the chain runs on a
+second thread (chain_thread, then glibc's start_thread and clone3 or
+clone, where the CFI ends the walk): every sample in chain_c must unwind
+to that end, from copies of the thread's stack that end at its thread
+pointer (FS base, GS base for i386: the kernel stops there; above is
+glibc's thread descriptor).  Output is KTAP.
 """
 import json
 import os
@@ -47,9 +52,22 @@ def runs(path):
     return p.returncode == 2 and "usage" in p.stderr
 
 
-def rate(lines, abi):
+WANT_THREAD = ["chain_c", "chain_b", "chain_a", "chain_thread"]
+
+
+def full(chain, thread):
+    """main's chain: the four frames.  The thread's: its four, then only
+    glibc's thread start, ending in clone3 or clone (the CFI's end)."""
+    if not thread:
+        return chain[:4] == WANT
+    return (chain[:4] == WANT_THREAD and len(chain) <= 7 and
+            chain[-1].lstrip("_").startswith("clone"))
+
+
+def rate(lines, abi, thread=False):
     inc = good = 0
     bad = []
+    copied = []
     for line in lines:
         r = json.loads(line)
         if r["type"] != "sample" or not r.get("callchain"):
@@ -58,11 +76,18 @@ def rate(lines, abi):
         if chain[0] != "chain_c":
             continue
         inc += 1
-        if chain[:4] == WANT and r["abi"] == abi:
+        if r.get("stack"):
+            u = r.get("uregs", {})
+            sp = next((int(u[k], 16) for k in ("sp", "rsp", "esp") if k in u), None)
+            # the thread pointer: an i386 task's is its GS base
+            key = "gs_base" if r["abi"] == "i386" else "fs_base"
+            tp = int(u[key], 16) if key in u else None
+            copied.append((r["stack"]["copied"], r["stack"]["size"], sp, tp))
+        if full(chain, thread) and r["abi"] == abi:
             good += 1
         elif len(bad) < 3:
-            bad.append(" > ".join(chain[:6]) + f" ({r['abi']})")
-    return inc, good, bad
+            bad.append(" > ".join(chain[:8]) + f" ({r['abi']})")
+    return inc, good, bad, copied
 
 
 def main():
@@ -70,11 +95,13 @@ def main():
         print("1..0 # SKIP perfregs is not loaded")
         return 4
     print("TAP version 13")
-    print("1..6")
+    print("1..9")
     rec_out = None
-    for work, abi in (("chain_64", "x86_64"), ("chain_32", "i386"), ("chain_x32", "x32")):
+    for work, abi, thread in (("chain_64", "x86_64", False), ("chain_32", "i386", False),
+                              ("chain_x32", "x32", False), ("chain_64", "x86_64", True),
+                              ("chain_32", "i386", True), ("chain_x32", "x32", True)):
         path = os.path.join(ST, work)
-        name = f"unwind_{work}"
+        name = f"unwind_{work}" + ("_thread" if thread else "")
         if not os.access(path, os.X_OK):
             skip(name, f"{work} was not built")
             continue
@@ -83,15 +110,36 @@ def main():
             continue
         tmp = tempfile.mkdtemp()
         rec = os.path.join(tmp, "rec.prf")
-        p = subprocess.run([TOOL, "-q", "-f", "json", "--call-graph", "dwarf,4096", "-m", "256",
-                            "-o", rec, "--", "/bin/sh", "-c", 'exec "$0" 2 > /dev/null', path],
+        size = 8192 if thread else 4096
+        # the FS and GS bases too (mask bits 24, 25), where the kernel knows them
+        p = subprocess.run([TOOL, "-q", "-f", "json", "--call-graph", f"dwarf,{size}", "-m", "256"] +
+                           (["--uregs=0x3ffffff"] if thread else []) + ["-o", rec, "--", "/bin/sh", "-c", 'exec "$0" 2 $1 > /dev/null', path,
+                            "thread" if thread else ""],
                            capture_output=True, text=True)
-        inc, good, bad = rate(p.stdout.splitlines(), abi)
+        inc, good, bad, copied = rate(p.stdout.splitlines(), abi, thread)
         pct = 100.0 * good / inc if inc else 0
-        report(p.returncode == 0 and inc >= 50 and pct >= 95, name,
-               f"exit {p.returncode}: {good} of {inc} samples in chain_c unwound to "
-               f"{' > '.join(WANT)} ({pct:.1f}%)" + (f"; e.g. {bad}" if bad else ""))
-        if work == "chain_64":
+        ok = p.returncode == 0 and inc >= 50 and pct >= 95
+        detail = (f"exit {p.returncode}: {good} of {inc} samples in chain_c unwound to "
+                  f"{' > '.join(WANT_THREAD + ['start_thread', 'clone3'] if thread else WANT)}"
+                  f" ({pct:.1f}%)" + (f"; e.g. {bad}" if bad else ""))
+        if thread:
+            # where the thread pointer was recorded the kernel knew it, and
+            # the copy must end exactly there, in whole words
+            cut = wrong = 0
+            for c, sz, sp, tp in copied:
+                if sp is None or tp is None or not sp < tp < sp + size:
+                    continue
+                cut += 1
+                if c != (tp - sp) // 8 * 8 or sz != c:
+                    wrong += 1
+                    if wrong <= 3:
+                        detail += f"; sp {sp:#x} thread pointer {tp:#x}: {c} copied, size {sz}"
+            ok = ok and cut >= 50 and wrong == 0
+            detail += (f"; copies of {min(c[0] for c in copied) if copied else 0} to "
+                       f"{max(c[0] for c in copied) if copied else 0} of {size} bytes, "
+                       f"{cut - wrong} of {cut} with the thread pointer above ending there")
+        report(ok, name, detail)
+        if work == "chain_64" and not thread:
             rec_out = (rec, p.stdout)
     if rec_out:
         q = subprocess.run([TOOL, "-q", "-f", "json", "--call-graph", "dwarf", "-i", rec_out[0]],

@@ -54,7 +54,7 @@ WL_SKIPPED	+= $(ST_DIR)/magic_x32 $(ST_DIR)/chain_x32
 endif
 
 # The call-chain workload: CFI only, no frame pointers.
-CHAIN_CFLAGS	:= -O2 -g -static -fomit-frame-pointer -fasynchronous-unwind-tables -Wall
+CHAIN_CFLAGS	:= -O2 -g -static -pthread -fomit-frame-pointer -fasynchronous-unwind-tables -Wall
 $(ST_DIR)/chain_64: selftests/chain.c selftests/workloads.mk
 	@mkdir -p $(@D)
 	$(CC) -m64 $(CHAIN_CFLAGS) -o $@ $<

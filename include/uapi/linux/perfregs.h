@@ -171,8 +171,13 @@ enum perfregs_event {
  * AT_RANDOM points to, in whole 8-byte words: above them are only the
  * platform string, a random gap and the argument and environment
  * strings, no frame; argc, the argv and envp pointers and the auxiliary
- * vector below are kept), or when the copy meets a page it cannot read
- * (the top of a stack mapping).  The record then carries only the bytes
+ * vector below are kept), below the thread pointer when it lies above
+ * the user SP within the copy (the FS base of a 64-bit or x32 frame,
+ * known when the interrupt hit user mode or the task in the kernel with
+ * interrupts on; an i386 frame's GS base, known in user mode: glibc and
+ * musl keep a thread's descriptor and TLS there, at the top of its
+ * stack mapping, above every frame), or when the copy meets a page it
+ * cannot read (the top of a stack mapping).  The record then carries only the bytes
  * copied, rounded up to 8, unless another record was written after it
  * meanwhile (an NMI nesting in the sample): then stack_size keeps the
  * length reserved and the rest is zero.  The largest sample must fit in
