@@ -1649,6 +1649,22 @@ if [ -x "$B/mkbig" ] && [ -x "$B/big_target" ]; then
 			--flamegraph "$T/$rec.7.svg" --threads 7 && cmp -s "$T/$rec.1.svg" "$T/$rec.7.svg" ||
 			bad="$bad $rec --flamegraph: --threads 7 differs from 1;"
 	done
+	# the default ends alone a file it has nearly read when its time
+	# comes (pool_maybe_start()): with 1 ms a record and 100 ms, the first
+	# look is at record 256, far from the end of thr.prf's 30000 samples
+	# (the workers start) and near that of 300 (they do not: 45 ms left)
+	"$B/mkbig" "$T/thr300.prf" 300 "$bexe" "$bmain" 1024 || bad="$bad mkbig 300 failed;"
+	for rec in thr thr300; do
+		PERFREGS_THREADS_CLOCK=records PERFREGS_THREADS_AFTER_MS=100 "$B/perfregs-dump" \
+			-v -q -i "$T/$rec.prf" -f folded --call-graph dwarf 2>&1 >/dev/null |
+			grep "printed the samples" > "$T/$rec.started"
+	done
+	if [ "$(nproc)" -ge 2 ]; then
+		grep -q "threads printed the samples after the first 256," "$T/thr.started" ||
+			bad="$bad 30000 samples: no workers after 256 records ($(cat "$T/thr.started"));"
+		grep -q "^perfregs-dump: 1 thread printed" "$T/thr300.started" ||
+			bad="$bad 300 samples: workers started with 15% left ($(cat "$T/thr300.started"));"
+	fi
 	# side-band events in time, after every sample before them, wait for
 	# nothing (space_event_later()): 1 wait, for the end of the file; the
 	# late ones of thr_sb do (93 to 99 of 117 pairs: a batch may be
@@ -1672,7 +1688,7 @@ if [ -x "$B/mkbig" ] && [ -x "$B/big_target" ]; then
 	fi
 	rm -f "$T"/thr*
 	if [ -z "$bad" ]; then
-		echo "ok - --threads 2 and 7 print what 1 prints, unwound, with side-band events among the samples (late, and in time: $wt waits for these, $wl for the late), in text, JSON, folded and SVG; so does the default, its workers starting mid-recording"
+		echo "ok - --threads 2 and 7 print what 1 prints, unwound, with side-band events among the samples (late, and in time: $wt waits for these, $wl for the late), in text, JSON, folded and SVG; so does the default, its workers starting mid-recording, but not for a file nearly read by then"
 	else
 		echo "not ok - --threads 2 and 7 print what 1 prints:$bad"
 	fi

@@ -659,7 +659,17 @@ struct pool *pool_start(struct decoder *d, unsigned int threads)
  * 0.105 s with two.  A recording that takes longer than this alone gets
  * the workers for the rest, where they pay (1.58x in text, 0.98x
  * folded with two on 4e5 samples, bench/results/DECODE_THREADS.md).  PERFREGS_THREADS_AFTER_MS
- * changes the time (a test hook: 0 starts them after 256 records).
+ * changes the time (a test hook: 0 starts them after 256 records), and
+ * PERFREGS_THREADS_CLOCK=records counts 1 ms a record decoded instead of
+ * CPU time (a test hook too, for a decision that does not depend on the
+ * machine's speed).
+ *
+ * But not for a file nearly read by then: at the rate so far, if what is
+ * left of it would take this thread less than that time again, it ends
+ * alone.  Starting them at 0.1 s of a 0.11 s decode cost more than they
+ * gave: 21032 samples of xz with 8 KiB stacks (bench/run, 2026-12-05),
+ * text with perf script's fields, 0.135 s by default against 0.109 s
+ * with --threads 1.
  */
 #define POOL_LATER_NS	(100 * 1000000ULL)
 
@@ -679,19 +689,30 @@ void pool_later(struct decoder *d, unsigned int threads)
 	d->pool_after = POOL_LATER_NS;
 	if (e && *e)
 		d->pool_after = strtoull(e, NULL, 10) * 1000000ULL;
+	e = getenv("PERFREGS_THREADS_CLOCK");
+	d->pool_clock_records = e && !strcmp(e, "records");
 	d->pool_later = threads > 1 ? threads : 0;
-	d->pool_t0 = thread_cpu_ns();
+	d->pool_t0 = d->pool_clock_records ? 0 : thread_cpu_ns();
 }
 
 /*
- * Called every 256 records decoded alone.  The reading thread's own
- * unwinders are closed first: from now on it only reads, and their
- * files would count against the workers' share (unwind.c).
+ * Called every 256 records decoded alone, @off bytes into the recording.
+ * The reading thread's own unwinders are closed first: from now on it
+ * only reads, and their files would count against the workers' share
+ * (unwind.c).
  */
-void pool_maybe_start(struct decoder *d)
+void pool_maybe_start(struct decoder *d, uint64_t off)
 {
-	if (thread_cpu_ns() - d->pool_t0 < d->pool_after)
+	uint64_t spent = (d->pool_clock_records ? d->pool_tick * 1000000ULL :
+			  thread_cpu_ns()) - d->pool_t0;
+
+	if (spent < d->pool_after)
 		return;
+	if (d->pool_size && off && off < d->pool_size &&
+	    (double)spent * (d->pool_size - off) / off < (double)d->pool_after) {
+		d->pool_later = 0;	/* nearly done: this thread ends alone */
+		return;
+	}
 	d->pool_alone = d->samples;
 	unwind_thread_free(&d->self);
 	d->pool = pool_start(d, d->pool_later);

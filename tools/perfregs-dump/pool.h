@@ -39,6 +39,6 @@ void pool_drain(struct decoder *d);
 uint64_t pool_upto(const struct decoder *d);
 int pool_end(struct decoder *d);
 void pool_later(struct decoder *d, unsigned int threads);
-void pool_maybe_start(struct decoder *d);
+void pool_maybe_start(struct decoder *d, uint64_t off);
 
 #endif

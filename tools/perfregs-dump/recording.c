@@ -1240,6 +1240,7 @@ int rec_open(const char *path, struct rec_input **inp, struct perfregs_config *c
 int rec_read(struct rec_input *in, struct decoder *d, uint64_t *produced,
 	     char *err, size_t errlen)
 {
+	d->pool_size = in->s.seekable ? in->s.size : 0;	/* pool_maybe_start() */
 	return src_items(&in->s, &in->h, in->path, d, produced, err, errlen);
 }
 
@@ -1291,7 +1292,7 @@ static int krec_record(void *arg, int cpu, const struct perfregs_rec_header *rec
 	if (!kw->d->pool) {
 		decode_record(kw->d, cpu, rec, size);
 		if (kw->d->pool_later && !(++kw->d->pool_tick & 255))
-			pool_maybe_start(kw->d);
+			pool_maybe_start(kw->d, kw->body + kw->at);
 	} else if (rec->type == PERFREGS_REC_SAMPLE || rec->type == PERFREGS_REC_LOST) {
 		/*
 		 * Checked, counted and printed by a worker, in turn, where it

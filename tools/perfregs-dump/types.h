@@ -304,6 +304,8 @@ struct decoder {
 	unsigned int pool_later;	/* threads to start then, 0: none */
 	unsigned int pool_tick;		/* records decoded alone, mod 256 */
 	uint64_t pool_t0;		/* this thread's CPU time at the start (ns) */
+	uint64_t pool_size;		/* the recording's bytes, 0: not known */
+	bool pool_clock_records;	/* test hook: 1 ms a record, not CPU time */
 	uint64_t pool_after;		/* and how much more before they start */
 	uint64_t pool_alone;		/* samples decoded alone before they did */
 	uint64_t pool_waits;		/* pool_drain()s that waited for a batch */
