@@ -501,9 +501,10 @@ def tally_ours(ss):
     return tally(rows)
 
 
-def tally_perf(text):
+def perf_blocks(text):
     """perf script -F comm,pid,tid,ip,sym,dso: a header line per sample,
-    then its frames (ip sym (dso)), kernel ones first."""
+    then its frames (ip sym (dso)), kernel ones first.  Each sample as
+    {"comm", "frames": [(sym, dso)]}, its user frames only, leaf first."""
     blocks, cur = [], None
     for line in text.splitlines():
         if not line.strip():
@@ -526,6 +527,11 @@ def tally_perf(text):
             continue
         cur["frames"].append((base(sym) if sym != "[unknown]" else "",
                               "" if dso.rstrip(")") == "[unknown]" else dso.rstrip(")")))
+    return blocks
+
+
+def tally_perf(text):
+    blocks = perf_blocks(text)
     return tally((b["frames"][0][1] if b["frames"] else "",
                   b["frames"] and b["frames"][0][0],
                   any(f[0] in START_NAMES for f in b["frames"]))
