@@ -6,6 +6,9 @@
  *   calloc:N:SIZE  every calloc(N, SIZE)
  *   realloc:SIZE   the first realloc() to SIZE bytes of a block a thread
  *                  other than the main one has (a worker of --threads)
+ *   realloc:SIZE:new  the same of a new block: realloc(NULL, SIZE)
+ *   aligned_alloc:worker  the first aligned_alloc() of a thread other
+ *                  than the main one
  *   strdup:STRING  every strdup() of STRING
  *
  * Each returns NULL with errno ENOMEM; everything else is glibc's.
@@ -45,13 +48,28 @@ void *realloc(void *p, size_t size)
 {
 	static int failed;
 	const char *f = fail("realloc");
+	char *end;
 
-	if (f && p && strtoull(f, NULL, 0) == size && gettid() != getpid() &&
-	    !__atomic_exchange_n(&failed, 1, __ATOMIC_RELAXED)) {
+	if (f && strtoull(f, &end, 0) == size && (strcmp(end, ":new") ? p != NULL : !p) &&
+	    gettid() != getpid() && !__atomic_exchange_n(&failed, 1, __ATOMIC_RELAXED)) {
 		errno = ENOMEM;
 		return NULL;
 	}
 	return __libc_realloc(p, size);
+}
+
+void *aligned_alloc(size_t align, size_t size)
+{
+	static int failed;
+	const char *f = fail("aligned_alloc");
+	void *p;
+
+	if (f && !strcmp(f, "worker") && gettid() != getpid() &&
+	    !__atomic_exchange_n(&failed, 1, __ATOMIC_RELAXED)) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	return posix_memalign(&p, align, size) ? NULL : p;
 }
 
 char *strdup(const char *s)

@@ -1917,11 +1917,13 @@ else
 	fail() {	# WHAT PERFREGS-DUMP-ARGS...: with PERFREGS_FAIL=WHAT
 		PERFREGS_FAIL=$1 LD_PRELOAD=$B/failalloc.so "$B/perfregs-dump" "${@:2}"
 	}
-	# a worker's output without memory, in the middle of a batch of
-	# -f folded (names of 250 bytes: 200 KiB a batch): its lines were
-	# counted, the one cut short too, run on into the next part (a
-	# stack of no sample), and past the output if the last was cut; now
-	# the batch is not counted, and the loss said (exit 5)
+	# -f folded with --threads: each thread hands over a cell of its own
+	# table a sample, and the reading thread counts them in order.  (a) a
+	# batch's buffer for them without memory: the batch is not counted
+	# (it was, and with the lines of its stacks cut, run on into stacks
+	# of no sample), and the loss said (exit 5); (b) a cell without
+	# memory: that one sample is missing, said so (exit 0, as with one
+	# thread), the rest counted
 	lname=$(printf 'x%.0s' $(seq 240))
 	sed "s/big_f/big_f_${lname}_/g" tests/big_target.S > "$T/oom_long.S"
 	if cc -no-pie -o "$T/oom_long" "$T/oom_long.S" &&
@@ -1929,18 +1931,31 @@ else
 		0x"$(nm "$T/oom_long" | sed -n 's/ T main$//p')" 160; then
 		"$B/perfregs-dump" -q -f folded --call-graph dwarf --threads 1 -i "$T/oom_long.prf" \
 			> "$T/oom_long.1"
-		fail realloc:262144 -q -f folded --call-graph dwarf --threads 2 \
+		fail realloc:131072:new -q -f folded --call-graph dwarf --threads 2 \
 			-i "$T/oom_long.prf" > "$T/oom_long.2" 2> "$T/oom_long.err"
 		rc=$?
-		extra=$(/usr/bin/python3 - "$T/oom_long.1" "$T/oom_long.2" <<'PY'
+		fail aligned_alloc:worker -q -f folded --call-graph dwarf --threads 2 \
+			-i "$T/oom_long.prf" > "$T/oom_long.3" 2> "$T/oom_long.err3"
+		rc3=$?
+		read -r extra short extra3 short3 < <(/usr/bin/python3 - "$T"/oom_long.[123] <<'PY'
 import sys
 def stacks(path):
-    return {l.rpartition(" ")[0] for l in open(path, errors="replace").read().splitlines()}
-print(len(stacks(sys.argv[2]) - stacks(sys.argv[1])))
+    d = {}
+    for l in open(path, errors="replace").read().splitlines():
+        s, _, n = l.rpartition(" ")
+        d[s] = int(n)
+    return d
+one, cut, cell = (stacks(p) for p in sys.argv[1:])
+print(len(set(cut) - set(one)), sum(one.values()) - sum(cut.values()),
+      len(set(cell) - set(one)), sum(one.values()) - sum(cell.values()))
 PY
 )
-		[ $rc = 5 ] && [ "$extra" = 0 ] && grep -q 'output of the decoding threads lost' "$T/oom_long.err" ||
-			bad="$bad a batch's output cut: exit $rc, $extra stacks of no sample;"
+		[ $rc = 5 ] && [ "$extra" = 0 ] && [ "$short" -gt 0 ] &&
+			grep -q 'output of the decoding threads lost' "$T/oom_long.err" ||
+			bad="$bad a batch's output cut: exit $rc, $extra stacks of no sample, $short samples fewer;"
+		[ $rc3 = 0 ] && [ "$extra3" = 0 ] && [ "$short3" = 1 ] &&
+			grep -q '1 samples are missing from the folded stacks' "$T/oom_long.err3" ||
+			bad="$bad a stack's cell: exit $rc3, $extra3 stacks of no sample, $short3 samples fewer;"
 	else
 		bad="$bad no long-named mkbig recording;"
 	fi

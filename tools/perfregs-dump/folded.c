@@ -172,38 +172,139 @@ void folded_line(char *line, const char *comm, const struct folded_frame *f,
 	*p = 0;
 }
 
-/* A line of folded_line() into the table of stacks.  -ENOMEM if lost. */
-int folded_count(struct decoder *d, const char *line)
+/* count samples of the stack line (len bytes, hash h) into d's table */
+static int count_line(struct decoder *d, const char *line, size_t len, uint64_t h,
+		      uint64_t count)
 {
 	struct folded *fo = d->folded;
-	size_t i, len;
-	uint64_t h;
+	size_t i;
 
 	if (!fo) {
 		fo = d->folded = calloc(1, sizeof(*fo));
 		if (!fo)
 			return -ENOMEM;
 	}
-	len = strlen(line);
-	h = hash(line, len);
 	if ((fo->n + 1) * 2 > fo->cap && !grow(fo))
 		return -ENOMEM;
 	for (i = h & (fo->cap - 1); fo->e[i].stack; i = (i + 1) & (fo->cap - 1)) {
 		if (fo->e[i].hash == h && fo->e[i].len == len &&
 		    !memcmp(fo->e[i].stack, line, len)) {
-			fo->e[i].count++;
+			fo->e[i].count += count;
 			return 0;
 		}
 	}
 	fo->e[i].stack = malloc(len + 1);
 	if (!fo->e[i].stack)
 		return -ENOMEM;
-	memcpy(fo->e[i].stack, line, len + 1);
+	memcpy(fo->e[i].stack, line, len);
+	fo->e[i].stack[len] = 0;
 	fo->e[i].hash = h;
 	fo->e[i].len = len;
-	fo->e[i].count = 1;
+	fo->e[i].count = count;
 	fo->n++;
 	return 0;
+}
+
+/* A line of folded_line() into the table of stacks.  -ENOMEM if lost. */
+int folded_count(struct decoder *d, const char *line)
+{
+	size_t len = strlen(line);
+
+	return count_line(d, line, len, hash(line, len), 1);
+}
+
+/*
+ * A stack of a --threads table.  Its worker makes it and reads hash, len
+ * and stack when it looks it up again; only the reading thread writes
+ * count, until the merge: on a cache line of its own, so that the two
+ * threads do not take it from each other for every sample.
+ */
+struct folded_cell {
+	uint64_t count;
+	char other_line[56];
+	uint64_t hash;
+	size_t len;
+	char stack[];
+};
+
+static bool cells_grow(struct folded_cells *t)
+{
+	size_t cap = t->cap ? t->cap * 2 : 1024, i, j;
+	struct folded_cell **e = calloc(cap, sizeof(*e));
+
+	if (!e)
+		return false;
+	for (i = 0; i < t->cap; i++) {
+		if (!t->e[i])
+			continue;
+		for (j = t->e[i]->hash & (cap - 1); e[j]; j = (j + 1) & (cap - 1))
+			;
+		e[j] = t->e[i];
+	}
+	free(t->e);
+	t->e = e;
+	t->cap = cap;
+	return true;
+}
+
+/*
+ * The cell of line in t, made if it has none; it stays where it is until
+ * folded_cells_free().  NULL without memory.  Its thread's only.
+ */
+struct folded_cell *folded_cell(struct folded_cells *t, const char *line)
+{
+	size_t len = strlen(line), i;
+	uint64_t h = hash(line, len);
+	struct folded_cell *c;
+
+	if ((t->n + 1) * 2 > t->cap && !cells_grow(t))
+		return NULL;
+	for (i = h & (t->cap - 1); (c = t->e[i]); i = (i + 1) & (t->cap - 1))
+		if (c->hash == h && c->len == len && !memcmp(c->stack, line, len))
+			return c;
+	c = aligned_alloc(64, (sizeof(*c) + len + 1 + 63) & ~(size_t)63);
+	if (!c)
+		return NULL;
+	c->count = 0;
+	c->hash = h;
+	c->len = len;
+	memcpy(c->stack, line, len + 1);
+	t->e[i] = c;
+	t->n++;
+	return c;
+}
+
+/* One more sample of c's stack: the reading thread's, in order. */
+void folded_cell_count(struct folded_cell *c)
+{
+	c->count++;
+}
+
+/*
+ * t's counts into d's table, once every thread that wrote t is done with
+ * it; then t is empty.  What does not fit is missing, and said so.
+ */
+void folded_cells_merge(struct decoder *d, struct folded_cells *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->cap; i++) {
+		struct folded_cell *c = t->e[i];
+
+		if (c && c->count && count_line(d, c->stack, c->len, c->hash, c->count))
+			d->folded_dropped += c->count;
+	}
+	folded_cells_free(t);
+}
+
+void folded_cells_free(struct folded_cells *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->cap; i++)
+		free(t->e[i]);
+	free(t->e);
+	memset(t, 0, sizeof(*t));
 }
 
 /* One sample: comm, then its frames outermost first.  -ENOMEM if lost. */

@@ -29,6 +29,22 @@ void folded_line(char *line, const char *comm, const struct folded_frame *f,
 int folded_count(struct decoder *d, const char *line);
 int folded_add(struct decoder *d, const char *comm, const struct folded_frame *f,
 	       unsigned int n);
+/*
+ * --threads: each thread that prints has a table of the stacks it made,
+ * a cell each, and hands over the cell of each sample; the reading
+ * thread counts them in the recording's order (pool.c), and the tables
+ * are merged into the decoder's at the end.
+ */
+struct folded_cell;
+struct folded_cells {
+	struct folded_cell **e;	/* open addressing, cap a power of two */
+	size_t n, cap;
+};
+
+struct folded_cell *folded_cell(struct folded_cells *t, const char *line);
+void folded_cell_count(struct folded_cell *c);
+void folded_cells_merge(struct decoder *d, struct folded_cells *t);
+void folded_cells_free(struct folded_cells *t);
 int folded_sorted(struct decoder *d, struct folded_stack **st, size_t *n);
 int folded_print(struct decoder *d, FILE *fp);
 void folded_free(struct decoder *d);

@@ -747,8 +747,9 @@ static void out_callchain(struct decoder *d, struct dthread *t,
 
 /*
  * -f folded: the sample's frames (sample_frames()) into the table of
- * stacks; from a worker of --threads its line, with its NUL, to t->out,
- * for the reading thread to count in order (pool.c).
+ * stacks; from a thread of --threads into its own table, and the cell
+ * of its stack to t->out, for the reading thread to count in order
+ * (pool.c).
  */
 static void out_folded(struct decoder *d, struct dthread *t,
 		       const struct perfregs_rec_sample *s, enum layout layout,
@@ -765,8 +766,11 @@ static void out_folded(struct decoder *d, struct dthread *t,
 		f[i] = (struct folded_frame){ .sym = sf[i].sym, .dso = sf[i].dso,
 					      .kernel = sf[i].kernel, .i386 = sf[i].i386 };
 	if (t->stack_lines) {
+		struct folded_cell *c;
+
 		folded_line(line, comm, f, n);
-		fwrite_unlocked(line, 1, strlen(line) + 1, t->out);
+		c = folded_cell(t->cells, line);	/* NULL: missing, counted so in turn */
+		fwrite_unlocked(&c, sizeof(c), 1, t->out);
 	} else if (folded_add(d, comm, f, n)) {
 		d->folded_dropped++;
 	}

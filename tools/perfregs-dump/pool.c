@@ -260,8 +260,9 @@ static void counts_add(struct decoder *d, const struct rec_counts *c)
 static void batch_write(struct pool *p, struct batch *b)
 {
 	struct decoder *d = p->d;
-	const char *s, *end, *nul;
+	struct folded_cell *c;
 	unsigned int i;
+	size_t k;
 
 	if (p->bad)
 		goto put;
@@ -275,21 +276,21 @@ static void batch_write(struct pool *p, struct batch *b)
 	}
 	if (d->o.format == FMT_FOLDED || d->o.flamegraph) {
 		/*
-		 * Its stacks' lines, each with its NUL (out_folded()), in
-		 * order.  Not one of a batch whose output was cut (out_write()
-		 * without memory, p->error says so): its last line has no NUL,
-		 * strlen() ran past the output, and the lines before it are
-		 * not all of the batch's either.  A batch that printed nothing
-		 * has no buffer (b->out is NULL, and NULL + 0 is undefined).
+		 * Its samples' stacks, a cell of the printing thread's table
+		 * each (out_folded()), counted here in order: none of a batch
+		 * after a malformed record, as with one thread.  Not one of a
+		 * batch whose output was cut (out_write() without memory,
+		 * p->error says so): its cells are not all of the batch's.
+		 * The stacks' lines came here before, to be counted in this
+		 * thread's table: two more copies of each line, and the
+		 * hashing, in the thread that reads the recording
+		 * (bench/results/DECODE_THREADS.md).
 		 */
-		s = end = b->out;
-		if (b->out)
-			end += b->outlen;
-		for (; !b->error && s < end; s = nul + 1) {
-			nul = memchr(s, 0, end - s);
-			if (!nul)
-				break;
-			if (folded_count(d, s))
+		for (k = 0; !b->error && k + sizeof(c) <= b->outlen; k += sizeof(c)) {
+			memcpy(&c, b->out + k, sizeof(c));
+			if (c)
+				folded_cell_count(c);
+			else
 				d->folded_dropped++;
 		}
 	} else if (b->out) {	/* none if it printed nothing */
@@ -539,6 +540,13 @@ uint64_t pool_upto(const struct decoder *d)
 	return d->pool->upto;
 }
 
+static void cells_free(struct folded_cells *t)
+{
+	if (t)
+		folded_cells_free(t);
+	free(t);
+}
+
 static void pool_free(struct pool *p)
 {
 	unsigned int i;
@@ -547,10 +555,12 @@ static void pool_free(struct pool *p)
 		unwind_thread_free(&p->w[i].t);
 		if (p->w[i].t.out)
 			fclose(p->w[i].t.out);
+		cells_free(p->w[i].t.cells);
 	}
 	unwind_thread_free(&p->self.t);
 	if (p->self.t.out)
 		fclose(p->self.t.out);
+	cells_free(p->self.t.cells);
 	for (i = 0; i < p->nslots; i++) {
 		free(p->slots[i].recs);
 		free(p->slots[i].held);	/* none held: written out by pool_drain() */
@@ -572,9 +582,17 @@ static bool worker_init(struct pool *p, struct worker *w)
 	w->p = p;
 	w->t.stack_lines = p->d->o.format == FMT_FOLDED || p->d->o.flamegraph;
 	w->t.worker = true;
+	if (w->t.stack_lines) {
+		w->t.cells = calloc(1, sizeof(*w->t.cells));
+		if (!w->t.cells)
+			return false;
+	}
 	w->t.out = fopencookie(w, "w", io);
-	if (!w->t.out)
+	if (!w->t.out) {
+		free(w->t.cells);
+		w->t.cells = NULL;
 		return false;
+	}
 	setvbuf(w->t.out, NULL, _IOFBF, OUT_BUF);
 	return true;
 }
@@ -641,6 +659,8 @@ struct pool *pool_start(struct decoder *d, unsigned int threads)
 		p->nworkers--;
 		fclose(p->w[p->nworkers].t.out);
 		p->w[p->nworkers].t.out = NULL;
+		cells_free(p->w[p->nworkers].t.cells);
+		p->w[p->nworkers].t.cells = NULL;
 	}
 	if (!p->nworkers) {
 		d->threads = 1;
@@ -738,6 +758,12 @@ int pool_end(struct decoder *d)
 	pthread_mutex_unlock(&p->lock);
 	for (i = 0; i < p->nworkers; i++)
 		pthread_join(p->w[i].tid, NULL);
+	/* the counts of every sample written out, into the decoder's table */
+	for (i = 0; i < p->nworkers; i++)
+		if (p->w[i].t.cells)
+			folded_cells_merge(d, p->w[i].t.cells);
+	if (p->self.t.cells)
+		folded_cells_merge(d, p->self.t.cells);
 	unwind_shared_free(d);	/* the workers': d->threads is 1 again */
 	err = p->error;
 	pool_free(p);

@@ -262,7 +262,8 @@ struct dthread {
 	struct unwinder *unwinders;	/* an attached Dwfl per address space */
 	struct cfi_rules *cfi_rules;	/* CFI rows per file and address (unwind.c) */
 	struct frame *frames;		/* unwind.c's, SAMPLE_FRAMES_MAX of them */
-	bool stack_lines;		/* -f folded: each stack's line to out (pool.c) */
+	bool stack_lines;		/* -f folded: each stack's cell to out (pool.c) */
+	struct folded_cells *cells;	/* with stack_lines: its stacks (folded.c) */
 	bool worker;			/* a worker of --threads: */
 	size_t nksyms;			/* the kernel symbols its record sees */
 };
