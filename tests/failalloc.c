@@ -23,6 +23,7 @@
 void *__libc_calloc(size_t n, size_t size);
 void *__libc_realloc(void *p, size_t size);
 void *__libc_malloc(size_t size);
+void *__libc_memalign(size_t align, size_t size);
 
 static const char *fail(const char *kind)
 {
@@ -62,14 +63,13 @@ void *aligned_alloc(size_t align, size_t size)
 {
 	static int failed;
 	const char *f = fail("aligned_alloc");
-	void *p;
 
 	if (f && !strcmp(f, "worker") && gettid() != getpid() &&
 	    !__atomic_exchange_n(&failed, 1, __ATOMIC_RELAXED)) {
 		errno = ENOMEM;
 		return NULL;
 	}
-	return posix_memalign(&p, align, size) ? NULL : p;
+	return __libc_memalign(align, size);
 }
 
 char *strdup(const char *s)

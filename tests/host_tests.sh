@@ -1946,8 +1946,13 @@ def stacks(path):
         d[s] = int(n)
     return d
 one, cut, cell = (stacks(p) for p in sys.argv[1:])
-print(len(set(cut) - set(one)), sum(one.values()) - sum(cut.values()),
-      len(set(cell) - set(one)), sum(one.values()) - sum(cell.values()))
+# a stack of no sample, or more of one than one thread counts, is "extra"
+def extra(d):
+    return sum(1 for s, n in d.items() if n > one.get(s, 0))
+lost = sum(one.values()) - sum(cut.values())
+# the batch, not all of them: the others were counted
+print(extra(cut), lost if 0 < lost < sum(one.values()) // 2 else -lost,
+      extra(cell), sum(one.values()) - sum(cell.values()))
 PY
 )
 		[ $rc = 5 ] && [ "$extra" = 0 ] && [ "$short" -gt 0 ] &&

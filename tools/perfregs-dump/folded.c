@@ -214,10 +214,13 @@ int folded_count(struct decoder *d, const char *line)
 }
 
 /*
- * A stack of a --threads table.  Its worker makes it and reads hash, len
- * and stack when it looks it up again; only the reading thread writes
- * count, until the merge: on a cache line of its own, so that the two
- * threads do not take it from each other for every sample.
+ * A stack of a --threads table.  The thread that printed it first (a
+ * worker, or the reading thread printing a batch itself) makes it, count
+ * 0, and reads hash, len and stack when it looks it up again; then only
+ * the reading thread writes count (the batch's hand-over under the
+ * pool's lock orders the two), until the merge.  count is on a cache
+ * line of its own, so that the two threads do not take it from each
+ * other for every sample.
  */
 struct folded_cell {
 	uint64_t count;

@@ -53,7 +53,11 @@
  * longer than that): at most held_max bytes of them, 768 KiB a slot
  * and no less than 8 MiB, or a single larger window (pool_record()).
  * The buffers are kept for the next batch, so it does not grow with
- * the samples.
+ * the samples.  -f folded: each thread that prints has a table of the
+ * distinct stacks it printed (folded.c's cells), freed once merged at
+ * the end: up to N + 1 copies of each distinct stack, where one thread
+ * keeps one; what does not fit in memory is said missing, as with one
+ * thread.
  */
 #define _GNU_SOURCE	/* fopencookie */
 #include <errno.h>
@@ -281,6 +285,8 @@ static void batch_write(struct pool *p, struct batch *b)
 		 * after a malformed record, as with one thread.  Not one of a
 		 * batch whose output was cut (out_write() without memory,
 		 * p->error says so): its cells are not all of the batch's.
+		 * (A batch's cells, 8 KiB at most, reach out_write() in one
+		 * piece from its 64 KiB buffer, so that is all of them.)
 		 * The stacks' lines came here before, to be counted in this
 		 * thread's table: two more copies of each line, and the
 		 * hashing, in the thread that reads the recording
