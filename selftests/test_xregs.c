@@ -372,19 +372,6 @@ TEST_F(xregs, magic)
 	       (unsigned long long)asked, t.simd_known, t.simd_saved, t.simd_locked,
 	       t.simd_guest, t.simd_other,
 	       t.first_bad[0] ? "; first wrong: " : "", t.first_bad);
-	/*
-	 * sched_yield() on RT: far fewer samples in it with the user IP in
-	 * the loop, and not more in a longer run (6.12-rt on 2026-12-06,
-	 * 64/i386: 51/43 and 20/39 in 3 s, 47/68 in 8 s; 216/170 on an
-	 * earlier day; 900 to 1100 outside RT), and with 20 of them none
-	 * may have found the state saved.  Why is not known yet: with
-	 * fewer than 50, every one of them right, the rest is not checked
-	 * there, and the test says so.
-	 */
-	if (variant->saved && kernel_is_rt() && t.inloop < 50 && t.inloop == t.good &&
-	    !t.simd_other)
-		SKIP(return, "RT: %d samples in sched_yield()'s loop, all right; 50 wanted for the rest (why so few on RT is not known yet)",
-		     t.inloop);
 	EXPECT_LE(50, t.inloop);
 	EXPECT_EQ(t.inloop, t.good);
 	EXPECT_EQ(0, t.simd_other);
@@ -416,9 +403,10 @@ TEST_F(xregs, magic)
 		/*
 		 * On RT, fpregs_lock() is preempt_disable(): a sample in a
 		 * hard interrupt that finds preemption off says fpregs_locked,
-		 * and the scheduler has it off much of the time (6.1-rt: 752
-		 * of 910 samples, 82 of 1004 for i386; 6.12-rt: 35 of 216,
-		 * 21 of 170).  Without RT it needs bottom halves off.
+		 * and the scheduler has it off much of the time (2026-12-06,
+		 * 64/i386 in 3 s: 6.1-rt 171..270 of 394..499, 312..421 of
+		 * 622..688; 6.12-rt 280..533 of 459..709, 529..569 of
+		 * 758..813).  Without RT it needs bottom halves off.
 		 */
 		if (kernel_is_rt())
 			EXPECT_LT(0, t.simd_locked);

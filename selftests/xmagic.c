@@ -28,7 +28,7 @@
  * mode syscall: the loop calls getppid() (kernel-mode samples, their
  * user frame at the instruction after the system call).
  * mode yield: the loop calls sched_yield(), pinned to one CPU with a
- * child spinning there too: every call switches tasks, and the kernel
+ * child yielding there too: every call switches tasks, and the kernel
  * saves the SIMD state (kernel-mode samples after the switch back find
  * it saved, TIF_NEED_FPU_LOAD).
  * mode udp (x86_64 only): the loop write()s to a UDP socket on loopback,
@@ -348,9 +348,16 @@ static int setup(void)
 #endif
 
 /*
- * mode yield: a child spinning on our CPU, so that every sched_yield()
- * switches to it and back (the kernel then saves our FPU state and
- * restores it on the way out).  It dies with us.
+ * mode yield: a child on our CPU that yields too, so that every
+ * sched_yield() switches to it and back (the kernel then saves our FPU
+ * state and restores it on the way out).  It dies with us.
+ *
+ * A child that only spun starved us on 6.12 (EEVDF: each sched_yield()
+ * pushes the yielder's deadline a slice further, and the spinner's
+ * stays the earlier one): 38..74 samples in our loop in 3 s where 6.1
+ * had 900..1100.  Both yielding, they alternate (2026-12-06, 64/i386
+ * in 3 s: 6.1 428..508/569..687, 6.12 545..582/802..876, 6.1-rt
+ * 394..499/622..688, 6.12-rt 459..709/758..813).
  */
 static int yield_to_spinner(double secs)
 {
@@ -365,7 +372,7 @@ static int yield_to_spinner(double secs)
 	if (pid == 0) {
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		while (1)
-			;
+			sched_yield();
 	}
 	return pid < 0 ? -1 : 0;
 }
