@@ -259,8 +259,9 @@ done
 # us as well: on 2026-12-05 both tools lost nothing at 50 and some at
 # 20, so the steps decided the ratio, not the tools (the first try of
 # these, 2026-12-06, ran past the guest's timeout: perf report -D of
-# each lossy recording, now bench/perf_count).
-for period in 100000 50000 40000 30000 25000 20000 10000; do
+# each lossy recording, now bench/perf_count).  80 and 65 us: on
+# 2026-12-06 perf lost nothing at 100 and some in every run at 50.
+for period in 100000 80000 65000 50000 40000 30000 25000 20000 10000; do
 	for rep in $(seq $RATE_REPS); do
 		for tool in perf ours; do
 			f=/tmp/perfregs-bench/dwrate-$tool.data
