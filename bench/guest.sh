@@ -230,7 +230,8 @@ if [ "$MODE" = icount ]; then
 fi
 
 # 2. the highest rate with no loss, each tool: the rate delivered is
-# samples over the workload's run time, as the kernel may deliver fewer
+# samples over the time bench/work.c measures around its loop (its
+# start-up is sampled too, so it can exceed 1/period), as the kernel may deliver fewer
 # than one per period (hrtimer events fire at most every 10 us).  Three
 # runs of each, the tools in turns: one overflow, when the emulated CPUs
 # leave a reader unscheduled for a while, decides a single run.  The
