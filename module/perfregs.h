@@ -20,8 +20,8 @@ struct prf_session;
 
 /* One CPU's ring buffer: a control page and data pages, both mmapped. */
 struct prf_ring {
-	struct perfregs_ctl *ctl;	/* vmalloc_user(PAGE_SIZE), hostile */
-	void *data;			/* vmalloc_user(size), read-only to users */
+	struct perfregs_ctl *ctl;	/* a vmalloc'ed page, hostile */
+	void *data;			/* vmalloc'ed, read-only to users */
 	unsigned long size;		/* bytes, a power of two */
 	unsigned long mask;		/* size - 1 */
 	bool overwrite;
@@ -96,9 +96,8 @@ enum prf_uregs_class {
  */
 struct prf_grant {
 	struct pid_namespace *pid_ns;	/* ids in records are in this one */
-	struct user_struct *user;	/* charged user_pages */
-	struct mm_struct *mm;		/* charged mm_pages (pinned_vm) */
-	unsigned long user_pages, mm_pages;
+	struct user_struct *user;	/* charged user_pages (locked_vm) */
+	unsigned long user_pages;
 };
 
 struct prf_session {
@@ -146,6 +145,7 @@ struct prf_session {
 struct prf_ring *prf_ring_alloc(struct prf_session *s, int cpu,
 				unsigned int pages, bool overwrite,
 				unsigned long watermark);
+int prf_ring_map(struct vm_area_struct *vma, void *area, unsigned long len);
 void prf_ring_free(struct prf_ring *rb);
 void prf_ring_write(struct prf_handle *h, const void *src, size_t len);
 void prf_ring_kmsan_check(const struct prf_handle *h, unsigned long start);

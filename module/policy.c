@@ -32,9 +32,11 @@
  *    can check itself (dumpable, the caller's real uid and gid are all
  *    its uids and gids, or CAP_SYS_PTRACE in its user namespace), so a
  *    setuid exec between CONFIG and START is refused;
- *  - the rings are charged as perf charges its buffers: to the caller's
- *    user (locked_vm, shared with perf) up to mlock_kb per online CPU,
- *    beyond that to the caller's RLIMIT_MEMLOCK, unless CAP_IPC_LOCK.
+ *  - the rings are charged to the caller's user (locked_vm, shared with
+ *    perf and io_uring) for as long as they live, up to mlock_kb per
+ *    online CPU plus the caller's RLIMIT_MEMLOCK, unless CAP_IPC_LOCK;
+ *    their pages are also charged to the caller's memory cgroup
+ *    (ring.c allocates them with __GFP_ACCOUNT).
  */
 #include <linux/capability.h>
 #include <linux/cred.h>
@@ -57,10 +59,7 @@
 static unsigned int mlock_kb = 516;
 module_param(mlock_kb, uint, 0644);
 MODULE_PARM_DESC(mlock_kb,
-		 "KiB of rings per online CPU a user may have before RLIMIT_MEMLOCK counts (perf_event_mlock_kb's default)");
-
-/* Charges are checked and made under one lock, so two cannot overtake. */
-static DEFINE_MUTEX(prf_charge_lock);
+		 "KiB of rings per online CPU a user may hold on top of RLIMIT_MEMLOCK (perf_event_mlock_kb's default)");
 
 /* The perf event behind a file, if it is one perf_event_open() made. */
 static struct perf_event *prf_witness_event(struct file *f)
@@ -183,50 +182,55 @@ static bool prf_witness_alive(const struct perf_event *ev)
 }
 
 /*
- * Charge @pages as perf_mmap() does: to the user's locked_vm up to
- * mlock_kb per online CPU, the rest to the mm's pinned_vm against
- * RLIMIT_MEMLOCK, which only CAP_IPC_LOCK may exceed.  Called with the
- * session's old grant released, so that a reconfiguration is not
- * charged twice.
+ * The pages a user may hold in rings (and in perf's buffers and
+ * io_uring's, which count in user->locked_vm too): the allowance of
+ * mlock_kb per online CPU, plus RLIMIT_MEMLOCK of the process that
+ * configures.  Saturates instead of wrapping for RLIM_INFINITY.
+ */
+static unsigned long prf_charge_limit(void)
+{
+	unsigned long allowance, lock_limit;
+
+	allowance = (READ_ONCE(mlock_kb) >> (PAGE_SHIFT - 10)) *
+		    num_online_cpus();
+	lock_limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
+	if (lock_limit > ULONG_MAX - allowance)
+		return ULONG_MAX;
+	return allowance + lock_limit;
+}
+
+/*
+ * Charge @pages to the caller's user for as long as the rings live.
+ *
+ * The rings live as long as the session's file, not as long as the
+ * process that configured them: a descriptor outlives its opener's mm
+ * when it is inherited, passed or kept across exec.  perf_mmap()'s
+ * split (the user's locked_vm up to the allowance, the rest on the
+ * mm's pinned_vm) would let a user keep rings nobody is charged for
+ * after a fork-configure-exit round, so every page goes to the user,
+ * as io_uring charges its rings: user->locked_vm against the
+ * allowance plus RLIMIT_MEMLOCK, given back by prf_grant_release()
+ * when the rings are freed.  CAP_IPC_LOCK lifts the limit, not the
+ * count.  Called with the session's old grant released, so that a
+ * reconfiguration is not charged twice.
  */
 int prf_policy_charge(struct prf_grant *g, unsigned long pages)
 {
-	unsigned long user_limit, user_locked, user_extra, extra = 0;
-	unsigned long lock_limit;
 	struct user_struct *user = current_user();
-	int ret = 0;
+	unsigned long limit = prf_charge_limit();
+	long cur, new;
 
-	if (!current->mm)
-		return -EINVAL;
-	mutex_lock(&prf_charge_lock);
-	user_limit = (READ_ONCE(mlock_kb) >> (PAGE_SHIFT - 10)) *
-		     num_online_cpus();
-	user_locked = atomic_long_read(&user->locked_vm);
-	/* the allowance may have shrunk below what is charged already */
-	if (user_locked > user_limit)
-		user_locked = user_limit;
-	user_locked += pages;
-	user_extra = pages;
-	if (user_locked > user_limit) {
-		extra = user_locked - user_limit;
-		user_extra -= extra;
-	}
-	lock_limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
-	if (extra && atomic64_read(&current->mm->pinned_vm) + extra > lock_limit &&
-	    !capable(CAP_IPC_LOCK)) {
-		ret = -ENOMEM;
-		goto out_unlock;
-	}
-	atomic_long_add(user_extra, &user->locked_vm);
-	atomic64_add(extra, &current->mm->pinned_vm);
+	if (pages > LONG_MAX)
+		return -ENOMEM;
+	cur = atomic_long_read(&user->locked_vm);
+	do {
+		new = cur + pages;
+		if ((new < cur || new > limit) && !capable(CAP_IPC_LOCK))
+			return -ENOMEM;
+	} while (!atomic_long_try_cmpxchg(&user->locked_vm, &cur, new));
 	g->user = get_uid(user);
-	g->user_pages = user_extra;
-	mmgrab(current->mm);
-	g->mm = current->mm;
-	g->mm_pages = extra;
-out_unlock:
-	mutex_unlock(&prf_charge_lock);
-	return ret;
+	g->user_pages = pages;
+	return 0;
 }
 
 /*
@@ -306,10 +310,6 @@ void prf_grant_release(struct prf_grant *g)
 	if (g->user) {
 		atomic_long_sub(g->user_pages, &g->user->locked_vm);
 		free_uid(g->user);
-	}
-	if (g->mm) {
-		atomic64_sub(g->mm_pages, &g->mm->pinned_vm);
-		mmdrop(g->mm);
 	}
 	if (g->pid_ns)
 		put_pid_ns(g->pid_ns);

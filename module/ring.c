@@ -72,20 +72,33 @@ static bool poison_rings;
 module_param(poison_rings, bool, 0644);
 MODULE_PARM_DESC(poison_rings, "fill new rings with 0xa5 (for testing)");
 
+/*
+ * A ring's memory is the user's, for as long as it lives: charged to
+ * the memory cgroup of the task that configures (__GFP_ACCOUNT), so a
+ * container's memory.max holds it and the OOM killer sees it, and
+ * failing with ENOMEM at the limit instead of calling the cgroup's OOM
+ * killer on its tasks (__GFP_RETRY_MAYFAIL), with no warning for a
+ * limit a user reached (__GFP_NOWARN).  Mapped page by page, with
+ * vm_insert_page(), by prf_ring_map(): remap_vmalloc_range() wants
+ * vmalloc_user()'s VM_USERMAP area, which is not accounted.
+ */
+#define PRF_RING_GFP	(GFP_KERNEL_ACCOUNT | __GFP_ZERO | \
+			 __GFP_RETRY_MAYFAIL | __GFP_NOWARN)
+
 struct prf_ring *prf_ring_alloc(struct prf_session *s, int cpu,
 				unsigned int pages, bool overwrite,
 				unsigned long watermark)
 {
 	struct prf_ring *rb;
 
-	rb = kzalloc_node(sizeof(*rb), GFP_KERNEL, cpu_to_node(cpu));
+	rb = kzalloc_node(sizeof(*rb), GFP_KERNEL_ACCOUNT, cpu_to_node(cpu));
 	if (!rb)
 		return NULL;
-	rb->ctl = vmalloc_user(PAGE_SIZE);
+	rb->ctl = __vmalloc(PAGE_SIZE, PRF_RING_GFP);
 	if (!rb->ctl)
 		goto out_free_rb;
 	rb->size = (unsigned long)pages << PAGE_SHIFT;
-	rb->data = vmalloc_user(rb->size);
+	rb->data = __vmalloc(rb->size, PRF_RING_GFP);
 	if (!rb->data)
 		goto out_free_ctl;
 	if (READ_ONCE(poison_rings))
@@ -109,6 +122,26 @@ out_free_ctl:
 out_free_rb:
 	kfree(rb);
 	return NULL;
+}
+
+/*
+ * Map @len bytes of the ring's memory at @area (its control page or
+ * its data pages) into @vma, whose flags the caller has set.  On an
+ * error the pages inserted so far are unmapped with the vma by mmap's
+ * own unwinding.
+ */
+int prf_ring_map(struct vm_area_struct *vma, void *area, unsigned long len)
+{
+	unsigned long off;
+	int ret;
+
+	for (off = 0; off < len; off += PAGE_SIZE) {
+		ret = vm_insert_page(vma, vma->vm_start + off,
+				     vmalloc_to_page(area + off));
+		if (ret)
+			return ret;
+	}
+	return 0;
 }
 
 void prf_ring_free(struct prf_ring *rb)

@@ -485,10 +485,10 @@ int prf_session_mmap(struct prf_session *s, struct vm_area_struct *vma)
 		goto out_unlock;
 	}
 
-	ret = remap_vmalloc_range(vma, area, 0);
+	prf_vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP | VM_DONTCOPY);
+	ret = prf_ring_map(vma, area, len);
 	if (ret)
 		goto out_unlock;
-	prf_vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP | VM_DONTCOPY);
 	vma->vm_private_data = s;
 	vma->vm_ops = &prf_vm_ops;
 	prf_vma_open(vma);

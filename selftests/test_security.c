@@ -1093,4 +1093,225 @@ TEST_F(state, memory_is_charged)
 	munmap(c, sizeof(*c));
 }
 
+/*
+ * The rings live as long as the session's file, not as long as the
+ * process that configured them: a parent holds descriptors while a
+ * child configures rings on each and exits, taking its mm (and any
+ * charge made to it) along.  The charge is the user's: once the user's
+ * allowance (here RLIMIT_MEMLOCK for one session, mlock_kb 0) is used,
+ * the next round is refused however new its process, and the
+ * allowance comes back when the descriptors close.
+ */
+#define OUTLIVE_FDS	3
+
+struct outlive_case {
+	pid_t target;
+	long pages;			/* one session's, control pages too */
+	int round[OUTLIVE_FDS];		/* a fresh child's CONFIG on fd i */
+	int after_close;		/* on fd 1 once fd 0 is closed */
+	int after_all;			/* on a new fd once all are closed */
+};
+
+/* In a child that exits at once: its mm goes, the rings stay. */
+static int outlive_round(struct prf_reader *r, pid_t target)
+{
+	struct perfregs_config cfg;
+	pid_t p = fork();
+	int st;
+
+	if (p == 0) {
+		prf_config_default(&cfg);
+		cfg.pid = target;
+		cfg.flags = PERFREGS_CF_EXCLUDE_KERNEL;
+		cfg.data_pages = 4;
+		_exit(-prf_config(r, &cfg));
+	}
+	if (p < 0 || waitpid(p, &st, 0) != p || !WIFEXITED(st))
+		return -1;
+	return WEXITSTATUS(st);
+}
+
+static int outlive_rounds(void *arg)
+{
+	struct outlive_case *c = arg;
+	struct rlimit rl = { c->pages * getpagesize(), c->pages * getpagesize() };
+	struct prf_reader r[OUTLIVE_FDS], again;
+	int i;
+
+	if (setrlimit(RLIMIT_MEMLOCK, &rl))
+		return 10;
+	for (i = 0; i < OUTLIVE_FDS; i++)
+		if (prf_open(&r[i], NULL))
+			return 13;
+	for (i = 0; i < OUTLIVE_FDS; i++)
+		c->round[i] = outlive_round(&r[i], c->target);
+	prf_close(&r[0]);
+	c->after_close = outlive_round(&r[1], c->target);
+	for (i = 1; i < OUTLIVE_FDS; i++)
+		prf_close(&r[i]);
+	if (prf_open(&again, NULL))
+		return 14;
+	c->after_all = outlive_round(&again, c->target);
+	prf_close(&again);
+	return 0;
+}
+
+TEST_F(state, memory_outlives_its_process)
+{
+	struct outlive_case *c;
+	pid_t target;
+	int st, i;
+
+	if (!module_loaded())
+		SKIP(return, "perfregs is not loaded");
+	if (geteuid())
+		SKIP(return, "must start as root to drop privileges");
+	ASSERT_EQ(0, set_for_test(PARANOID, "2"));
+	ASSERT_EQ(0, set_for_test(param_path("mlock_kb"), "0"));
+	c = mmap(NULL, sizeof(*c), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+		 -1, 0);
+	ASSERT_NE(MAP_FAILED, c);
+	target = fork();
+	if (target == 0) {
+		if (setgid(65534) || setuid(65534))
+			_exit(99);
+		execl("/bin/sleep", "sleep", "60", NULL);
+		_exit(98);
+	}
+	c->target = target;
+	/* a process target has a ring per possible CPU: 4 data pages + 1 */
+	c->pages = sysconf(_SC_NPROCESSORS_CONF) * 5;
+	ASSERT_LE(0, wait_comm(target, "sleep")) TH_LOG("the target never ran sleep");
+	st = as_nobody(outlive_rounds, c);
+	restore_state();
+	kill(target, SIGKILL);
+	waitpid(target, NULL, 0);
+	ASSERT_EQ(0, st);
+	for (i = 0; i < OUTLIVE_FDS; i++)
+		TH_LOG("round %d (a fresh child, fd %d held by the parent): %s",
+		       i, i, c->round[i] ? strerror(c->round[i]) : "configured");
+	TH_LOG("after fd 0 closed: %s; after all closed: %s",
+	       c->after_close ? strerror(c->after_close) : "configured",
+	       c->after_all ? strerror(c->after_all) : "configured");
+	EXPECT_EQ(0, c->round[0]);
+	for (i = 1; i < OUTLIVE_FDS; i++)
+		EXPECT_EQ(ENOMEM, c->round[i])
+			TH_LOG("round %d: rings outlived their process uncharged", i);
+	EXPECT_EQ(0, c->after_close) TH_LOG("closing fd 0 gave no charge back");
+	EXPECT_EQ(0, c->after_all);
+	munmap(c, sizeof(*c));
+}
+
+/*
+ * The rings' pages are charged to the memory cgroup of the task that
+ * configures them: a container's memory.max holds them.  Over the
+ * limit CONFIG fails with ENOMEM, and does not call the cgroup's OOM
+ * killer; under it, memory.current grows by the rings.  As root
+ * (CAP_IPC_LOCK: RLIMIT_MEMLOCK does not count), so only the cgroup
+ * can refuse.
+ */
+#define CG_ROOT		"/sys/fs/cgroup"
+#define CG_DIR		CG_ROOT "/perfregs-test"
+#define CG_MAX_MIB	8
+
+struct cg_case {
+	int big, small;
+	long long before, after;	/* memory.current around small */
+};
+
+static long long cg_read(const char *file, const char *key)
+{
+	char path[128], buf[512], *p;
+
+	snprintf(path, sizeof(path), CG_DIR "/%s", file);
+	if (read_file(path, buf, sizeof(buf)))
+		return -1;
+	if (!key)
+		return atoll(buf);
+	p = strstr(buf, key);
+	return p ? atoll(p + strlen(key)) : -1;
+}
+
+static int cg_child(struct cg_case *c)
+{
+	struct perfregs_config cfg;
+	struct prf_reader r;
+	char pid[16];
+
+	snprintf(pid, sizeof(pid), "%d", getpid());
+	if (write_file(CG_DIR "/cgroup.procs", pid))
+		return 10;
+	if (prf_open(&r, NULL))
+		return 11;
+	prf_config_default(&cfg);
+	cfg.pid = getpid();
+	cfg.flags = PERFREGS_CF_EXCLUDE_KERNEL;
+	/* 16 MiB a CPU: twice the cgroup's limit on one CPU */
+	cfg.data_pages = 4096;
+	c->big = -prf_config(&r, &cfg);
+	/* 1 MiB a CPU, for all possible CPUs: fits, and shows */
+	cfg.data_pages = 256;
+	c->before = cg_read("memory.current", NULL);
+	c->small = -prf_config(&r, &cfg);
+	c->after = cg_read("memory.current", NULL);
+	prf_close(&r);
+	return 0;
+}
+
+TEST_F(state, memory_cgroup_holds_rings)
+{
+	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
+	long long rings = ncpu * 257LL * getpagesize(), ooms;
+	char buf[256], max[32];
+	bool mounted = false;
+	struct cg_case *c;
+	pid_t p;
+	int st;
+
+	if (!module_loaded())
+		SKIP(return, "perfregs is not loaded");
+	if (geteuid())
+		SKIP(return, "must start as root");
+	if (access(CG_ROOT "/cgroup.controllers", F_OK)) {
+		if (mount("none", CG_ROOT, "cgroup2", 0, NULL))
+			SKIP(return, "no cgroup2 at " CG_ROOT " and none can be mounted: %s",
+			     strerror(errno));
+		mounted = true;
+	}
+	if (read_file(CG_ROOT "/cgroup.controllers", buf, sizeof(buf)) ||
+	    !strstr(buf, "memory")) {
+		if (mounted)
+			umount(CG_ROOT);
+		SKIP(return, "cgroup2 has no memory controller here (cgroup v1's?)");
+	}
+	ASSERT_EQ(0, write_file(CG_ROOT "/cgroup.subtree_control", "+memory"));
+	rmdir(CG_DIR);	/* an earlier run's, if it was cut */
+	ASSERT_EQ(0, mkdir(CG_DIR, 0755)) TH_LOG("mkdir %s: %s", CG_DIR, strerror(errno));
+	snprintf(max, sizeof(max), "%d", CG_MAX_MIB << 20);
+	ASSERT_EQ(0, write_file(CG_DIR "/memory.max", max));
+	c = mmap(NULL, sizeof(*c), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+		 -1, 0);
+	ASSERT_NE(MAP_FAILED, c);
+	p = fork();
+	if (p == 0)
+		_exit(cg_child(c));
+	ASSERT_EQ(p, waitpid(p, &st, 0));
+	ooms = cg_read("memory.events", "oom_kill ");
+	EXPECT_EQ(0, rmdir(CG_DIR)) TH_LOG("rmdir %s: %s", CG_DIR, strerror(errno));
+	if (mounted)
+		umount(CG_ROOT);
+	ASSERT_TRUE(WIFEXITED(st)) TH_LOG("the child in the cgroup was killed by signal %d",
+					  WTERMSIG(st));
+	ASSERT_EQ(0, WEXITSTATUS(st));
+	TH_LOG("memory.max %d MiB: 4096 pages a CPU: %s; 256 pages a CPU: %s, memory.current %lld -> %lld (+%lld, rings %lld); oom_kill %lld",
+	       CG_MAX_MIB, c->big ? strerror(c->big) : "configured",
+	       c->small ? strerror(c->small) : "configured",
+	       c->before, c->after, c->after - c->before, rings, ooms);
+	EXPECT_EQ(ENOMEM, c->big) TH_LOG("rings beyond the cgroup's memory.max");
+	EXPECT_EQ(0, c->small);
+	EXPECT_LE(rings, c->after - c->before) TH_LOG("the rings were not charged to the cgroup");
+	EXPECT_EQ(0, ooms) TH_LOG("CONFIG called the cgroup's OOM killer");
+	munmap(c, sizeof(*c));
+}
+
 PERFREGS_HARNESS_MAIN

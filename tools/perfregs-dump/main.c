@@ -888,8 +888,9 @@ static const char *config_hint(int err)
 		       "none of the CPUs asked for is online?)";
 	case ENOMEM:
 		return "the rings exceed your locked-memory allowance (perfregs "
-		       "mlock_kb per CPU, then ulimit -l) or the memory: lower "
-		       "--mmap-pages, or raise ulimit -l";
+		       "mlock_kb per CPU plus ulimit -l, for all the rings your "
+		       "user holds) or your memory cgroup's limit: lower "
+		       "--mmap-pages, close other sessions, or raise ulimit -l";
 	case EBUSY:
 		return "the hardware breakpoint slots are taken";
 	}
