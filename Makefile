@@ -62,14 +62,24 @@ PB_C		:= $(PB_DIR)/profile.pb-c.c
 PB_H		:= $(PB_DIR)/profile.pb-c.h
 
 TOOL		:= $(BUILD)/perfregs-dump
-TOOL_LIB_SRCS	:= $(filter-out %/main.c %/fuzz_recording.c,$(wildcard tools/perfregs-dump/*.c)) \
+# The decoder's sources but its command (main.c) and the fuzz target,
+# with tools/lib and the generated protobuf code, are compiled once each
+# into objects under $(BUILD)/obj, with the headers each includes
+# (-MMD), and archived into $(TOOL_LIB): the tool and every host test
+# program link it (one pattern rule below).
+TOOL_DIR	:= tools/perfregs-dump
+TOOL_LIB_SRCS	:= $(filter-out %/main.c %/fuzz_recording.c,$(wildcard $(TOOL_DIR)/*.c)) \
 		   tools/lib/libperfregs.c $(PB_C)
-TOOL_SRCS	:= tools/perfregs-dump/main.c $(TOOL_LIB_SRCS)
-TOOL_HDRS	:= $(wildcard tools/perfregs-dump/*.h) tools/lib/libperfregs.h include/uapi/linux/perfregs.h \
-		   $(PB_H)
+TOOL_MAIN_SRCS	:= $(TOOL_DIR)/main.c
+TOOL_SRCS	:= $(TOOL_MAIN_SRCS) $(TOOL_LIB_SRCS)
 TOOL_INC	:= $(UAPI) -I$(PB_DIR)
 TOOL_LIBS	:= -ldw -lelf -lprotobuf-c -lz -pthread
-
+OBJ		:= $(BUILD)/obj
+obj_of		= $(patsubst $(BUILD)/%.c,$(OBJ)/%.o,$(filter $(BUILD)/%,$(1))) \
+		  $(patsubst %.c,$(OBJ)/%.o,$(filter-out $(BUILD)/%,$(1)))
+TOOL_LIB_OBJS	:= $(call obj_of,$(TOOL_LIB_SRCS))
+TOOL_MAIN_OBJS	:= $(call obj_of,$(TOOL_MAIN_SRCS))
+TOOL_LIB	:= $(BUILD)/libperfregs-dump.a
 KSFT_DIR	:= $(BUILD)/kselftest
 KSFT_HARNESS	:= $(KSFT_DIR)/kselftest_harness.h
 LINUX_SRC_TAR	:= /usr/src/linux-source-6.1.tar.xz
@@ -95,11 +105,12 @@ endif
 
 MOD_SRCS	:= $(wildcard module/*.c module/*.h) module/Kbuild include/uapi/linux/perfregs.h
 
-HOST_TESTS	:= $(BUILD)/mkrec $(BUILD)/mksimd $(BUILD)/mkmaps $(BUILD)/mkhostile $(BUILD)/fuzz_recording \
-		   $(BUILD)/elfpeek $(BUILD)/mksb $(BUILD)/mklatevdso $(BUILD)/mkexec $(BUILD)/mkseed $(BUILD)/mksnap $(BUILD)/mkorder \
-		   $(BUILD)/mkstorm $(BUILD)/mkversions $(BUILD)/mkbig $(BUILD)/mkadopt $(BUILD)/mkunwind $(BUILD)/mkwrap \
+# test programs linked against the decoder's library (one rule below)
+HOST_LINKED	:= mkrec mksimd mkmaps mkhostile elfpeek mksb mklatevdso mkexec mkseed mksnap \
+		   mkorder mkstorm mkversions mkbig mkadopt mkunwind mkwrap racefile
+HOST_TESTS	:= $(addprefix $(BUILD)/,$(HOST_LINKED)) $(BUILD)/fuzz_recording \
 		   $(BUILD)/big_target $(BUILD)/dl_target \
-		   $(BUILD)/plug_a.so $(BUILD)/plug_b.so $(BUILD)/walk $(BUILD)/racefile \
+		   $(BUILD)/plug_a.so $(BUILD)/plug_b.so $(BUILD)/walk \
 		   $(BUILD)/failalloc.so
 CHECKPATCH	:= $(BUILD)/linux/scripts/checkpatch.pl
 
@@ -122,11 +133,23 @@ $(BUILD)/kmod/%/module/perfregs.ko: $(MOD_SRCS)
 	$(MAKE) -C $(or $(KDIR),/lib/modules/$*/build) M=$(BUILD)/kmod/$*/module \
 		$(if $(KCC),CC=$(KCC)) modules
 
-# --- tool -----------------------------------------------------------------
+# --- tool ---------------------------------------------------------------
 tool: $(TOOL)
-$(TOOL): $(TOOL_SRCS) $(TOOL_HDRS)
-	@mkdir -p $(BUILD)
-	$(CC) $(CFLAGS) $(WARN) $(TOOL_INC) -o $@ $(TOOL_SRCS) $(TOOL_LIBS)
+
+$(OBJ)/%.o: %.c | $(PB_H)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(WARN) $(TOOL_INC) -MMD -MP -c -o $@ $<
+$(OBJ)/proto/%.o: $(PB_DIR)/%.c $(PB_H)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(WARN) $(TOOL_INC) -MMD -MP -c -o $@ $<
+-include $(TOOL_LIB_OBJS:.o=.d) $(TOOL_MAIN_OBJS:.o=.d) $(HOST_LINKED:%=$(OBJ)/tests/%.d)
+
+$(TOOL_LIB): $(TOOL_LIB_OBJS)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+$(TOOL): $(TOOL_MAIN_OBJS) $(TOOL_LIB)
+	$(CC) $(CFLAGS) -o $@ $(TOOL_MAIN_OBJS) $(TOOL_LIB) $(TOOL_LIBS)
 
 $(PB_C) $(PB_H) &: $(PROTO)
 	@command -v protoc-c >/dev/null || \
@@ -139,45 +162,18 @@ $(PROTO):
 
 # --- host-side tests: synthetic recordings and the fuzzer -----------------
 host-tests: $(HOST_TESTS) $(CHECKPATCH)
-$(BUILD)/mkrec: tests/mkrec.c $(TOOL_LIB_SRCS) $(TOOL_HDRS) selftests/magic.h
-	$(CC) $(CFLAGS) $(WARN) $(TOOL_INC) -o $@ tests/mkrec.c $(TOOL_LIB_SRCS) $(TOOL_LIBS)
 
-$(BUILD)/mksimd: tests/mksimd.c $(TOOL_LIB_SRCS) $(TOOL_HDRS) selftests/magic.h
-	$(CC) $(CFLAGS) $(WARN) $(TOOL_INC) -o $@ tests/mksimd.c $(TOOL_LIB_SRCS) $(TOOL_LIBS)
+# Each test program is one file of tests/ linked against the decoder's
+# library: mkrec, mksimd ... (synthetic recordings), elfpeek (the
+# learner's ELF reader against libelf's), racefile (a recording written
+# and cut by someone else while it is decoded), mkbig (large recordings
+# of known stacks in big_target, for the decoder's memory), mkwrap
+# (frame pointers whose reads wrap around 2^64).
+$(addprefix $(BUILD)/,$(HOST_LINKED)): $(BUILD)/%: tests/%.c $(TOOL_LIB) | $(PB_H)
+	@mkdir -p $(OBJ)/tests
+	$(CC) $(CFLAGS) $(WARN) $(TOOL_INC) -MMD -MP -MF $(OBJ)/tests/$*.d -MT $@ \
+		-o $@ $< $(TOOL_LIB) $(TOOL_LIBS)
 
-$(BUILD)/mkmaps: tests/mkmaps.c $(TOOL_LIB_SRCS) $(TOOL_HDRS)
-	$(CC) $(CFLAGS) $(WARN) $(TOOL_INC) -o $@ tests/mkmaps.c $(TOOL_LIB_SRCS) $(TOOL_LIBS)
-$(BUILD)/mksb: tests/mksb.c $(TOOL_LIB_SRCS) $(TOOL_HDRS)
-	$(CC) $(CFLAGS) $(WARN) $(TOOL_INC) -o $@ tests/mksb.c $(TOOL_LIB_SRCS) $(TOOL_LIBS)
-
-$(BUILD)/mklatevdso: tests/mklatevdso.c $(TOOL_LIB_SRCS) $(TOOL_HDRS)
-	$(CC) $(CFLAGS) $(WARN) $(TOOL_INC) -o $@ tests/mklatevdso.c $(TOOL_LIB_SRCS) $(TOOL_LIBS)
-$(BUILD)/mkseed: tests/mkseed.c $(TOOL_LIB_SRCS) $(TOOL_HDRS)
-	$(CC) $(CFLAGS) $(WARN) $(TOOL_INC) -o $@ tests/mkseed.c $(TOOL_LIB_SRCS) $(TOOL_LIBS)
-$(BUILD)/mksnap: tests/mksnap.c $(TOOL_LIB_SRCS) $(TOOL_HDRS)
-	$(CC) $(CFLAGS) $(WARN) $(TOOL_INC) -o $@ tests/mksnap.c $(TOOL_LIB_SRCS) $(TOOL_LIBS)
-$(BUILD)/mkexec: tests/mkexec.c $(TOOL_LIB_SRCS) $(TOOL_HDRS)
-	$(CC) $(CFLAGS) $(WARN) $(TOOL_INC) -o $@ tests/mkexec.c $(TOOL_LIB_SRCS) $(TOOL_LIBS)
-$(BUILD)/mkorder: tests/mkorder.c $(TOOL_LIB_SRCS) $(TOOL_HDRS)
-	$(CC) $(CFLAGS) $(WARN) $(TOOL_INC) -o $@ tests/mkorder.c $(TOOL_LIB_SRCS) $(TOOL_LIBS)
-$(BUILD)/mkstorm: tests/mkstorm.c $(TOOL_LIB_SRCS) $(TOOL_HDRS)
-	$(CC) $(CFLAGS) $(WARN) $(TOOL_INC) -o $@ tests/mkstorm.c $(TOOL_LIB_SRCS) $(TOOL_LIBS)
-$(BUILD)/mkversions: tests/mkversions.c $(TOOL_LIB_SRCS) $(TOOL_HDRS)
-	$(CC) $(CFLAGS) $(WARN) $(TOOL_INC) -o $@ tests/mkversions.c $(TOOL_LIB_SRCS) $(TOOL_LIBS)
-# a recording written and cut by someone else while it is decoded
-$(BUILD)/racefile: tests/racefile.c $(TOOL_LIB_SRCS) $(TOOL_HDRS)
-	$(CC) $(CFLAGS) $(WARN) $(TOOL_INC) -o $@ tests/racefile.c $(TOOL_LIB_SRCS) $(TOOL_LIBS)
-# large recordings of known stacks in big_target, for the decoder's memory
-$(BUILD)/mkbig: tests/mkbig.c $(TOOL_LIB_SRCS) $(TOOL_HDRS)
-	$(CC) $(CFLAGS) $(WARN) $(TOOL_INC) -o $@ tests/mkbig.c $(TOOL_LIB_SRCS) $(TOOL_LIBS)
-
-$(BUILD)/mkadopt: tests/mkadopt.c $(TOOL_LIB_SRCS) $(TOOL_HDRS)
-	$(CC) $(CFLAGS) $(WARN) $(TOOL_INC) -o $@ tests/mkadopt.c $(TOOL_LIB_SRCS) $(TOOL_LIBS)
-$(BUILD)/mkunwind: tests/mkunwind.c $(TOOL_LIB_SRCS) $(TOOL_HDRS)
-	$(CC) $(CFLAGS) $(WARN) $(TOOL_INC) -o $@ tests/mkunwind.c $(TOOL_LIB_SRCS) $(TOOL_LIBS)
-# frame pointers whose reads wrap around 2^64
-$(BUILD)/mkwrap: tests/mkwrap.c $(TOOL_LIB_SRCS) $(TOOL_HDRS)
-	$(CC) $(CFLAGS) $(WARN) $(TOOL_INC) -o $@ tests/mkwrap.c $(TOOL_LIB_SRCS) $(TOOL_LIBS)
 $(BUILD)/big_target: tests/big_target.S
 	$(CC) -no-pie -o $@ $<
 # the record walker and the drains of tools/lib, on rings of its own
@@ -193,19 +189,14 @@ $(BUILD)/failalloc.so: tests/failalloc.c
 $(BUILD)/plug_%.so: tests/plug.c
 	$(CC) -O1 -g -shared -fPIC -DNAME=plug_$* -o $@ $<
 
-$(BUILD)/mkhostile: tests/mkhostile.c $(TOOL_LIB_SRCS) $(TOOL_HDRS)
-	$(CC) $(CFLAGS) $(WARN) $(TOOL_INC) -o $@ tests/mkhostile.c $(TOOL_LIB_SRCS) $(TOOL_LIBS)
-
-$(BUILD)/elfpeek: tests/elfpeek.c $(TOOL_LIB_SRCS) $(TOOL_HDRS)
-	$(CC) $(CFLAGS) $(WARN) $(TOOL_INC) -o $@ tests/elfpeek.c $(TOOL_LIB_SRCS) $(TOOL_LIBS)
-
-# libFuzzer needs clang; without it the fuzz test reports a skip.
-$(BUILD)/fuzz_recording: tools/perfregs-dump/fuzz_recording.c $(TOOL_LIB_SRCS) $(TOOL_HDRS)
+# libFuzzer needs clang; without it the fuzz test reports a skip.  Its
+# own compile of the sources: sanitizers instrument every one.
+$(BUILD)/fuzz_recording: $(TOOL_DIR)/fuzz_recording.c $(TOOL_LIB_SRCS) $(TOOL_LIB)
 	@mkdir -p $(BUILD)
 	@if command -v clang >/dev/null; then \
 		echo "clang -fsanitize=fuzzer,address,undefined ... -o $@"; \
 		clang -g -O1 -fsanitize=fuzzer,address,undefined $(TOOL_INC) -o $@ \
-			tools/perfregs-dump/fuzz_recording.c $(TOOL_LIB_SRCS) $(TOOL_LIBS); \
+			$(TOOL_DIR)/fuzz_recording.c $(TOOL_LIB_SRCS) $(TOOL_LIBS); \
 	else echo "fuzz_recording: no clang (make deps installs it); skipped"; fi
 
 # --- selftests --------------------------------------------------------------
