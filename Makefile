@@ -62,15 +62,16 @@ PB_C		:= $(PB_DIR)/profile.pb-c.c
 PB_H		:= $(PB_DIR)/profile.pb-c.h
 
 TOOL		:= $(BUILD)/perfregs-dump
-# The decoder's sources but its command (main.c) and the fuzz target,
+# The decoder's sources but its commands (perfregs-dump.c, builtin-*.c
+# and cmd/) and the fuzz target,
 # with tools/lib and the generated protobuf code, are compiled once each
 # into objects under $(BUILD)/obj, with the headers each includes
 # (-MMD), and archived into $(TOOL_LIB): the tool and every host test
 # program link it (one pattern rule below).
 TOOL_DIR	:= tools/perfregs-dump
-TOOL_LIB_SRCS	:= $(filter-out %/main.c %/fuzz_recording.c,$(wildcard $(TOOL_DIR)/*.c)) \
+TOOL_MAIN_SRCS	:= $(TOOL_DIR)/perfregs-dump.c $(wildcard $(TOOL_DIR)/builtin-*.c $(TOOL_DIR)/cmd/*.c)
+TOOL_LIB_SRCS	:= $(filter-out $(TOOL_MAIN_SRCS) %/fuzz_recording.c,$(wildcard $(TOOL_DIR)/*.c)) \
 		   tools/lib/libperfregs.c $(PB_C)
-TOOL_MAIN_SRCS	:= $(TOOL_DIR)/main.c
 TOOL_SRCS	:= $(TOOL_MAIN_SRCS) $(TOOL_LIB_SRCS)
 TOOL_INC	:= $(UAPI) -I$(PB_DIR)
 TOOL_LIBS	:= -ldw -lelf -lprotobuf-c -lz -pthread

@@ -728,31 +728,37 @@ else
 	echo "not ok - $what:$bad"
 fi
 
-# every option of the tool (its getopt tables in main.c) is in --help
-# and in the man page, short and long,
-help=$("$B/perfregs-dump" --help)
+# every option of every command (its --list-opts, made from the table
+# its parser and --help are made from) is in that command's --help and
+# in the man page, short and long; no command's --help shows another's
+# options (record's has no -i, script's no -e)
 bad=""
-for o in $(sed -n '/static const struct option longopts/,/};/p' tools/perfregs-dump/main.c |
-	   grep -o '{ "[a-z-]*"' | cut -d'"' -f2); do
-	printf '%s\n' "$help" | grep -q -- "--$o\b" || bad="$bad --$o (help)"
-	grep -qF -- "$(printf '%s' "--$o" | sed 's/-/\\-/g')" docs/perfregs-dump.1 || bad="$bad --$o (man)"
+cmds=$("$B/perfregs-dump" --list-cmds)
+for cmd in "" $cmds; do
+	# shellcheck disable=SC2086
+	help=$("$B/perfregs-dump" $cmd --help)
+	# shellcheck disable=SC2086
+	while IFS=$'\t' read -r s l _; do
+		for o in $s $l; do
+			[ "$o" = - ] && continue
+			printf '%s\n' "$help" | grep -q -- "$o\b" || bad="$bad $o (${cmd:-no command} --help)"
+			grep -qF -- "$(printf '%s' "$o" | sed 's/-/\\-/g')" docs/perfregs-dump.1 ||
+				bad="$bad $o (man)"
+		done
+	done < <("$B/perfregs-dump" $cmd --list-opts)
 done
-short=$(sed -n 's/.*getopt_long(argc, argv, "+\([^"]*\)".*/\1/p' tools/perfregs-dump/main.c | tr -d ':')
-for o in $(printf '%s' "$short" | fold -w1); do
-	printf '%s\n' "$help" | grep -q -- "-$o," || bad="$bad -$o (help)"
-	grep -qF -- "\\-$o\\fR" docs/perfregs-dump.1 || grep -qF -- "\\-$o " docs/perfregs-dump.1 ||
-		grep -qF -- "B \\-$o" docs/perfregs-dump.1 || bad="$bad -$o (man)"
-done
+"$B/perfregs-dump" record --help | grep -q -- '--input' && bad="$bad [record --help shows -i]"
+"$B/perfregs-dump" script --help | grep -q -- '--event' && bad="$bad [script --help shows -e]"
+"$B/perfregs-dump" convert --help | grep -q -- '--fields' && bad="$bad [convert --help shows --fields]"
 # and each has an entry of its own, with its text, in a subsection of
 # OPTIONS (tests/man_options.py)
-if ! man=$(/usr/bin/python3 tests/man_options.py tools/perfregs-dump/main.c \
-	   docs/perfregs-dump.1 2>&1); then
+if ! man=$(/usr/bin/python3 tests/man_options.py "$B/perfregs-dump" docs/perfregs-dump.1 2>&1); then
 	bad="$bad no described OPTIONS entry: $man"
 fi
-if [ -n "$short" ] && [ -z "$bad" ]; then
-	echo "ok - every option is in --help and in the man page, described in a subsection of OPTIONS"
+if [ -n "$cmds" ] && [ -z "$bad" ]; then
+	echo "ok - every option of every command is in its --help and in the man page, described in a subsection of OPTIONS; each --help shows its command's own"
 else
-	echo "not ok - every option is in --help and in the man page, described in a subsection of OPTIONS:${bad:- no getopt string found}"
+	echo "not ok - every option of every command is in its --help and in the man page:${bad:- no commands listed}"
 fi
 
 # convert, checked by perf: live PIEs stopped in read() by ptrace
@@ -1246,6 +1252,35 @@ if [ -x "$B/mkexec" ]; then
 		else
 			echo "not ok - COMMAND's mappings read before its exec: live ${live:-nothing} / recording ${off:-nothing} (rc $rc, $(cat "$T/exec.err"))"
 		fi
+	fi
+fi
+
+# the commands: -q and -v before the command are the command's (the
+# word after them is a command, never a program to sample); script lists
+# what -i lists; an unknown option is one line that points at --help
+if [ -s "$T/syn.prf" ]; then
+	bad=""
+	"$B/perfregs-dump" -q report -f json -i "$T/syn.prf" > "$T/glob.jsonl" 2> "$T/glob.err" ||
+		bad="$bad [-q report: exit $?: $(head -c 300 "$T/glob.err")]"
+	cmp -s "$T/glob.jsonl" "$T/syn.jsonl" || bad="$bad [-q report -f json differs from -q -f json -i]"
+	[ -s "$T/glob.err" ] && bad="$bad [-q report wrote to stderr: $(head -c 200 "$T/glob.err")]"
+	"$B/perfregs-dump" -qv script -f json -i "$T/syn.prf" 2> /dev/null | cmp -s - "$T/syn.jsonl" ||
+		bad="$bad [-qv script -f json differs]"
+	"$B/perfregs-dump" -q script -i "$T/syn.prf" > "$T/glob.txt" 2>&1 && cmp -s "$T/glob.txt" "$T/syn.txt" ||
+		bad="$bad [script's text differs from -i's]"
+	for args in "-q report --bogus" "script -x" "record --nosuch" "-q --bogus -i $T/syn.prf"; do
+		# shellcheck disable=SC2086
+		out=$("$B/perfregs-dump" $args 2>&1 >/dev/null); rc=$?
+		[ $rc = 1 ] && [ "$(printf '%s\n' "$out" | wc -l)" = 1 ] &&
+			printf '%s' "$out" | grep -q -- "--help$" || bad="$bad [$args: exit $rc: $(printf '%s' "$out" | head -3)]"
+	done
+	# shellcheck disable=SC2016
+	"$B/perfregs-dump" report --help | grep -q '^usage: perfregs-dump report ' ||
+		bad="$bad [report --help is not report's]"
+	if [ -z "$bad" ]; then
+		echo "ok - -q/-v before a command are its own, script lists as -i does, an unknown option is one line naming --help"
+	else
+		echo "not ok - global options and commands:$bad"
 	fi
 fi
 

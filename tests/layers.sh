@@ -22,7 +22,7 @@ while read -r n mods; do
 			bad+=("$m is in layer ${layer[$m]} and in layer $n")
 		layer[$m]=$n
 	done
-done < <(sed -n 's/^ \* layer \([0-9][0-9]*\): \([^-]*\).*/\1 \2/p' "$D/decoder.h" 2>/dev/null)
+done < <(sed -n 's/^ \* layer \([0-9][0-9]*\): \(\([^ ]\| [^-]\)*\) - .*/\1 \2/p' "$D/decoder.h" 2>/dev/null)
 [ ${#layer[@]} -gt 0 ] || bad+=("$D/decoder.h lists no layers")
 
 for f in "$D"/*.c "$D"/*.h; do

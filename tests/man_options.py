@@ -1,17 +1,33 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0
-"""Every option of perfregs-dump's getopt tables (main.c) has an entry
-of its own in the man page's OPTIONS: a .TP whose tag names it, short
-(-x) or long (--xx), followed by text that describes it (not straight
-another tag), inside one of OPTIONS' subsections.
-usage: man_options.py MAIN_C MAN_PAGE   prints what lacks one; exit 1 then"""
+"""Every option of every perfregs-dump command (as its --list-opts
+prints it: the same table its parser and --help are made from) has an
+entry of its own in the man page's OPTIONS: a .TP whose tag names it,
+short (-x) or long (--xx), followed by text that describes it (not
+straight another tag), inside one of OPTIONS' subsections.
+usage: man_options.py TOOL MAN_PAGE   prints what lacks one; exit 1 then"""
 import re
+import subprocess
 import sys
 
-src, man = open(sys.argv[1]).read(), open(sys.argv[2]).read()
-longs = re.findall(r'\{ "([a-z-]+)", [a-z_]+, NULL', src)
-shorts = re.search(r'getopt_long\(argc, argv, "\+([^"]*)"', src)
-shorts = [c for c in (shorts.group(1) if shorts else "") if c != ":"]
+tool, man = sys.argv[1], open(sys.argv[2]).read()
+
+
+def listed(*cmd):
+    out = subprocess.run([tool, *cmd, "--list-opts"], capture_output=True, text=True,
+                         check=True).stdout
+    return [line.split("\t") for line in out.splitlines() if line.count("\t") == 2]
+
+
+cmds = subprocess.run([tool, "--list-cmds"], capture_output=True, text=True,
+                      check=True).stdout.split()
+longs, shorts = set(), set()
+for cmd in [[]] + [[c] for c in cmds]:
+    for short, long_, _ in listed(*cmd):
+        if short != "-":
+            shorts.add(short[1:])
+        if long_ != "-":
+            longs.add(long_[2:])
 opts = man.split(".SH OPTIONS\n", 1)[1].split("\n.SH ", 1)[0] if ".SH OPTIONS\n" in man else ""
 tags = []		# tag lines with a description after them
 sub = None
@@ -23,9 +39,10 @@ for i, line in enumerate(lines):
         body = lines[i + 2]
         if not body.startswith((".TP", ".SS", ".SH")):
             tags.append(lines[i + 1].replace("\\-", "-"))
-bad = [f"--{o}" for o in longs if not any(re.search(rf"--{re.escape(o)}\b(?!-)", t) for t in tags)]
-bad += [f"-{c}" for c in shorts if not any(re.search(rf"(?<![-\w])-{re.escape(c)}\b", t)
-                                           for t in tags)]
-if not longs or not shorts or bad:
-    print(" ".join(bad) or "no options found")
+bad = [f"--{o}" for o in sorted(longs)
+       if not any(re.search(rf"--{re.escape(o)}\b(?!-)", t) for t in tags)]
+bad += [f"-{c}" for c in sorted(shorts)
+        if not any(re.search(rf"(?<![-\w])-{re.escape(c)}\b", t) for t in tags)]
+if not cmds or not longs or not shorts or bad:
+    print(" ".join(bad) or "no options or commands found")
     sys.exit(1)

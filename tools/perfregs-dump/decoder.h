@@ -18,7 +18,8 @@
  * layer 6: recording - the file of -o and -i
  * layer 7: perfdata pprof - a recording into perf.data; into profile.proto
  * layer 8: decoder - decoder_free(), by each module's own free function
- * layer 9: main fuzz_recording - the command; the libFuzzer target
+ * layer 9: perfregs-dump builtin builtin-record builtin-report builtin-script builtin-convert fuzz_recording - the commands,
+ *          with cmd/ (their options, live runs, decoding); the libFuzzer target
  */
 #ifndef PERFREGS_DUMP_DECODER_H
 #define PERFREGS_DUMP_DECODER_H

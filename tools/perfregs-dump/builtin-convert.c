@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * perfregs-dump convert: a recording into perf.data (perf script, perf
+ * report) or into pprof's profile.proto (go tool pprof).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include "perfdata.h"
+#include "pprof.h"
+#include "decoder.h"
+#include "builtin.h"
+
+static const struct cmd_desc convert_desc = {
+	.name = "convert",
+	.usage = "[--to perf|pprof] -i FILE -o OUTPUT",
+	.about = "Convert a recording into perf.data, with its own call chains (perf script,\n"
+		 "perf report), or into pprof's gzipped profile.proto (go tool pprof).",
+	.after = "Exit status: 0 ok, 1 usage, 4 malformed records or recording, 5 file error.",
+};
+
+static int convert_run(const struct io_opts *io, struct decode_opts *opts,
+		       const char *event_name)
+{
+	bool pprof = io->to == TO_PPROF;
+	struct decoder *d = calloc(1, sizeof(*d));
+	char err[512];
+	int ret;
+
+	if (!d) {
+		fprintf(stderr, "perfregs-dump: out of memory\n");
+		return EXIT_IO;
+	}
+	d->o = opts->o;
+	d->o.event_name = event_name;
+	d->out = stdout;
+	if (pprof)
+		ret = pprof_convert(io->input, io->output, d, err, sizeof(err));
+	else
+		ret = perfdata_convert(io->input, io->output, d, err, sizeof(err));
+	decoder_free(d);
+	if (ret) {
+		fprintf(stderr, "perfregs-dump: %s\n", err);
+		ret = ret == -EIO ? EXIT_IO : EXIT_DATA;
+	} else {
+		if (!d->o.quiet)
+			fprintf(stderr, "perfregs-dump: wrote %s (%" PRIu64 " samples); read it "
+				"with %s %s\n", io->output, d->samples,
+				pprof ? "go tool pprof" : "perf script -i", io->output);
+		ret = EXIT_OK;
+	}
+	free(d);
+	return ret;
+}
+
+int cmd_convert(int argc, char **argv, const struct globals *g)
+{
+	struct sample_opts s;
+	struct decode_opts d;
+	struct io_opts io = { 0 };
+	struct opt_table tables[] = {
+		{ "Convert options", io_convert_opts, io_opt, &io, false },
+		{ "Input", io_input_opts, io_opt, &io, false },
+		{ "Output", io_output_opts, io_opt, &io, false },
+		{ "Symbols and stacks", decode_symbol_opts, decode_opt, &d, false },
+		{ "Common options", common_opts, decode_opt, &d, false },
+		{ "Sampling options", sample_opts_F, sample_opt, &s, true },
+		{ "Decoding options", decode_output_opts, decode_opt, &d, true },
+		{ "Threads", io_threads_opts, io_opt, &io, true },
+	};
+	int ret, rest;
+
+	sample_opts_init(&s, true);
+	decode_opts_init(&d, &s);
+	globals_apply(g, &d);
+	ret = opts_parse(&convert_desc, tables, sizeof(tables) / sizeof(tables[0]), argc,
+			 argv, &rest);
+	if (ret != GO_ON)
+		return ret;
+	if (decode_flamegraph_refused(&d, true) ||
+	    decode_fields_refused(&d, "convert (it prints no samples)"))
+		return EXIT_USAGE;
+	ret = io_refuse_sampling(&io, &s);
+	if (ret != GO_ON)
+		return ret;
+	if (!io.input || !io.output || rest < argc) {
+		fprintf(stderr, "perfregs-dump: usage: perfregs-dump convert -i "
+			"RECORDING -o perf.data, or convert --to pprof -i RECORDING "
+			"-o prof.pb.gz\n");
+		return EXIT_USAGE;
+	}
+	return convert_run(&io, &d, s.event_name);
+}

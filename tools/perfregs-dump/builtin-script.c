@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * perfregs-dump script: a recording's samples, one by one (text, JSON
+ * Lines, folded stacks, a flame graph), as perf script lists perf.data.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include "cmd/decode.h"
+#include "builtin.h"
+
+static const struct cmd_desc script_desc = {
+	.name = "script",
+	.usage = "[-i FILE] [-f text|json|folded] [-F FIELDS] [--call-graph dwarf]\n"
+		 " [--flamegraph SVG] [--threads N]",
+	.about = "List the samples of a recording (perfregs.prf unless -i says otherwise),\n"
+		 "decoded with the register layout of each one's ABI.",
+	.after = "Exit status: 0 ok, 1 usage, 4 malformed records or recording, 5 file error.",
+};
+
+void globals_apply(const struct globals *g, struct decode_opts *d)
+{
+	d->o.quiet = g->quiet;
+	d->o.verbose = g->verbose;
+}
+
+int script_decode(const struct sample_opts *s, struct decode_opts *d,
+		  const struct io_opts *io, char **command)
+{
+	struct decoder *dec;
+	int ret;
+
+	if (command || io->output || s->all_cpus || s->pid > 0 || s->tid > 0) {
+		fprintf(stderr, "perfregs-dump: -i decodes a recording: it takes "
+			"no COMMAND, -o, -a, -p or -t\n");
+		return EXIT_USAGE;
+	}
+	dec = calloc(1, sizeof(*dec));
+	if (!dec) {
+		fprintf(stderr, "perfregs-dump: out of memory\n");
+		return EXIT_IO;
+	}
+	dec->o = d->o;
+	dec->o.event_name = s->event_name;
+	dec->out = stdout;
+	ret = decode_file(io->input, dec, io->threads ? io->threads : default_threads(),
+			  !io->threads);
+	free(dec);
+	return ret;
+}
+
+int cmd_script(int argc, char **argv, const struct globals *g)
+{
+	struct sample_opts s;
+	struct decode_opts d;
+	struct io_opts io = { 0 };
+	struct opt_table tables[] = {
+		{ "Decoding options", decode_output_opts_F, decode_opt, &d, false },
+		{ "Symbols and stacks", decode_symbol_opts, decode_opt, &d, false },
+		{ "Input", io_input_opts, io_opt, &io, false },
+		{ "Threads", io_threads_opts, io_opt, &io, false },
+		{ "Common options", common_opts, decode_opt, &d, false },
+		{ "Sampling options", sample_opts_plain, sample_opt, &s, true },
+		{ "Output", io_output_opts, io_opt, &io, true },
+		{ "Convert", io_convert_opts, io_opt, &io, true },
+	};
+	int ret, rest;
+
+	sample_opts_init(&s, false);
+	decode_opts_init(&d, &s);
+	globals_apply(g, &d);
+	ret = opts_parse(&script_desc, tables, sizeof(tables) / sizeof(tables[0]), argc,
+			 argv, &rest);
+	if (ret != GO_ON)
+		return ret;
+	if (decode_flamegraph_refused(&d, false) || decode_fields_refused(&d, NULL))
+		return EXIT_USAGE;
+	if (io.output) {
+		fprintf(stderr, "perfregs-dump: script decodes: it takes no -o "
+			"(perfregs-dump record -o FILE records)\n");
+		return EXIT_USAGE;
+	}
+	if (!io.input)
+		io.input = DEFAULT_RECORDING;	/* as perf script reads perf.data */
+	ret = io_refuse_sampling(&io, &s);
+	if (ret == GO_ON)
+		ret = io_refuse_to(&io);
+	if (ret != GO_ON)
+		return ret;
+	return script_decode(&s, &d, &io, rest < argc ? argv + rest : NULL);
+}

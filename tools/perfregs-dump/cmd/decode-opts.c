@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The decoding options: their tables and their parsing into what the
+ * decoder is told (output format, fields, symbols, unwinding).
+ */
+#include <stdio.h>
+#include <string.h>
+#include "../output.h"
+#include "../pool.h"
+#include "decode-opts.h"
+
+enum {
+	K_FORMAT = 'f', K_CG_G = 'g', K_QUIET = 'q', K_VERBOSE = 'v', K_VERSION = 'V',
+	K_FIELDS = 512, K_CALLGRAPH, K_NO_SYMBOLS, K_SYMFS, K_FLAMEGRAPH, K_SUMMARY,
+};
+
+const struct opt decode_symbol_opts[] = {
+	{ K_CALLGRAPH, 0, "call-graph", ARG_REQUIRED, "dwarf[,SIZE]",
+	  "unwind each sample's user stack with DWARF CFI\n"
+	  "from SIZE bytes of it (default 8192)", 0 },
+	{ K_CG_G, 'g', NULL, ARG_NONE, NULL, "--call-graph dwarf", 0 },
+	{ K_NO_SYMBOLS, 0, "no-symbols", ARG_NONE, NULL, "do not look up symbols", 0 },
+	{ K_SYMFS, 0, "symfs", ARG_REQUIRED, "DIR",
+	  "look for the sampled files under DIR (recordings\n"
+	  "from elsewhere; also by build-id in\n"
+	  "$PERFREGS_BUILDID_DIR/HEX and /usr/lib/debug)", 0 },
+	{ 0 },
+};
+
+#define OUTPUT_OPTS(F)								\
+	{ K_FORMAT, 'f', "format", ARG_REQUIRED, "FMT",				\
+	  "text (default), json (JSON Lines) or folded\n"			\
+	  "(stacks and counts, for flame graphs)", 0 },				\
+	{ K_FIELDS, F, "fields", ARG_REQUIRED, "FIELDS",			\
+	  "what text output shows of a sample, in the order\n"			\
+	  "of FIELDS: comm,pid,tid,cpu,time,event,ip,sym,\n"			\
+	  "mode,abi,context,uregs_source,skid on its first\n"			\
+	  "line, then iregs,uregs,simd,stack,callchain; all\n"			\
+	  "by default; -FIELD,... or +FIELD,... take from\n"			\
+	  "or add to all", 0 },							\
+	{ K_FLAMEGRAPH, 0, "flamegraph", ARG_REQUIRED, "SVG",			\
+	  "draw the stacks of -f folded as a flame graph: one\n"		\
+	  "SVG file with search and zoom for a browser", 0 },			\
+	{ K_SUMMARY, 0, "summary", ARG_NONE, NULL, "print only the summary", 0 }, \
+	{ 0 }
+
+const struct opt decode_output_opts_F[] = { OUTPUT_OPTS('F') };
+const struct opt decode_output_opts[] = { OUTPUT_OPTS(0) };
+
+const struct opt common_opts[] = {
+	{ K_QUIET, 'q', "quiet", ARG_NONE, NULL, "no progress or summary on stderr", 0 },
+	{ K_VERBOSE, 'v', "verbose", ARG_NONE, NULL,
+	  "more detail on stderr: the session's settings;\n"
+	  "with -i, where and how the recording was made", 0 },
+	{ K_VERSION, 'V', "version", ARG_NONE, NULL,
+	  "version of the tool and of the module ABI", 0 },
+	{ 0 },
+};
+
+void decode_opts_init(struct decode_opts *d, struct sample_opts *s)
+{
+	memset(d, 0, sizeof(*d));
+	d->o.format = FMT_TEXT;
+	d->o.event_name = "cpu-clock";
+	d->o.symbols = true;
+	d->s = s;
+}
+
+/* --call-graph dwarf[,SIZE]: unwind, and copy SIZE bytes of stack */
+static int parse_callgraph(const char *arg, struct decode_opts *d)
+{
+	const char *size = NULL;
+	uint64_t v = 8192;
+
+	if (!strncmp(arg, "dwarf,", 6))
+		size = arg + 6;
+	else if (strcmp(arg, "dwarf")) {
+		fprintf(stderr, "perfregs-dump: --call-graph takes dwarf[,SIZE], not '%s'\n",
+			arg);
+		return EXIT_USAGE;
+	}
+	if (size && (parse_u64(size, &v) || !v || v % 8 || v > PERFREGS_MAX_STACK_BYTES)) {
+		fprintf(stderr, "perfregs-dump: --call-graph dwarf,SIZE wants a multiple "
+			"of 8 up to %u\n", PERFREGS_MAX_STACK_BYTES);
+		return EXIT_USAGE;
+	}
+	d->s->cfg.stack_bytes = (uint32_t)v;
+	d->o.callgraph = true;
+	if (size && !d->s->sampling_opt)	/* what to copy: sampling */
+		d->s->sampling_opt = "--call-graph dwarf,SIZE";
+	return GO_ON;
+}
+
+static int parse_format(const char *arg, struct decode_opts *d)
+{
+	d->tee = true;
+	d->format_set = true;
+	if (!strcmp(arg, "text")) {
+		d->o.format = FMT_TEXT;
+	} else if (!strcmp(arg, "json")) {
+		d->o.format = FMT_JSON;
+	} else if (!strcmp(arg, "folded")) {
+		d->o.format = FMT_FOLDED;
+	} else {
+		fprintf(stderr, "perfregs-dump: --format is text, json or folded, not '%s'\n",
+			arg);
+		return EXIT_USAGE;
+	}
+	return GO_ON;
+}
+
+int decode_opt(void *state, const struct opt *o, const char *as_typed, const char *arg)
+{
+	struct decode_opts *d = state;
+	char err[512];
+
+	switch (o->key) {
+	case K_CG_G:
+		return parse_callgraph("dwarf", d);
+	case K_CALLGRAPH:
+		return parse_callgraph(arg, d);
+	case K_NO_SYMBOLS:
+		d->o.symbols = false;
+		break;
+	case K_SYMFS:
+		d->o.symfs = arg;
+		break;
+	case K_FORMAT:
+		return parse_format(arg, d);
+	case K_FIELDS:
+		if (fields_parse(arg, &d->o, err, sizeof(err))) {
+			fprintf(stderr, "perfregs-dump: %s: %s\n", as_typed, err);
+			return EXIT_USAGE;
+		}
+		d->fields_opt = !strcmp(as_typed, "-F") ? "-F" : "--fields";
+		break;
+	case K_FLAMEGRAPH:
+		d->o.flamegraph = arg;
+		d->tee = true;		/* as -f: record decodes too */
+		break;
+	case K_SUMMARY:
+		d->o.summary = true;
+		break;
+	case K_QUIET:
+		d->o.quiet = true;
+		break;
+	case K_VERBOSE:
+		d->o.verbose++;
+		break;
+	case K_VERSION:
+		printf("perfregs-dump %s, ABI %d.%d\n", PERFREGS_TOOL_VERSION,
+		       PERFREGS_ABI_MAJOR, PERFREGS_ABI_MINOR);
+		return EXIT_OK;
+	}
+	return GO_ON;
+}
+
+bool decode_fields_refused(const struct decode_opts *d, const char *not_for)
+{
+	const char *what = not_for;
+
+	if (!d->fields_opt)
+		return false;
+	if (d->o.format == FMT_JSON)
+		what = "-f json (its lines keep every key of docs/json-schema.md)";
+	else if (d->o.format == FMT_FOLDED || d->o.flamegraph)
+		what = "-f folded or --flamegraph (they print stacks)";
+	if (!what)
+		return false;
+	fprintf(stderr, "perfregs-dump: %s picks the fields of the text output: "
+		"not for %s\n", d->fields_opt, what);
+	return true;
+}
+
+bool decode_flamegraph_refused(const struct decode_opts *d, bool convert)
+{
+	if (!d->o.flamegraph || (!convert && (!d->format_set || d->o.format == FMT_FOLDED)))
+		return false;
+	fprintf(stderr, "perfregs-dump: --flamegraph draws the stacks of -f folded: "
+		"it takes no -f text or json, and convert none\n");
+	return true;
+}

@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Decoding a recording to the standard output (script, report, -i), and
+ * what ends every decode: the stacks printed, the side-band's losses.
+ */
+#define _GNU_SOURCE	/* sched_getaffinity */
+#include <errno.h>
+#include <inttypes.h>
+#include <sched.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include "../output.h"
+#include "../folded.h"
+#include "../flame.h"
+#include "../recording.h"
+#include "../pool.h"
+#include "../decoder.h"
+#include "diag.h"
+#include "decode.h"
+
+/* Side-band events were lost: what that means for the names. */
+void sb_lost_note(const struct decoder *d)
+{
+	fprintf(stderr, "perfregs-dump: the side-band lost %" PRIu64 " events: samples "
+		"in mappings made then may go unnamed, or be named by what was "
+		"mapped there before\n", d->sb_lost);
+}
+
+/* -v after -i: where and how the recording was made, and what it held. */
+static void verbose_recording(const char *path, const struct decoder *d)
+{
+	const struct rec_info *in = &d->info;
+	unsigned int i;
+
+	fprintf(stderr, "perfregs-dump: %s: recorded by perfregs-dump %s on %s (kernel %s, "
+		"%s, %u of %u CPUs online, module ABI %u.%u)\n", path,
+		in->version[0] ? in->version : "?", in->host[0] ? in->host : "?",
+		in->release[0] ? in->release : "?", in->machine[0] ? in->machine : "?",
+		in->nrcpus_online, in->nrcpus_conf, in->abi_major, in->abi_minor);
+	if (in->nargs) {
+		fputs("perfregs-dump: command line:", stderr);
+		for (i = 0; i < in->nargs; i++) {
+			const unsigned char *a = (const unsigned char *)in->args[i];
+
+			/* the recording's bytes: no escape sequence reaches the terminal */
+			fputc(' ', stderr);
+			for (; *a; a++)
+				if (*a >= ' ' && *a < 0x7f && *a != '\\')
+					fputc(*a, stderr);
+				else
+					fprintf(stderr, "\\x%02x", *a);
+		}
+		fputc('\n', stderr);
+	}
+	/* the header as it was read: a FIFO or a pipe gives it once */
+	if (in->cfg_known)
+		verbose_session(&in->cfg, d->o.event_name);
+	fprintf(stderr, "perfregs-dump: %zu kernel symbols, %u vDSO images\n", d->nksyms,
+		d->nblobs);
+}
+
+/*
+ * The stacks, once all samples are in: --flamegraph's SVG first, as
+ * folded_print() empties the table, then -f folded's lines.  Returns
+ * EXIT_OK or EXIT_IO.
+ */
+int print_stacks(struct decoder *d)
+{
+	int ret = EXIT_OK;
+
+	if (d->o.flamegraph && flame_write(d, d->o.flamegraph))
+		ret = EXIT_IO;
+	if (d->o.format == FMT_FOLDED)
+		folded_print(d, d->out);
+	return ret;
+}
+
+/*
+ * --threads' default: a thread per CPU this process may run on (its
+ * affinity: taskset, a cgroup's cpuset), at most POOL_THREADS_MAX.
+ */
+unsigned int default_threads(void)
+{
+	cpu_set_t set;
+	long n = 0;
+
+	if (!sched_getaffinity(0, sizeof(set), &set))
+		n = CPU_COUNT(&set);
+	if (n <= 0)
+		n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n < 1 ? 1 : n > POOL_THREADS_MAX ? POOL_THREADS_MAX : (unsigned int)n;
+}
+
+/*
+ * Decode a recording, its samples printed by threads workers (pool.c);
+ * by this thread alone with 1, or when nothing of a sample is printed
+ * (--summary).  Without --threads (later), the workers start only once
+ * this thread has decoded alone for a while (pool_later()).
+ */
+static int decode_file_run(const char *path, struct decoder *d, unsigned int threads,
+		       bool later)
+{
+	uint64_t produced;
+	unsigned int used = 1;
+	char err[512];
+	int ret, stacks, lost = 0;
+
+	if (threads > 1 && !d->o.summary && later)
+		pool_later(d, threads);
+	else if (threads > 1 && !d->o.summary)
+		d->pool = pool_start(d, threads);
+	ret = rec_decode(path, d, &produced, err, sizeof(err));
+	if (d->pool)
+		used = d->threads;
+	if (d->pool)
+		lost = pool_end(d);
+	if (d->o.verbose && used > 1 && d->pool_alone)
+		fprintf(stderr, "perfregs-dump: %u threads printed the samples after the "
+			"first %" PRIu64 ", printed by one\n", used, d->pool_alone);
+	else if (d->o.verbose)
+		fprintf(stderr, "perfregs-dump: %u thread%s printed the samples%s\n", used,
+			used > 1 ? "s" : "", used == 1 && later && threads > 1 ?
+			" (a small recording: more would only warm their own caches)" : "");
+	if (d->o.verbose && used > 1)
+		fprintf(stderr, "perfregs-dump: the reading thread waited for the workers "
+			"%" PRIu64 " times, before items that change what samples decode to\n",
+			d->pool_waits);
+	if (d->o.verbose)
+		verbose_recording(path, d);
+	stacks = print_stacks(d);
+	if (d->sb_lost && !d->o.quiet)
+		sb_lost_note(d);
+	if (d->o.summary || d->o.format == FMT_JSON)
+		out_summary(d, d->out, d->o.format, produced);
+	if (!d->o.quiet && !(d->o.summary && d->out == stdout))
+		out_summary(d, stderr, FMT_TEXT, produced);
+	if (fflush(d->out)) {
+		fprintf(stderr, "perfregs-dump: writing the output: %s\n", strerror(errno));
+		return EXIT_IO;
+	}
+	if (lost) {
+		fprintf(stderr, "perfregs-dump: output of the decoding threads lost: %s\n",
+			strerror(-lost));
+		return EXIT_IO;
+	}
+	if (stacks != EXIT_OK)
+		return stacks;
+	if (ret == -EIO) {
+		fprintf(stderr, "perfregs-dump: %s\n", err);
+		return EXIT_IO;
+	}
+	if (ret) {
+		fprintf(stderr, "perfregs-dump: %s; the records before it were decoded\n",
+			err);
+		return EXIT_DATA;
+	}
+	return EXIT_OK;
+}
+
+int decode_file(const char *path, struct decoder *d, unsigned int threads, bool later)
+{
+	int ret = decode_file_run(path, d, threads, later);
+
+	decoder_free(d);
+	return ret;
+}

@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Decoding a recording to the standard output (script, report, -i), and
+ * what ends every decode: the stacks printed, the side-band's losses.
+ */
+#ifndef PERFREGS_DUMP_CMD_DECODE_H
+#define PERFREGS_DUMP_CMD_DECODE_H
+
+#include "../types.h"
+
+/*
+ * Decode the recording at path, its samples printed by threads workers
+ * (later: only once one thread has decoded a while).  Returns the exit
+ * status; d is freed.
+ */
+int decode_file(const char *path, struct decoder *d, unsigned int threads, bool later);
+/* --threads' default: a thread per CPU this process may run on. */
+unsigned int default_threads(void);
+/* --flamegraph's SVG, then -f folded's lines: EXIT_OK or EXIT_IO */
+int print_stacks(struct decoder *d);
+/* Side-band events were lost: what that means for the names. */
+void sb_lost_note(const struct decoder *d);
+
+#endif

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The sampling options (record, a live report, the tool without a
+ * command): event, period, target, registers, stack, rings.
+ */
+#ifndef PERFREGS_DUMP_CMD_SAMPLE_OPTS_H
+#define PERFREGS_DUMP_CMD_SAMPLE_OPTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "../../lib/libperfregs.h"
+#include "options.h"
+
+struct sample_opts {
+	struct perfregs_config cfg;
+	const char *event_name;		/* as samples are labelled */
+	const char *cpu_list;		/* -C's, parsed into cpus when sampling */
+	uint64_t cpus[PERFREGS_MAX_CPU_BYTES / 8];
+	int pid, tid;			/* -p, -t; -1: none */
+	double duration;		/* -d; 0: none */
+	bool all_cpus, no_inherit;
+	bool mode_set;			/* -e's :u/:k given, or nmi, mem: (none taken) */
+	bool simd_all;			/* --simd all: what the module offers */
+	bool period_set;		/* -c or --freq given: -e keeps it */
+	bool freq_is_F;			/* -F is --freq in this command */
+	const char *sampling_opt;	/* the first option that only sets up sampling */
+	char sampling_buf[64];		/* its name, when made here */
+};
+
+/* What the tables give the handler: sample_opt(). */
+extern const struct opt sample_opts_F[];	/* -F is --freq (record, none) */
+extern const struct opt sample_opts_plain[];	/* --freq only (report: -F is --fields) */
+
+void sample_opts_init(struct sample_opts *s, bool freq_is_F);
+int sample_opt(void *state, const struct opt *o, const char *as_typed, const char *arg);
+
+/* "0,2-3" into a bitmap of 64-bit words */
+int parse_cpus(const char *arg, uint64_t *bits, unsigned int nwords);
+int parse_u64(const char *s, uint64_t *v);
+/* A PERFREGS_SIMD_* mask as "xmm,ymm" into buf, "none" when empty. */
+const char *simd_list(uint64_t mask, char *buf, size_t len);
+
+#endif
