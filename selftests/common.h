@@ -113,6 +113,20 @@ int wait_state(pid_t pid, char c, int ms);
 /* true when the guest runner injects NMIs (tools/vm/run --nmi-hz HZ > 0) */
 bool nmis_injected(void);
 
+/*
+ * A counted assertion whose outcome timing could decide: says what was
+ * measured against what, as "# MEASURE QUANTITY VALUE OP THRESHOLD"
+ * (tools/flaky.py gathers them per test over many runs, to show each
+ * threshold's margin), then expects VALUE OP THRESHOLD.  Inside a test.
+ */
+#define MEASURE(quantity, value, op, threshold) do {				\
+	long long __mv = (long long)(value), __mt = (long long)(threshold);	\
+										\
+	fprintf(stderr, "# MEASURE %s %lld %s %lld\n", (quantity), __mv, #op, __mt); \
+	EXPECT_TRUE(__mv op __mt) TH_LOG("%s: %lld, wanted %s %lld", (quantity), \
+					 __mv, #op, __mt);			\
+} while (0)
+
 /* Is the perfregs module loaded (is there a /dev/perfregs)? */
 bool module_loaded(void);
 

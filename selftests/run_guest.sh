@@ -33,6 +33,15 @@ else
 	exit 1
 fi
 
+# PERFREGS_LOAD_VCPU (tools/flaky.py --load vcpu): a busy loop on the
+# last vCPU for the whole run, as another program would keep it busy
+load_pid=
+if [ -n "${PERFREGS_LOAD_VCPU:-}" ]; then
+	taskset -c "$(($(nproc) - 1))" sh -c 'while :; do :; done' &
+	load_pid=$!
+	echo "# a busy loop on CPU $(($(nproc) - 1)) for the whole run (PERFREGS_LOAD_VCPU)"
+fi
+
 klog_mark=$(dmesg | wc -l)
 # Is the kernel log clean since the last look?  Prints what is not.
 klog_clean() {
@@ -91,6 +100,7 @@ for t in "$B"/selftests/test_* selftests/test_*.py selftests/test_*.sh; do
 	echo "# $name took $((SECONDS - t0)) s"
 done
 
+[ -n "$load_pid" ] && kill "$load_pid"
 lsmod | grep -q '^perfregs ' || insmod "$PERFREGS_KO"
 if rmmod perfregs; then
 	echo "ok - rmmod perfregs at the end"

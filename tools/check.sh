@@ -48,34 +48,37 @@ failures() {
 
 echo "==== host tests"
 start=$(date +%s)
+echo "$start" > "$BUILD/check-host.start"
 tests/host_tests.sh "$BUILD" "${FUZZ_SECONDS:-30}" 2>&1 | tee "$BUILD/check-host.log"
 tally "$BUILD/check-host.log" "host" $(( $(date +%s) - start ))
+echo $(( $(date +%s) - start )) > "$BUILD/check-host.time"
 
 # The first kernel runs everything; the others skip what does not depend
-# on the kernel (selftests/run_guest.sh's FIRST_KVER).
+# on the kernel (selftests/run_guest.sh's FIRST_KVER).  One guest per
+# kernel: lockdown cannot be lifted once raised, so its test runs last,
+# after the suite and its rmmod.
 first=$1
 for k in "$@"; do
 	log="$BUILD/check-$k.log"
 	echo "==== selftests on $k"
 	start=$(date +%s)
+	# shellcheck disable=SC2016
 	tools/vm/run --kernel "$k" --smp 2 --timeout 1500 --append syscall.x32=y --nmi-hz 20 \
-		-- selftests/run_guest.sh "$BUILD" "$first" 2>&1 | tee "$log"
+		--timing "$BUILD/check-$k.timing" \
+		-- bash -c 'selftests/run_guest.sh "$1" "$2"; rc=$?; selftests/lockdown.sh "$1"; exit $rc' \
+		_ "$BUILD" "$first" 2>&1 | tee "$log"
 	rc=${PIPESTATUS[0]}
 	if [ "$rc" -ne 0 ]; then
 		echo "not ok - guest run on $k ended with status $rc" | tee -a "$log"
 	fi
-	# lockdown cannot be lifted once raised: a short guest of its own
-	tools/vm/run --kernel "$k" --smp 2 --timeout 300 \
-		-- selftests/lockdown.sh "$BUILD" 2>&1 | tee -a "$log"
-	rc=${PIPESTATUS[0]}
-	if [ "$rc" -ne 0 ]; then
-		echo "not ok - lockdown guest on $k ended with status $rc" | tee -a "$log"
-	fi
 	tally "$log" "$k" $(( $(date +%s) - start ))
 done
+echo
 echo
 [ "$fail" -eq 0 ] || failures
 printf '%-26s %7s %7s %8s %8s\n' "kernel" passed failed skipped time
 printf '%s\n' "${table[@]}"
+echo
+tools/check-times.py "$BUILD" "$@"
 echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]
