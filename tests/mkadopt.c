@@ -23,7 +23,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "../tools/perfregs-dump/types.h"
-#include "../tools/perfregs-dump/recording.h"
+#include "../tools/perfregs-dump/rec-write.h"
+#include "../tools/perfregs-dump/session.h"
 
 #define R(x)	(1ULL << PERFREGS_REG_##x)
 #define INO	4242

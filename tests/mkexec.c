@@ -36,7 +36,8 @@
 #include "../tools/perfregs-dump/aspace.h"
 #include "../tools/perfregs-dump/sideband.h"
 #include "../tools/perfregs-dump/output.h"
-#include "../tools/perfregs-dump/recording.h"
+#include "../tools/perfregs-dump/rec-write.h"
+#include "../tools/perfregs-dump/session.h"
 
 #define R(x) (1ULL << PERFREGS_REG_##x)
 

@@ -19,7 +19,8 @@
 #include <sys/auxv.h>
 #include <sys/mman.h>
 #include "../tools/perfregs-dump/types.h"
-#include "../tools/perfregs-dump/recording.h"
+#include "../tools/perfregs-dump/rec-write.h"
+#include "../tools/perfregs-dump/session.h"
 #include "../tools/perfregs-dump/vdso.h"
 
 #define R(x) (1ULL << PERFREGS_REG_##x)

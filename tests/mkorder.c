@@ -24,7 +24,8 @@
 #include <string.h>
 #include <sys/mman.h>
 #include "../tools/perfregs-dump/types.h"
-#include "../tools/perfregs-dump/recording.h"
+#include "../tools/perfregs-dump/rec-write.h"
+#include "../tools/perfregs-dump/session.h"
 
 #define R(x) (1ULL << PERFREGS_REG_##x)
 

@@ -17,7 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "../tools/perfregs-dump/types.h"
-#include "../tools/perfregs-dump/recording.h"
+#include "../tools/perfregs-dump/rec-write.h"
+#include "../tools/perfregs-dump/session.h"
 #include "../selftests/magic.h"
 
 #define R(x) (1ULL << PERFREGS_REG_##x)

@@ -26,7 +26,8 @@
 #include "../tools/perfregs-dump/images.h"
 #include "../tools/perfregs-dump/aspace.h"
 #include "../tools/perfregs-dump/sideband.h"
-#include "../tools/perfregs-dump/recording.h"
+#include "../tools/perfregs-dump/rec-write.h"
+#include "../tools/perfregs-dump/session.h"
 
 #define R(x) (1ULL << PERFREGS_REG_##x)
 

@@ -22,7 +22,8 @@
 #include <string.h>
 #include <sys/mman.h>
 #include "../tools/perfregs-dump/types.h"
-#include "../tools/perfregs-dump/recording.h"
+#include "../tools/perfregs-dump/rec-write.h"
+#include "../tools/perfregs-dump/session.h"
 
 int main(int argc, char **argv)
 {

@@ -29,7 +29,8 @@
 #include <unistd.h>
 #include <sys/auxv.h>
 #include "../tools/perfregs-dump/types.h"
-#include "../tools/perfregs-dump/recording.h"
+#include "../tools/perfregs-dump/rec-write.h"
+#include "../tools/perfregs-dump/session.h"
 
 #define R(x) (1ULL << PERFREGS_REG_##x)
 #define GEN_MAPS	64

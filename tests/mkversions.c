@@ -15,7 +15,8 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include "../tools/perfregs-dump/types.h"
-#include "../tools/perfregs-dump/recording.h"
+#include "../tools/perfregs-dump/rec-write.h"
+#include "../tools/perfregs-dump/session.h"
 
 #define R(x) (1ULL << PERFREGS_REG_##x)
 #define BASE(j) (0x7f0000000000ULL + (uint64_t)(j) * 0x10000000ULL)

@@ -20,7 +20,7 @@ own, followed by an unknown item of 300 KiB, the other items in place.
 Prints the file offset of the malformed sample, which
 the decoder's error names.
 
-The layout is tools/perfregs-dump/recording.c's: the file header
+The layout is tools/perfregs-dump/rec-format.h's: the file header
 (header_size at offset 8), then items of struct item { u32 type; u32
 size; } and their bodies; a kernel record item's body is the CPU, 4
 bytes of padding and records of struct perfregs_rec_header { u32 type;

@@ -36,7 +36,8 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include "../tools/perfregs-dump/types.h"
-#include "../tools/perfregs-dump/recording.h"
+#include "../tools/perfregs-dump/rec-write.h"
+#include "../tools/perfregs-dump/session.h"
 #include "../tools/perfregs-dump/pprof.h"
 #include "../tools/perfregs-dump/decoder.h"
 
@@ -55,9 +56,8 @@ struct race {
 	bool truncate;
 	bool done;
 	bool changed;		/* the bytes the decoder checked changed */
-	void (*hook)(void *arg, int cpu, const struct perfregs_rec_header *rec,
-		     const struct sample_stack *st);
-	void *arg;
+	struct tool tool;	/* between the session's checks and inner's */
+	struct tool *inner;	/* the printer, or pprof's */
 };
 
 static struct race race;
@@ -151,11 +151,11 @@ static int find_samples(const unsigned char *p, size_t len)
 	return n == NSAMPLES ? 0 : -1;
 }
 
-/* The other process, between decode_record()'s checks and the rest. */
-static void on_record(void *arg, int cpu, const struct perfregs_rec_header *rec,
+/* The other process, between the session's checks and the rest. */
+static void on_sample(struct tool *t, int cpu, const struct perfregs_rec_sample *s,
 		      const struct sample_stack *st)
 {
-	const struct perfregs_rec_sample *s = (const void *)rec;
+	const struct perfregs_rec_header *rec = &s->header;
 	unsigned char before[REC_SIZE];
 
 	if (rec->type == PERFREGS_REC_SAMPLE && s->time == TIME0 + VICTIM && !race.done) {
@@ -182,8 +182,8 @@ static void on_record(void *arg, int cpu, const struct perfregs_rec_header *rec,
 				"under it: it reads the file's pages, not a copy of its own\n");
 		}
 	}
-	if (race.hook)
-		race.hook(race.arg, cpu, rec, st);
+	if (race.inner->sample)
+		race.inner->sample(race.inner, cpu, s, st);
 }
 
 /* Decode path into out: -f json's lines, or convert --to pprof's profile. */
@@ -192,6 +192,7 @@ static int decode(const char *path, const char *out, bool pprof, bool raced,
 {
 	struct perfregs_config cfg;
 	struct pprof *pp = NULL;
+	struct printer printer;
 	struct decoder d;
 	uint64_t produced;
 	FILE *fp;
@@ -215,16 +216,13 @@ static int decode(const char *path, const char *out, bool pprof, bool raced,
 		}
 	}
 	d.o.callgraph = true;	/* the stacks reach the output and the hooks */
-	race.hook = NULL;
+	printer_init(&printer, &d);
+	race.inner = pp ? pprof_tool(pp) : &printer.tool;
 	race.done = false;
 	race.changed = false;
-	if (raced) {
-		race.hook = d.record_hook;
-		race.arg = d.learnt_arg;
-		d.record_hook = on_record;
-		d.learnt_arg = &race;
-	}
-	ret = rec_decode(path, &d, &produced, err, errlen);
+	race.tool = *race.inner;
+	race.tool.sample = on_sample;
+	ret = session_decode(path, &d, raced ? &race.tool : race.inner, &produced, err, errlen);
 	if (pp) {
 		char werr[256];
 

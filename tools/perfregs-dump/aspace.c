@@ -621,7 +621,7 @@ static struct space *space_new(struct decoder *d, uint32_t pid, bool unknown)
 
 /*
  * May ev be applied while other threads print samples taken up to time
- * `upto` (--threads, recording.c), with the very output of one thread,
+ * `upto` (--threads, session.c), with the very output of one thread,
  * which prints them before it applies ev?  Yes when it changes no
  * version such a sample finds (space_at(), lock-free):
  *   - it comes after them (an event at a sample's very time is seen by
@@ -689,7 +689,7 @@ bool space_event_later(struct decoder *d, const struct sb_event *ev, uint64_t up
 	       d->space_maps + events * maps <= SPACE_MAPS_BUDGET;
 }
 
-void space_event(struct decoder *d, const struct sb_event *ev)
+bool space_event(struct decoder *d, const struct sb_event *ev)
 {
 	const struct task_maps *parent;
 	struct space *sp = space_find(d, ev->pid);
@@ -697,7 +697,7 @@ void space_event(struct decoder *d, const struct sb_event *ev)
 	switch (ev->kind) {
 	case SB_MMAP:
 		if (!sp)
-			return;	/* not tracked: /proc answers for it */
+			return false;	/* not tracked: /proc answers for it */
 		space_insert(d, sp, ev, NULL);
 		break;
 	case SB_EXEC:
@@ -732,6 +732,7 @@ void space_event(struct decoder *d, const struct sb_event *ev)
 	}
 	if (d->learnt_sb)
 		d->learnt_sb(d->learnt_arg, ev);
+	return true;
 }
 
 /*

@@ -8,7 +8,8 @@
 
 #include "types.h"
 
-void space_event(struct decoder *d, const struct sb_event *ev);
+/* What a side-band event says, done; false when it is of nothing tracked. */
+bool space_event(struct decoder *d, const struct sb_event *ev);
 void space_begin(struct decoder *d, uint32_t pid);
 bool space_event_later(struct decoder *d, const struct sb_event *ev, uint64_t upto);
 bool space_seed(struct decoder *d, uint32_t pid);

@@ -11,7 +11,7 @@
 #include "aspace.h"
 #include "unwind.h"
 #include "folded.h"
-#include "recording.h"
+#include "rec-read.h"
 #include "decoder.h"
 
 /*
@@ -28,7 +28,7 @@ void decoder_free(struct decoder *d)
 	unwind_free(d);
 	symbols_free(d);
 	folded_free(d);
-	rec_info_free(d);
+	rec_info_free(&d->info);
 	if (d->live)	/* the learner has stopped: nobody holds it */
 		pthread_mutex_destroy(&d->learn_lock);
 }

@@ -6,16 +6,17 @@
  * and no includes go round in a circle (tests/layers.sh checks both, from
  * the lines below).  Lowest first:
  *
- * layer 0: types util outfile - the shared types (struct decoder...);
+ * layer 0: types util outfile rec-format tool - the shared types (struct decoder...);
  *          put_hex(); the output files, made safely
- * layer 1: images vdso regs_x86 - ELF files, images; vDSO images; registers
+ * layer 1: images vdso regs_x86 rec-read rec-write - ELF files, images; vDSO images; registers;
+ *          a recording's reader and writer
  * layer 2: symbols - /proc maps; a mapping's file, base, symbols; kallsyms
  * layer 3: aspace - address spaces from side-band events; a sample's maps
  * layer 4: unwind sideband folded - --call-graph dwarf; the live side-band
  *          events; -f folded's table of stacks
  * layer 5: output flame pool - text and JSON Lines of decoded records; the
  *          flame graph of -f folded's stacks; the threads of --threads
- * layer 6: recording - the file of -o and -i
+ * layer 6: session - a recording's items delivered to a tool
  * layer 7: perfdata pprof - a recording into perf.data; into profile.proto
  * layer 8: decoder - decoder_free(), by each module's own free function
  * layer 9: perfregs-dump builtin builtin-record builtin-report builtin-script builtin-convert fuzz_recording - the commands,

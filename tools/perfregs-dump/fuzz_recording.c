@@ -17,7 +17,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "types.h"
-#include "recording.h"
+#include "session.h"
 #include "folded.h"
 #include "flame.h"
 #include "pprof.h"
@@ -53,7 +53,10 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 	} else if (size % 2) {
 		d.pool = pool_start(&d, 2);
 	}
-	rec_decode_buf(data, size, &d, &produced, err, sizeof(err));
+	if (pp)
+		session_decode_buf(data, size, &d, pprof_tool(pp), &produced, err, sizeof(err));
+	else
+		rec_decode_buf(data, size, &d, &produced, err, sizeof(err));
 	pool_end(&d);
 	if (pp) {
 		pprof_write(pp, err, sizeof(err));

@@ -1070,12 +1070,12 @@ static bool record_shown(const struct decoder *d, const struct perfregs_rec_head
 
 /*
  * A record's checks and counts, on the thread that reads the records,
- * in their order; its stack into st.  True if it is to be printed
- * (record_print()).
+ * in their order; its stack into *st, a loss into *l.  True if it is a
+ * sample or a loss, well-formed; false for other types (from a newer
+ * module, skipped) and for a malformed one (counted as such).
  */
-static bool record_count_stack(struct decoder *d, int cpu,
-			       const struct perfregs_rec_header *rec, size_t size,
-			       struct sample_stack *st, struct perfregs_rec_lost *l)
+bool record_check(struct decoder *d, const struct perfregs_rec_header *rec, size_t size,
+		  struct sample_stack *st, struct perfregs_rec_lost *l)
 {
 	int i;
 
@@ -1085,9 +1085,7 @@ static bool record_count_stack(struct decoder *d, int cpu,
 			return false;
 		}
 		d->samples++;
-		if (d->record_hook)
-			d->record_hook(d->learnt_arg, cpu, rec, st);
-		return record_shown(d, rec);
+		return true;
 	}
 	if (rec->type == PERFREGS_REC_LOST) {
 		/* ABI 1 recordings carry 4 causes: the size says how many */
@@ -1097,11 +1095,21 @@ static bool record_count_stack(struct decoder *d, int cpu,
 		}
 		for (i = 0; i < PERFREGS_LOST_MAX; i++)
 			d->lost[i] += prf_lost_of(l, i);
-		if (d->record_hook)
-			d->record_hook(d->learnt_arg, cpu, &l->header, NULL);
-		return record_shown(d, rec);
+		return true;
 	}
-	return false;	/* other types: from a newer module, skipped */
+	return false;
+}
+
+void record_out(struct decoder *d, int cpu, const struct perfregs_rec_header *rec,
+		const struct sample_stack *st, const struct perfregs_rec_lost *l)
+{
+	if (!record_shown(d, rec))
+		return;
+	d->self.out = d->out;
+	if (rec->type == PERFREGS_REC_SAMPLE)
+		out_sample(d, &d->self, (const void *)rec, st);
+	else
+		out_lost(d, d->out, l, cpu);
 }
 
 /*
@@ -1142,13 +1150,8 @@ void decode_record(struct decoder *d, int cpu,
 	struct perfregs_rec_lost l;
 	struct sample_stack st;
 
-	if (!record_count_stack(d, cpu, rec, size, &st, &l))
-		return;
-	d->self.out = d->out;
-	if (rec->type == PERFREGS_REC_SAMPLE)
-		out_sample(d, &d->self, (const void *)rec, &st);
-	else
-		out_lost(d, d->out, &l, cpu);
+	if (record_check(d, rec, size, &st, &l))
+		record_out(d, cpu, rec, &st, &l);
 }
 
 void out_summary(struct decoder *d, FILE *fp, enum out_format fmt,

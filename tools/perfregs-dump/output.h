@@ -16,6 +16,16 @@
  */
 void decode_record(struct decoder *d, int cpu,
 		   const struct perfregs_rec_header *rec, size_t size);
+/*
+ * decode_record()'s two steps: a record checked and counted (its stack
+ * into *st, a loss into *l; false: malformed, or of a type not known),
+ * then printed as the options say (nothing with --summary, the losses
+ * not with stacks), by the calling thread (d->self).
+ */
+bool record_check(struct decoder *d, const struct perfregs_rec_header *rec, size_t size,
+		  struct sample_stack *st, struct perfregs_rec_lost *l);
+void record_out(struct decoder *d, int cpu, const struct perfregs_rec_header *rec,
+		const struct sample_stack *st, const struct perfregs_rec_lost *l);
 /* What decode_record() counts of each record, as record_print() does. */
 struct rec_counts {
 	uint64_t samples;

@@ -50,7 +50,8 @@
 #include "types.h"
 #include "images.h"
 #include "unwind.h"
-#include "recording.h"
+#include "rec-read.h"
+#include "session.h"
 #include "outfile.h"
 #include "perfdata.h"
 
@@ -99,6 +100,7 @@ struct bid {
 };
 
 struct conv {
+	struct tool tool;		/* what the session hands over */
 	struct decoder *d;
 	struct bid *bids;	/* 2 * BUILD_IDS_MAX slots, once one is added */
 	size_t nbids;
@@ -527,6 +529,29 @@ static void put_feature(struct conv *c, int f, const struct perf_file_attr *fa)
 	}
 }
 
+
+/* The session's tool: each item to on_*() above. */
+static void conv_sample(struct tool *t, int cpu, const struct perfregs_rec_sample *s,
+			const struct sample_stack *st)
+{
+	on_record(container_of(t, struct conv, tool), cpu, &s->header, st);
+}
+
+static void conv_lost(struct tool *t, int cpu, const struct perfregs_rec_lost *l)
+{
+	on_record(container_of(t, struct conv, tool), cpu, &l->header, NULL);
+}
+
+static void conv_maps(struct tool *t, const struct task_maps *tm)
+{
+	on_maps(container_of(t, struct conv, tool), tm);
+}
+
+static void conv_sb(struct tool *t, const struct sb_event *ev)
+{
+	on_sb(container_of(t, struct conv, tool), ev);
+}
+
 /*
  * The features the recording can give, after the data: a table of
  * (offset, size), one per bit set in h->features, in bit order, then
@@ -670,14 +695,14 @@ int perfdata_convert(const char *in, const char *out, struct decoder *d,
 	put(&c, &fa, sizeof(fa));
 	put(&c, &attr_id, sizeof(attr_id));	/* the attr's ids: one */
 	c.data_size = 0;
-	d->learnt_maps = on_maps;
-	d->learnt_sb = on_sb;
-	d->record_hook = on_record;
-	d->learnt_arg = &c;
+	c.tool.sample = conv_sample;
+	c.tool.lost = conv_lost;
+	c.tool.maps = conv_maps;
+	c.tool.sb = conv_sb;
 	d->o.summary = true;
 	/* every stack the recording has is unwound (sample_frames()) */
 	d->o.callgraph = true;
-	ret = rec_read(src, d, &produced, err, errlen);
+	ret = session_read(d, &c.tool, src, &produced, err, errlen);
 	rec_input_free(src);
 
 	h.magic = 0x32454c4946524550ULL;	/* "PERFILE2" */

@@ -10,7 +10,7 @@
  */
 #include <stdio.h>
 #include <string.h>
-#include "recording.h"
+#include "rec-write.h"
 #include "cmd/live.h"
 #include "builtin.h"
 

@@ -7,7 +7,7 @@
  * The reading thread (rec_decode()'s) stays alone with the recording:
  * it reads the items in order and walks the kernel records of each,
  * putting those to print in a batch where they lie, in the window the
- * recording was read into (recording.c: the batch holds the window, so
+ * recording was read into (rec-read.c: the batch holds the window, so
  * nothing writes it until the batch is written out).  A full batch goes
  * to the workers, or, when one already waits for them, is printed by
  * the reading thread itself (submit()): whoever prints it checks and
@@ -374,28 +374,6 @@ static void submit(struct pool *p)
 	}
 	/* batch filled is free once filled - written < nslots */
 	write_batches(p, p->filled >= p->nslots ? p->filled - p->nslots + 1 : 0);
-}
-
-#define CHUNK_SPARES	8	/* windows kept for reuse, not freed */
-
-void rec_chunk_hold(struct rec_chunk *c)
-{
-	c->refs++;
-}
-
-void rec_chunk_put(struct rec_chunk *c)
-{
-	struct chunk_spares *h = c->home;
-
-	if (--c->refs)
-		return;
-	if (h->n < CHUNK_SPARES && c->cap == h->cap) {
-		c->next = h->list;
-		h->list = c;
-		h->n++;
-		return;
-	}
-	free(c);
 }
 
 /* Room for one more record in b, and for a hold of chunk c. */

@@ -38,7 +38,9 @@
 #include "aspace.h"
 #include "unwind.h"
 #include "folded.h"
-#include "recording.h"
+#include "output.h"
+#include "rec-read.h"
+#include "session.h"
 #include "outfile.h"
 #include "pprof.h"
 
@@ -121,6 +123,7 @@ struct sample_key {
 };
 
 struct pprof {
+	struct tool tool;		/* what the session hands over */
 	struct decoder *d;
 	gzFile gz;
 	struct out_file of;		/* what gz writes to */
@@ -786,6 +789,29 @@ static void put_strings(struct pprof *p, struct pp_out *o)
 	}
 }
 
+
+/*
+ * The session's tool: each sample into the profile, then printed as the
+ * decoder's options say (nothing for convert: --summary; the fuzzer's
+ * JSON, text or folded lines).
+ */
+static void pp_sample(struct tool *t, int cpu, const struct perfregs_rec_sample *s,
+		      const struct sample_stack *st)
+{
+	struct pprof *p = container_of(t, struct pprof, tool);
+
+	on_record(p, cpu, &s->header, st);
+	record_out(p->d, cpu, &s->header, st, NULL);
+}
+
+static void pp_lost(struct tool *t, int cpu, const struct perfregs_rec_lost *l)
+{
+	struct pprof *p = container_of(t, struct pprof, tool);
+
+	on_record(p, cpu, &l->header, NULL);
+	record_out(p->d, cpu, &l->header, NULL, l);
+}
+
 /*
  * The scalars after the tables: what a period is (name: of its type, a
  * string, or -1 for none), and how long the samples took.
@@ -872,10 +898,14 @@ struct pprof *pprof_begin(struct decoder *d, const struct perfregs_config *cfg,
 		pprof_free(p);
 		return NULL;
 	}
-	d->record_hook = on_record;
-	d->learnt_arg = p;
-	d->o.summary = true;
+	p->tool.sample = pp_sample;
+	p->tool.lost = pp_lost;
 	return p;
+}
+
+struct tool *pprof_tool(struct pprof *p)
+{
+	return &p->tool;
 }
 
 int pprof_write(struct pprof *p, char *err, size_t errlen)
@@ -967,7 +997,8 @@ int pprof_convert(const char *in, const char *out, struct decoder *d,
 	}
 	/* every stack the recording has is unwound, as for perf.data */
 	d->o.callgraph = true;
-	ret = rec_read(src, d, &produced, err, errlen);
+	d->o.summary = true;	/* nothing printed */
+	ret = session_read(d, pprof_tool(p), src, &produced, err, errlen);
 	rec_input_free(src);
 	wret = pprof_write(p, werr, sizeof(werr));
 	pprof_free(p);

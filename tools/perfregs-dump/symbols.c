@@ -1094,7 +1094,7 @@ void ksyms_settle(struct decoder *d)
  * before its record.  It reads the sorted part and the symbols after it
  * up to upto, which nobody changes while it runs: the reading thread
  * appends past them, and moves or merges them only while the workers
- * wait (recording.c, pool_record()).
+ * wait (session.c, pool_record()).
  */
 static const struct ksym *ksym_find_upto(struct decoder *d, uint64_t ip, size_t upto)
 {

@@ -226,7 +226,7 @@ struct retry {
 #define HELD_MAX	64	/* deleted files held open, all processes */
 #define HELD_PID_MAX	8	/* of them first mapped by one process */
 
-/* What a recording's ITEM_INFO says of where it was made (recording.c). */
+/* What a recording's ITEM_INFO says of where it was made (rec-read.c). */
 #define REC_ARGS_MAX	4096
 #define REC_ARG_MAX	4096	/* bytes of one */
 struct rec_info {
@@ -338,12 +338,6 @@ struct decoder {
 	void (*learnt_sb)(void *arg, const struct sb_event *ev);
 	void (*learnt_blob)(void *arg, const struct blob *b, const void *data);
 	void *learnt_arg;
-	/*
-	 * Every well-formed record, before it is printed (convert); st is
-	 * a sample's stack as decode_record() checked it, NULL for others.
-	 */
-	void (*record_hook)(void *arg, int cpu, const struct perfregs_rec_header *rec,
-			    const struct sample_stack *st);
 };
 
 #endif

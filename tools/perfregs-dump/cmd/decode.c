@@ -13,7 +13,7 @@
 #include "../output.h"
 #include "../folded.h"
 #include "../flame.h"
-#include "../recording.h"
+#include "../session.h"
 #include "../pool.h"
 #include "../decoder.h"
 #include "diag.h"

@@ -11,7 +11,8 @@
 #include <sys/stat.h>
 #include "../symbols.h"
 #include "../output.h"
-#include "../recording.h"
+#include "../rec-write.h"
+#include "../session.h"
 #include "../decoder.h"
 #include "live.h"
 

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "../outfile.h"
-#include "../recording.h"
+#include "../rec-write.h"
 #include "record-file.h"
 
 void record_file_init(struct record_file *f)

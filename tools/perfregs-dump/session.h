@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * session.c: a recording delivered to a tool: the reader's items in the
+ * recording's order, what each says done to what the decoder knows (its
+ * images, maps, address spaces, symbols), the samples checked and
+ * counted, and with --threads the worker pool that prints them.
+ */
+#ifndef PERFREGS_DUMP_SESSION_H
+#define PERFREGS_DUMP_SESSION_H
+
+#include "types.h"
+#include "tool.h"
+
+struct rec_input;
+
+/*
+ * Deliver the items of in, its header read, to tool t with what d knows.
+ * 0, or -EBADMSG with the records before the first malformed item
+ * delivered, or -EIO; err says which.  *produced: what the end item
+ * says the kernel produced.
+ */
+int session_read(struct decoder *d, struct tool *t, struct rec_input *in,
+		 uint64_t *produced, char *err, size_t errlen);
+/* The same for the recording at path (rec_open(), session_read()). */
+int session_decode(const char *path, struct decoder *d, struct tool *t,
+		   uint64_t *produced, char *err, size_t errlen);
+/* The same from buf, which nobody else may write while it is read. */
+int session_decode_buf(const unsigned char *buf, size_t size, struct decoder *d,
+		       struct tool *t, uint64_t *produced, char *err, size_t errlen);
+
+/*
+ * The tool that prints each record as the decoder's options say (text,
+ * JSON, folded stacks): script's, report's and -i's; with --threads its
+ * samples are printed by the pool's threads.
+ */
+struct printer {
+	struct tool tool;
+	struct decoder *d;
+};
+void printer_init(struct printer *p, struct decoder *d);
+/* rec_decode(): session_decode() with a printer, the tests' shortcut */
+int rec_decode(const char *path, struct decoder *d, uint64_t *produced,
+	       char *err, size_t errlen);
+int rec_decode_buf(const unsigned char *buf, size_t size, struct decoder *d,
+		   uint64_t *produced, char *err, size_t errlen);
+
+#endif
