@@ -38,6 +38,7 @@
 #include "../tools/perfregs-dump/output.h"
 #include "../tools/perfregs-dump/rec-write.h"
 #include "../tools/perfregs-dump/session.h"
+#include "../tools/perfregs-dump/learnt.h"
 
 #define R(x) (1ULL << PERFREGS_REG_##x)
 
@@ -118,12 +119,7 @@ int main(int argc, char **argv)
 	d.o.event_name = "cpu-clock";
 	d.out = stdout;
 	d.sideband = true;
-	d.learnt_image = rec_image;
-	d.learnt_maps = rec_maps;
-	d.learnt_ksym = rec_ksym;
-	d.learnt_sb = rec_sb;
-	d.learnt_blob = rec_blob;
-	d.learnt_arg = r;
+	learnt_init(&d);	/* as record: what is learnt goes to r, in order */
 	space_begin(&d, (uint32_t)pid);		/* its exec will come */
 	if (write(go[1], "g", 1) != 1)
 		return 1;
@@ -151,6 +147,7 @@ int main(int argc, char **argv)
 	*v++ = addr;
 	s->header.size = (char *)v - (char *)s;
 	/* as on_record(): to the file, then decoded */
+	session_forward_learnt(&d, rec_tool(r));
 	rec_sample(r, 0, &s->header);
 	decode_record(&d, 0, &s->header, s->header.size);
 	fflush(stdout);
@@ -159,6 +156,7 @@ int main(int argc, char **argv)
 			break;
 	waitpid(pid, &status, 0);
 	sb_drain(sb, &d);
+	session_forward_learnt(&d, rec_tool(r));
 	if (rec_close(r, 1, lostv)) {
 		perror(argv[1]);
 		return 1;

@@ -28,6 +28,7 @@
 #include "../tools/perfregs-dump/sideband.h"
 #include "../tools/perfregs-dump/rec-write.h"
 #include "../tools/perfregs-dump/session.h"
+#include "../tools/perfregs-dump/learnt.h"
 
 #define R(x) (1ULL << PERFREGS_REG_##x)
 
@@ -104,9 +105,7 @@ int main(int argc, char **argv)
 	}
 	d.live = true;
 	pthread_mutex_init(&d.learn_lock, NULL);
-	d.learnt_sb = rec_sb;
-	d.learnt_blob = rec_blob;
-	d.learnt_arg = r;
+	learnt_init(&d);	/* as record: what is learnt goes to r, in order */
 	space_begin(&d, (uint32_t)pid);
 	im.dev = 0x801;
 	im.ino = st.st_ino;
@@ -134,9 +133,11 @@ int main(int argc, char **argv)
 	 * only the samples' times can tell plugin A's from plugin B's.
 	 */
 	sb_drain(sb, &d);
+	session_forward_learnt(&d, rec_tool(r));
 	for (i = 0; i < 2; i++)
 		sample(r, pid, st.st_ino, addr[i], t[i]);
 	printf("%#" PRIx64 " %#" PRIx64 "\n", addr[0], addr[1]);
+	session_forward_learnt(&d, rec_tool(r));
 	if (rec_close(r, 2, lostv)) {
 		perror(argv[1]);
 		return 1;

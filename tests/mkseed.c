@@ -17,6 +17,7 @@
 #include "../tools/perfregs-dump/aspace.h"
 #include "../tools/perfregs-dump/rec-write.h"
 #include "../tools/perfregs-dump/session.h"
+#include "../tools/perfregs-dump/learnt.h"
 #include "../tools/perfregs-dump/decoder.h"
 
 #define R(x) (1ULL << PERFREGS_REG_##x)
@@ -43,9 +44,7 @@ int main(int argc, char **argv)
 	}
 	d.live = true;
 	pthread_mutex_init(&d.learn_lock, NULL);
-	d.learnt_sb = rec_sb;
-	d.learnt_blob = rec_blob;
-	d.learnt_arg = r;
+	learnt_init(&d);	/* as record: what is learnt goes to r, in order */
 	for (i = 2; i < argc; i += 2)
 		space_seed(&d, (uint32_t)atoi(argv[i]));
 	for (i = 2; i < argc; i += 2) {
@@ -65,11 +64,13 @@ int main(int argc, char **argv)
 		s->uregs_mask = R(IP);
 		*v++ = addr;
 		s->header.size = (char *)v - (char *)s;
+		session_forward_learnt(&d, rec_tool(r));
 		rec_sample(r, 0, &s->header);
 		snprintf(sym, sizeof(sym), "none");
 		user_symbol(&d, s, addr, sym, sizeof(sym));
 		printf("%s\n", sym);
 	}
+	session_forward_learnt(&d, rec_tool(r));
 	if (rec_close(r, (argc - 2) / 2, lostv)) {
 		perror(argv[1]);
 		return 1;

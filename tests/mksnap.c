@@ -25,6 +25,7 @@
 #include "../tools/perfregs-dump/aspace.h"
 #include "../tools/perfregs-dump/rec-write.h"
 #include "../tools/perfregs-dump/session.h"
+#include "../tools/perfregs-dump/learnt.h"
 #include "../tools/perfregs-dump/decoder.h"
 
 #define R(x) (1ULL << PERFREGS_REG_##x)
@@ -103,10 +104,7 @@ int main(int argc, char **argv)
 	}
 	d.live = true;
 	pthread_mutex_init(&d.learn_lock, NULL);
-	d.learnt_image = rec_image;
-	d.learnt_sb = rec_sb;
-	d.learnt_blob = rec_blob;
-	d.learnt_arg = r;
+	learnt_init(&d);	/* as record: what is learnt goes to r, in order */
 	for (i = 3; i < argc; i++) {
 		int pid = atoi(argv[i]), status;
 		size_t size = sizeof(struct perfregs_rec_sample) + 2 * 8 * PERFREGS_REG_MAX +
@@ -161,10 +159,12 @@ int main(int argc, char **argv)
 		space_seed(&d, (uint32_t)pid);
 		image_learn(&d, s);
 		ptrace(PTRACE_DETACH, pid, 0, 0);
+		session_forward_learnt(&d, rec_tool(r));
 		rec_sample(r, 0, &s->header);
 		free(s);
 		n++;
 	}
+	session_forward_learnt(&d, rec_tool(r));
 	if (rec_close(r, n, lostv)) {
 		perror(argv[1]);
 		return 1;

@@ -33,6 +33,7 @@
 #include "types.h"
 #include "symbols.h"
 #include "vdso.h"
+#include "learnt.h"
 #include "aspace.h"
 
 /*
@@ -730,8 +731,7 @@ bool space_event(struct decoder *d, const struct sb_event *ev)
 	default:
 		break;		/* SB_EXIT: the space stays for late samples */
 	}
-	if (d->learnt_sb)
-		d->learnt_sb(d->learnt_arg, ev);
+	learnt_sb(d, ev);
 	return true;
 }
 

@@ -12,6 +12,7 @@
 #include "unwind.h"
 #include "folded.h"
 #include "rec-read.h"
+#include "learnt.h"
 #include "decoder.h"
 
 /*
@@ -29,6 +30,7 @@ void decoder_free(struct decoder *d)
 	symbols_free(d);
 	folded_free(d);
 	rec_info_free(&d->info);
+	learnt_free(d);
 	if (d->live)	/* the learner has stopped: nobody holds it */
 		pthread_mutex_destroy(&d->learn_lock);
 }

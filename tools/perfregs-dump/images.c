@@ -22,6 +22,7 @@
 #include <pthread.h>
 #include <time.h>
 #include "types.h"
+#include "learnt.h"
 #include "images.h"
 
 /* Little-endian fields of an ELF file (x86 ELF is little-endian). */
@@ -269,8 +270,8 @@ struct image *image_find(struct decoder *d, uint32_t dev, uint64_t ino)
 }
 
 /*
- * Add an image; with notify, hand it to learnt_image (the recording)
- * before anyone can find it, so that the recording has the image before
+ * Add an image; with notify, queue it for the session to hand on (the
+ * recording) before anyone can find it, so that the recording has the image before
  * any sample that a decoding thread writes after finding it.
  */
 static struct image *image_add_notify(struct decoder *d, uint32_t dev, uint64_t ino,
@@ -293,8 +294,8 @@ static struct image *image_add_notify(struct decoder *d, uint32_t dev, uint64_t 
 	}
 	im->path = path ? strdup(path) : NULL;
 	im->next = d->images[h];
-	if (notify && d->learnt_image)
-		d->learnt_image(d->learnt_arg, im);
+	if (notify)
+		learnt_image(d, im);
 	/* release: the entry is whole before a lock-free image_find() sees it */
 	__atomic_store_n(&d->images[h], im, __ATOMIC_RELEASE);
 	return im;

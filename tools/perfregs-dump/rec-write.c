@@ -17,6 +17,7 @@
 #include <sys/utsname.h>
 #include "outfile.h"
 #include "rec-format.h"
+#include "tool.h"
 #include "rec-write.h"
 
 /*
@@ -29,6 +30,7 @@
 #define REC_DIRECT (16 * 1024)
 
 struct recorder {
+	struct tool tool;	/* items handed over by the session */
 	int fd;
 	const char *path;
 	int error;
@@ -622,3 +624,39 @@ int rec_close(struct recorder *r, uint64_t produced, const uint64_t *lost)
 	return err ? -err : 0;
 }
 
+
+/* The recorder as the session's tool: what was learnt, into the file. */
+static void tool_image(struct tool *t, const struct image *im)
+{
+	rec_image(container_of(t, struct recorder, tool), im);
+}
+
+static void tool_maps(struct tool *t, const struct task_maps *tm)
+{
+	rec_maps(container_of(t, struct recorder, tool), tm);
+}
+
+static void tool_sb(struct tool *t, const struct sb_event *ev)
+{
+	rec_sb(container_of(t, struct recorder, tool), ev);
+}
+
+static void tool_ksym(struct tool *t, const struct ksym *k)
+{
+	rec_ksym(container_of(t, struct recorder, tool), k);
+}
+
+static void tool_blob(struct tool *t, const struct blob *b, const void *data)
+{
+	rec_blob(container_of(t, struct recorder, tool), b, data);
+}
+
+struct tool *rec_tool(struct recorder *r)
+{
+	r->tool.image = tool_image;
+	r->tool.maps = tool_maps;
+	r->tool.sb = tool_sb;
+	r->tool.ksym = tool_ksym;
+	r->tool.blob = tool_blob;
+	return &r->tool;
+}

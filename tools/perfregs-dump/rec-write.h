@@ -29,6 +29,8 @@ void rec_maps(void *arg, const struct task_maps *tm);
 void rec_ksym(void *arg, const struct ksym *k);
 void rec_sb(void *arg, const struct sb_event *ev);
 void rec_blob(void *arg, const struct blob *b, const void *data);
+/* The recorder as a tool of the session: what it hands over, written. */
+struct tool *rec_tool(struct recorder *r);
 int rec_discard(struct recorder *r, struct stat *st);
 int rec_close(struct recorder *r, uint64_t produced, const uint64_t *lost);
 

@@ -18,6 +18,7 @@
 #include "pool.h"
 #include "rec-format.h"
 #include "rec-read.h"
+#include "learnt.h"
 #include "session.h"
 
 /* A checked record to the tool: sample() or lost(). */
@@ -310,4 +311,35 @@ int rec_decode_buf(const unsigned char *buf, size_t size, struct decoder *d,
 
 	printer_init(&p, d);
 	return session_decode_buf(buf, size, d, &p.tool, produced, err, errlen);
+}
+
+void session_forward_learnt(struct decoder *d, struct tool *t)
+{
+	struct learnt_item *items = learnt_take(d), *it;
+
+	for (it = items; it; it = it->next) {
+		switch (it->kind) {
+		case LEARNT_IMAGE:
+			if (t->image)
+				t->image(t, it->what);
+			break;
+		case LEARNT_MAPS:
+			if (t->maps)
+				t->maps(t, it->what);
+			break;
+		case LEARNT_KSYM:
+			if (t->ksym)
+				t->ksym(t, it->what);
+			break;
+		case LEARNT_SB:
+			if (t->sb)
+				t->sb(t, &it->ev);
+			break;
+		case LEARNT_BLOB:
+			if (t->blob)
+				t->blob(t, it->what, it->data);
+			break;
+		}
+	}
+	learnt_items_free(items);
 }

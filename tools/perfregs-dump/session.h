@@ -29,6 +29,14 @@ int session_decode_buf(const unsigned char *buf, size_t size, struct decoder *d,
 		       struct tool *t, uint64_t *produced, char *err, size_t errlen);
 
 /*
+ * What d learnt since the last call (learnt.c: live, what the learner
+ * thread, the side-band and the decoding found), handed to t in the
+ * order it was learnt: the recorder writes it before the samples that
+ * follow.  From the one thread that writes the samples.
+ */
+void session_forward_learnt(struct decoder *d, struct tool *t);
+
+/*
  * The tool that prints each record as the decoder's options say (text,
  * JSON, folded stacks): script's, report's and -i's; with --threads its
  * samples are printed by the pool's threads.

@@ -22,6 +22,7 @@
 #include "util.h"
 #include "images.h"
 #include "vdso.h"
+#include "learnt.h"
 #include "symbols.h"
 
 static unsigned int maps_hash(uint32_t pid, uint64_t ino)
@@ -55,8 +56,8 @@ static struct task_maps *maps_add_notify(struct decoder *d, uint32_t pid, uint64
 	tm->m = m;
 	tm->n = n;
 	tm->next = d->maps[h];
-	if (notify && d->learnt_maps)
-		d->learnt_maps(d->learnt_arg, tm);
+	if (notify)
+		learnt_maps(d, tm);
 	/* release: the entry is whole before a lock-free maps_find() sees it */
 	__atomic_store_n(&d->maps[h], tm, __ATOMIC_RELEASE);
 	return tm;
@@ -1138,9 +1139,9 @@ void ksym_learn(struct decoder *d, uint64_t ip)
 		return;
 	ksyms_load(d);
 	k = (struct ksym *)ksym_find(d, ip);
-	if (k && !k->recorded && d->learnt_ksym) {
+	if (k && !k->recorded && learnt_on(d)) {
 		k->recorded = true;
-		d->learnt_ksym(d->learnt_arg, k);
+		learnt_ksym(d, k);
 	}
 	if (k && k->recorded) {
 		d->ksym_seen[slot].start = k->start;

@@ -253,6 +253,28 @@ struct rec_info {
 
 
 /*
+ * What the decoder learnt, queued for the session to hand on (learnt.c):
+ * an image, maps, a kernel symbol or a vDSO it keeps until the end, or
+ * a copy of a side-band event.
+ */
+enum learnt_kind { LEARNT_IMAGE = 1, LEARNT_MAPS, LEARNT_KSYM, LEARNT_SB, LEARNT_BLOB };
+
+struct learnt_item {
+	enum learnt_kind kind;
+	const void *what;		/* image, task_maps, ksym, blob */
+	struct sb_event ev;		/* LEARNT_SB, with name and local below */
+	char *name, *local;
+	void *data;			/* LEARNT_BLOB: the image's bytes */
+	struct learnt_item *next;
+};
+
+struct learnt_queue {
+	bool on;			/* learnt_init(): learning queues */
+	pthread_mutex_t lock;
+	struct learnt_item *head, **tail;
+};
+
+/*
  * What one decoding thread has of its own: the decoder's own thread has
  * d->self, each worker of --threads one of its own (pool.c).  libdwfl's
  * Dwfl is not thread-safe: each thread unwinds with its own.
@@ -331,13 +353,8 @@ struct decoder {
 	uint64_t bad_records;
 	char event_name[64];		/* a recording's event, o.event_name */
 	struct rec_info info;		/* and the rest of its ITEM_INFO */
-	/* set by the live side when a new image/maps/ksym was learnt */
-	void (*learnt_image)(void *arg, const struct image *im);
-	void (*learnt_maps)(void *arg, const struct task_maps *tm);
-	void (*learnt_ksym)(void *arg, const struct ksym *k);
-	void (*learnt_sb)(void *arg, const struct sb_event *ev);
-	void (*learnt_blob)(void *arg, const struct blob *b, const void *data);
-	void *learnt_arg;
+	/* what was learnt, for the session to hand on (learnt.c) */
+	struct learnt_queue learnt;
 };
 
 #endif

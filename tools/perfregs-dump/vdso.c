@@ -23,6 +23,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 #include "types.h"
+#include "learnt.h"
 #include "vdso.h"
 
 static const struct blob *blob_find(struct decoder *d, const uint8_t *id, uint8_t len)
@@ -89,8 +90,7 @@ const struct blob *blob_add(struct decoder *d, const void *data, size_t size)
 		goto fail;
 	}
 	snprintf(b->path, sizeof(b->path), "/proc/self/fd/%d", b->fd);
-	if (d->learnt_blob)
-		d->learnt_blob(d->learnt_arg, b, data);
+	learnt_blob(d, b, data);
 	b->next = d->blobs;
 	d->nblobs++;
 	/* release: whole before a lock-free blob_for() on another thread sees it */

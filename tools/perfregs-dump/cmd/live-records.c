@@ -94,12 +94,15 @@ static int on_record(void *arg, int cpu, const struct perfregs_rec_header *ring_
 		 * so a later decode of the file knows what this one knew.
 		 */
 		pthread_mutex_lock(&d->learn_lock);
+		session_forward_learnt(d, lv->rec_tool);
 		if (rec_records(lv->rec, cpu, rec, size, NULL, 0))
 			lv->rec_error = 1;
 		if (!lv->tee)
 			d->o.summary = true;	/* count and check, print nothing */
 		decode_record(d, cpu, rec, size);
 		d->o.summary = summary;
+		/* what decoding it learnt, in its place: after it, as it was learnt */
+		session_forward_learnt(d, lv->rec_tool);
 		pthread_mutex_unlock(&d->learn_lock);
 	} else {
 		decode_record(d, cpu, rec, size);
@@ -165,6 +168,7 @@ static int on_raw_span(void *arg, int cpu, const void *a, size_t alen,
 	union rec_fixed copy;
 
 	prf_walk(a, alen, b, blen, &copy, sizeof(copy), raw_record, lv, cpu, NULL);
+	session_forward_learnt(&lv->d, lv->rec_tool);
 	if (rec_records(lv->rec, cpu, a, alen, b, blen))
 		lv->rec_error = 1;
 	return 0;

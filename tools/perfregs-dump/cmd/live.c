@@ -22,6 +22,7 @@
 #include "../output.h"
 #include "../rec-write.h"
 #include "../session.h"
+#include "../learnt.h"
 #include "../decoder.h"
 #include "diag.h"
 #include "decode.h"
@@ -198,12 +199,9 @@ static int live_prepare(struct live_args *o, struct live *lv)
 				strerror(errno));
 			return EXIT_IO;
 		}
-		d->learnt_image = rec_image;
-		d->learnt_maps = rec_maps;
-		d->learnt_ksym = rec_ksym;
-		d->learnt_sb = rec_sb;
-		d->learnt_blob = rec_blob;
-		d->learnt_arg = lv->rec;
+		/* what is learnt is queued, and goes to the file before the samples */
+		learnt_init(d);
+		lv->rec_tool = rec_tool(lv->rec);
 		/*
 		 * Whole runs of records, unless -t keeps only some, or they
 		 * are decoded too (-f): then one by one (see on_record()).
@@ -508,6 +506,7 @@ static void live_finish(const struct live_args *o, struct live *lv, struct live_
 
 		for (i = 0; i < PERFREGS_LOST_MAX; i++)
 			lost[i] = prf_lost_total(r, i);
+		session_forward_learnt(d, lv->rec_tool);	/* what came after the last sample */
 		if (rec_close(lv->rec, prf_produced(r), lost) || lv->rec_error) {
 			fprintf(stderr, "perfregs-dump: writing %s failed: %s\n",
 				lv->file.path, strerror(errno ? errno : EIO));

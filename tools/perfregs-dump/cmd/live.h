@@ -36,6 +36,7 @@ struct live {
 	int rec_error;
 	bool tee;		/* -o with -f: record and print */
 	struct record_file file;	/* -o's */
+	struct tool *rec_tool;		/* the recorder, as the session's tool */
 	/* only recording: what on_raw_span() saw, for progress and summary */
 	uint64_t raw_samples;
 	uint64_t raw_lost[PERFREGS_LOST_MAX];

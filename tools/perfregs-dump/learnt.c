@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * What the decoder learnt that someone hands on (live: into the
+ * recording), queued in the order it was learnt, from any thread.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "learnt.h"
+
+void learnt_init(struct decoder *d)
+{
+	struct learnt_queue *q = &d->learnt;
+
+	pthread_mutex_init(&q->lock, NULL);
+	q->head = NULL;
+	q->tail = &q->head;
+	q->on = true;
+}
+
+bool learnt_on(const struct decoder *d)
+{
+	return d->learnt.on;
+}
+
+static void push(struct decoder *d, struct learnt_item *it)
+{
+	struct learnt_queue *q = &d->learnt;
+
+	it->next = NULL;
+	pthread_mutex_lock(&q->lock);
+	*q->tail = it;
+	q->tail = &it->next;
+	pthread_mutex_unlock(&q->lock);
+}
+
+static struct learnt_item *item(enum learnt_kind kind, const void *what)
+{
+	struct learnt_item *it = calloc(1, sizeof(*it));
+
+	if (it) {
+		it->kind = kind;
+		it->what = what;
+	}
+	return it;
+}
+
+void learnt_image(struct decoder *d, const struct image *im)
+{
+	struct learnt_item *it;
+
+	if (d->learnt.on && (it = item(LEARNT_IMAGE, im)))
+		push(d, it);
+}
+
+void learnt_maps(struct decoder *d, const struct task_maps *tm)
+{
+	struct learnt_item *it;
+
+	if (d->learnt.on && (it = item(LEARNT_MAPS, tm)))
+		push(d, it);
+}
+
+void learnt_ksym(struct decoder *d, const struct ksym *k)
+{
+	struct learnt_item *it;
+
+	if (d->learnt.on && (it = item(LEARNT_KSYM, k)))
+		push(d, it);
+}
+
+/* The event and its strings, copied: the side-band's buffer moves on. */
+void learnt_sb(struct decoder *d, const struct sb_event *ev)
+{
+	struct learnt_item *it;
+
+	if (!d->learnt.on || !(it = item(LEARNT_SB, NULL)))
+		return;
+	it->ev = *ev;
+	it->ev.name = it->name = strdup(ev->name ? ev->name : "");
+	it->ev.local = it->local = ev->local ? strdup(ev->local) : NULL;
+	if (!it->name || (ev->local && !it->local)) {
+		learnt_items_free(it);
+		return;
+	}
+	push(d, it);
+}
+
+/* The image's bytes, copied: the caller's buffer goes. */
+void learnt_blob(struct decoder *d, const struct blob *b, const void *data)
+{
+	struct learnt_item *it;
+
+	if (!d->learnt.on || !(it = item(LEARNT_BLOB, b)))
+		return;
+	it->data = malloc(b->size);
+	if (!it->data) {
+		free(it);
+		return;
+	}
+	memcpy(it->data, data, b->size);
+	push(d, it);
+}
+
+struct learnt_item *learnt_take(struct decoder *d)
+{
+	struct learnt_queue *q = &d->learnt;
+	struct learnt_item *it;
+
+	if (!q->on)
+		return NULL;
+	pthread_mutex_lock(&q->lock);
+	it = q->head;
+	q->head = NULL;
+	q->tail = &q->head;
+	pthread_mutex_unlock(&q->lock);
+	return it;
+}
+
+void learnt_items_free(struct learnt_item *it)
+{
+	while (it) {
+		struct learnt_item *next = it->next;
+
+		free(it->name);
+		free(it->local);
+		free(it->data);
+		free(it);
+		it = next;
+	}
+}
+
+void learnt_free(struct decoder *d)
+{
+	if (!d->learnt.on)
+		return;
+	learnt_items_free(learnt_take(d));
+	pthread_mutex_destroy(&d->learnt.lock);
+	d->learnt.on = false;
+}
