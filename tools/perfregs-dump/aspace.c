@@ -34,6 +34,7 @@
 #include "symbols.h"
 #include "vdso.h"
 #include "learnt.h"
+#include "diag.h"
 #include "aspace.h"
 
 /*
@@ -387,10 +388,8 @@ static void space_give_up(struct decoder *d, struct space *sp)
 	tm->older = sp->newest;	/* still reachable for decoder_free() */
 	/* release: whole before a lock-free space_at() sees it; t0 0: for all times */
 	__atomic_store_n(&sp->newest, tm, __ATOMIC_RELEASE);
-	if (!d->o.quiet)
-		fprintf(stderr, "perfregs-dump: process %u changed its mappings too "
-			"often to follow; its symbols come from /proc from now on\n",
-			sp->pid);
+	diag(d, "process %u changed its mappings too often to follow; its symbols "
+	     "come from /proc from now on", sp->pid);
 }
 
 /*

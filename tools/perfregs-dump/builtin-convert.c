@@ -10,6 +10,7 @@
 #include "perfdata.h"
 #include "pprof.h"
 #include "decoder.h"
+#include "diag.h"
 #include "builtin.h"
 
 static const struct cmd_desc convert_desc = {
@@ -39,6 +40,8 @@ static int convert_run(const struct io_opts *io, struct decode_opts *opts,
 		ret = pprof_convert(io->input, io->output, d, err, sizeof(err));
 	else
 		ret = perfdata_convert(io->input, io->output, d, err, sizeof(err));
+	if (!d->o.quiet)
+		diag_print(d, stderr);
 	decoder_free(d);
 	if (ret) {
 		fprintf(stderr, "perfregs-dump: %s\n", err);

@@ -13,6 +13,7 @@
 #include "folded.h"
 #include "rec-read.h"
 #include "learnt.h"
+#include "diag.h"
 #include "decoder.h"
 
 /*
@@ -31,6 +32,7 @@ void decoder_free(struct decoder *d)
 	folded_free(d);
 	rec_info_free(&d->info);
 	learnt_free(d);
+	diag_free(d);
 	if (d->live)	/* the learner has stopped: nobody holds it */
 		pthread_mutex_destroy(&d->learn_lock);
 }

@@ -6,7 +6,7 @@
  * and no includes go round in a circle (tests/layers.sh checks both, from
  * the lines below).  Lowest first:
  *
- * layer 0: types util outfile rec-format tool learnt - the shared types (struct decoder...);
+ * layer 0: types util outfile rec-format tool learnt diag - the shared types (struct decoder...);
  *          put_hex(); the output files, made safely
  * layer 1: images vdso regs_x86 rec-read rec-write - ELF files, images; vDSO images; registers;
  *          a recording's reader and writer

@@ -493,7 +493,7 @@ static void put_svg(struct flame *f, struct decoder *d)
 
 /*
  * The flame graph of the stacks so far onto fp; the table stays as it
- * is, for -f folded.  0, -ENOMEM (said on stderr) or -EIO (fp's error).
+ * is, for -f folded.  0, -ENOMEM or -EIO (fp's error).
  */
 int flame_print(struct decoder *d, FILE *fp)
 {
@@ -501,16 +501,13 @@ int flame_print(struct decoder *d, FILE *fp)
 	struct folded_stack *st;
 	size_t i;
 
-	if (folded_sorted(d, &st, &f.n)) {
-		fprintf(stderr, "perfregs-dump: out of memory for the flame graph\n");
+	if (folded_sorted(d, &st, &f.n))
 		return -ENOMEM;
-	}
 	f.st = st;
 	if (f.n) {
 		f.shared = malloc(f.n * sizeof(*f.shared));
 		if (!f.shared) {
 			free(st);
-			fprintf(stderr, "perfregs-dump: out of memory for the flame graph\n");
 			return -ENOMEM;
 		}
 		f.shared[0] = 0;
@@ -531,48 +528,37 @@ int flame_print(struct decoder *d, FILE *fp)
 	return ferror(fp) ? -EIO : 0;
 }
 
-/* --flamegraph FILE.  0, or -errno once it has said what went wrong. */
-int flame_write(struct decoder *d, const char *path)
+/*
+ * --flamegraph FILE: 0, or -errno with what went wrong in err (the
+ * command layer says it).  A file only whole, or none.
+ */
+int flame_write(struct decoder *d, const char *path, char *err, size_t errlen)
 {
 	struct out_file of;
-	char err[512];
 	FILE *fp = NULL;
 	int ret, fd;
 
-	fd = out_create(&of, path, false, err, sizeof(err));
+	fd = out_create(&of, path, false, err, errlen);
 	if (fd >= 0) {
 		fp = fdopen(fd, "w");
 		if (!fp) {
-			snprintf(err, sizeof(err), "cannot write %s: %s", path, strerror(errno));
+			snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
 			close(fd);
 			out_commit(&of, false, NULL, 0);
 		}
 	}
-	if (!fp) {
-		fprintf(stderr, "perfregs-dump: %s\n", err);
+	if (!fp)
 		return -EIO;
-	}
 	ret = flame_print(d, fp);
 	if (fclose(fp) && !ret)
 		ret = -errno;
 	/* the SVG takes the name only whole; a failed one is removed */
-	if (!ret && out_commit(&of, true, err, sizeof(err))) {
-		fprintf(stderr, "perfregs-dump: %s\n", err);
+	if (!ret && out_commit(&of, true, err, errlen))
 		return -EIO;
-	}
 	out_commit(&of, false, NULL, 0);
 	if (ret == -ENOMEM)
-		return ret;
-	if (ret) {
-		fprintf(stderr, "perfregs-dump: writing %s: %s\n", path,
-			strerror(ret == -EIO ? EIO : -ret));
-		return ret;
-	}
-	if (d->folded_dropped && d->o.format != FMT_FOLDED)	/* else folded_print() says it */
-		fprintf(stderr, "perfregs-dump: out of memory: %" PRIu64 " samples are "
-			"missing from the flame graph\n", d->folded_dropped);
-	if (!d->o.quiet)
-		fprintf(stderr, "perfregs-dump: wrote %s, a flame graph: open it in a "
-			"browser\n", path);
-	return 0;
+		snprintf(err, errlen, "out of memory for the flame graph");
+	else if (ret)
+		snprintf(err, errlen, "writing %s: %s", path, strerror(ret == -EIO ? EIO : -ret));
+	return ret;
 }

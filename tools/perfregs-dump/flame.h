@@ -7,6 +7,6 @@
 #include "types.h"
 
 int flame_print(struct decoder *d, FILE *fp);
-int flame_write(struct decoder *d, const char *path);
+int flame_write(struct decoder *d, const char *path, char *err, size_t errlen);
 
 #endif

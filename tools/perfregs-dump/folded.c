@@ -379,9 +379,6 @@ int folded_print(struct decoder *d, FILE *fp)
 	struct folded *fo = d->folded;
 	size_t i, k = 0;
 
-	if (d->folded_dropped)
-		fprintf(stderr, "perfregs-dump: out of memory: %" PRIu64 " samples are "
-			"missing from the folded stacks\n", d->folded_dropped);
 	if (!fo)
 		return 0;
 	for (i = 0; i < fo->cap; i++)

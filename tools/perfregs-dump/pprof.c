@@ -42,6 +42,7 @@
 #include "rec-read.h"
 #include "session.h"
 #include "outfile.h"
+#include "diag.h"
 #include "pprof.h"
 
 #define KERNEL_MIN	0xffff800000000000ULL	/* out_sample()'s test */
@@ -917,12 +918,11 @@ int pprof_write(struct pprof *p, char *err, size_t errlen)
 
 	for (i = 0; i < T_NR; i++)
 		if (p->dropped[i])
-			fprintf(stderr, "perfregs-dump: %" PRIu64 " samples are missing from the "
-				"profile: they needed more than %u %s\n", p->dropped[i],
-				tab_max[i], tab_names[i]);
+			diag(p->d, "%" PRIu64 " samples are missing from the profile: they "
+			     "needed more than %u %s", p->dropped[i], tab_max[i], tab_names[i]);
 	if (p->dropped[T_NR])
-		fprintf(stderr, "perfregs-dump: %" PRIu64 " samples are missing from the "
-			"profile: out of memory\n", p->dropped[T_NR]);
+		diag(p->d, "%" PRIu64 " samples are missing from the profile: out of memory",
+		     p->dropped[T_NR]);
 	if (!o) {
 		gzclose(p->gz);
 		p->gz = NULL;

@@ -274,6 +274,15 @@ struct learnt_queue {
 	struct learnt_item *head, **tail;
 };
 
+/* Messages for the command layer to print, once each (diag.c). */
+#define DIAG_MAX	64
+#define DIAG_LEN	256
+struct diags {
+	pthread_mutex_t lock;		/* PTHREAD_MUTEX_INITIALIZER's zeros */
+	char *msg[DIAG_MAX];
+	unsigned int n, printed, dropped;
+};
+
 /*
  * What one decoding thread has of its own: the decoder's own thread has
  * d->self, each worker of --threads one of its own (pool.c).  libdwfl's
@@ -355,6 +364,8 @@ struct decoder {
 	struct rec_info info;		/* and the rest of its ITEM_INFO */
 	/* what was learnt, for the session to hand on (learnt.c) */
 	struct learnt_queue learnt;
+	/* what the layers below the session have to say (diag.c) */
+	struct diags diags;
 };
 
 #endif

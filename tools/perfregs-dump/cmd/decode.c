@@ -16,6 +16,7 @@
 #include "../session.h"
 #include "../pool.h"
 #include "../decoder.h"
+#include "../diag.h"
 #include "diag.h"
 #include "decode.h"
 
@@ -68,11 +69,27 @@ static void verbose_recording(const char *path, const struct decoder *d)
 int print_stacks(struct decoder *d)
 {
 	int ret = EXIT_OK;
+	char err[512];
 
-	if (d->o.flamegraph && flame_write(d, d->o.flamegraph))
-		ret = EXIT_IO;
-	if (d->o.format == FMT_FOLDED)
+	if (d->o.flamegraph) {
+		if (flame_write(d, d->o.flamegraph, err, sizeof(err))) {
+			fprintf(stderr, "perfregs-dump: %s\n", err);
+			ret = EXIT_IO;
+		} else {
+			if (d->folded_dropped && d->o.format != FMT_FOLDED)
+				fprintf(stderr, "perfregs-dump: out of memory: %" PRIu64 " samples "
+					"are missing from the flame graph\n", d->folded_dropped);
+			if (!d->o.quiet)
+				fprintf(stderr, "perfregs-dump: wrote %s, a flame graph: open it "
+					"in a browser\n", d->o.flamegraph);
+		}
+	}
+	if (d->o.format == FMT_FOLDED) {
+		if (d->folded_dropped)
+			fprintf(stderr, "perfregs-dump: out of memory: %" PRIu64 " samples are "
+				"missing from the folded stacks\n", d->folded_dropped);
 		folded_print(d, d->out);
+	}
 	return ret;
 }
 
@@ -111,6 +128,8 @@ static int decode_file_run(const char *path, struct decoder *d, unsigned int thr
 	else if (threads > 1 && !d->o.summary)
 		d->pool = pool_start(d, threads);
 	ret = rec_decode(path, d, &produced, err, sizeof(err));
+	if (!d->o.quiet)
+		diag_print(d, stderr);
 	if (d->pool)
 		used = d->threads;
 	if (d->pool)

@@ -23,6 +23,7 @@
 #include "../rec-write.h"
 #include "../session.h"
 #include "../learnt.h"
+#include "../diag.h"
 #include "../decoder.h"
 #include "diag.h"
 #include "decode.h"
@@ -454,6 +455,8 @@ static void live_loop(const struct live_args *o, struct live *lv, struct live_ru
 		if (!(cfg->flags & PERFREGS_CF_OVERWRITE) && live_drain(&run->r, lv) == -EBADMSG)
 			run->exit_code = EXIT_DATA;
 		sb_drain(lv->sb, d);	/* keep its rings from filling */
+		if (!d->o.quiet)
+			diag_print(d, stderr);
 		if (interrupted)
 			break;
 		if (run->child > 0 && waitpid(run->child, &run->status, WNOHANG) == run->child) {
@@ -500,6 +503,8 @@ static void live_finish(const struct live_args *o, struct live *lv, struct live_
 
 	if (live_drain(r, lv) == -EBADMSG)
 		run->exit_code = EXIT_DATA;
+	if (!d->o.quiet)
+		diag_print(d, stderr);
 
 	if (lv->rec) {
 		uint64_t lost[PERFREGS_LOST_MAX];
