@@ -34,8 +34,8 @@
 #    holds on every way out (valgrind);
 #  - record -o - writes to the standard output, as perf record -o -;
 #  - checkpatch is clean, and every barrier comment names its real pair;
-#  - perfregs-dump's files include each other in the layers of its
-#    decoder.h, with no circle (tests/layers.sh);
+#  - perfregs-dump's files include and call each other in the layers of its
+#    decoder.h, calls too, with no circle (tests/layers.py);
 #  - with no module loaded, every selftest skips and none fails;
 #  - make check and make demo run on the kernels they install (the list is
 #    computed after the install, not when make reads the Makefile).
@@ -2628,8 +2628,9 @@ fi
 # every barrier of the ring protocol names itself and its pair
 /usr/bin/python3 tests/barriers.py . | sed 1d
 
-# perfregs-dump's modules include each other in layers, with no circle
-bash tests/layers.sh tools/perfregs-dump
+# perfregs-dump's modules include and call each other in layers, going
+# down only, with no circle (tests/layers.py, from the objects' symbols)
+/usr/bin/python3 tests/layers.py --tool-only "$B"
 
 # make check and make demo on a machine without the packages: the kernel
 # list must come from after the install.  Fakes stand in for tools/deps.sh

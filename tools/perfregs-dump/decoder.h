@@ -3,8 +3,9 @@
  * perfregs-dump: the decoder as a whole (decoder.c), and the layers its
  * modules are in.  A module is foo.c with its foo.h; a file includes the
  * headers of its own layer and of lower ones only, never of a higher one,
- * and no includes go round in a circle (tests/layers.sh checks both, from
- * the lines below).  Lowest first:
+ * and no includes go round in a circle (tests/layers.py checks both, from
+ * the lines below; tests/layers.py also checks that no object calls into
+ * a higher layer).  Lowest first:
  *
  * layer 0: types util outfile rec-format tool learnt diag - the shared types (struct decoder...);
  *          put_hex(); the output files, made safely
@@ -19,8 +20,9 @@
  * layer 6: session - a recording's items delivered to a tool
  * layer 7: perfdata pprof - a recording into perf.data; into profile.proto
  * layer 8: decoder - decoder_free(), by each module's own free function
- * layer 9: perfregs-dump builtin builtin-record builtin-report builtin-script builtin-convert fuzz_recording - the commands,
- *          with cmd/ (their options, live runs, decoding); the libFuzzer target
+ * layer 9: cmd - the commands' parts: options as data, live runs, decoding a file
+ * layer 10: builtin builtin-record builtin-report builtin-script builtin-convert fuzz_recording - the commands; the libFuzzer target
+ * layer 11: perfregs-dump - the command table, and the forms without a command
  */
 #ifndef PERFREGS_DUMP_DECODER_H
 #define PERFREGS_DUMP_DECODER_H
