@@ -40,9 +40,10 @@
 # usage: tests/compare/outputs.sh BUILD_DIR [--self]
 #   --self  BUILD_DIR/perfregs-dump against itself, on a corpus made by
 #           BUILD_DIR's generators: what varies from one run to the next
+#   COMPARE_TIMES=1 in the environment: the time after each recording
 # KTAP lines on stdout (tests/host_tests.sh runs it); exit status 1 if
-# one is not ok.  On a mismatch the runs are kept under
-# BUILD_DIR/compare/last/out/{base,cur}/N.
+# one is not ok.  On a mismatch the runs are kept in
+# BUILD_DIR/compare/run/out/{base,cur}/N, beside the corpus (rec/).
 set -u
 start=$(date +%s%N)
 B=$(realpath -m "${1:-build}")
@@ -78,7 +79,7 @@ if [ "$SELF" = --self ]; then
 	G=$B
 	SHORT="itself"
 elif [ "$(cat "$W/built" 2>/dev/null)" != "$BASE" ]; then
-	rm -rf "$W"
+	rm -rf "$C"/base-*	# an earlier pin's
 	mkdir -p "$W/src"
 	git -C "$TOP" archive "$BASE" | tar -x -C "$W/src" ||
 		fail "git archive $BASE failed"
@@ -104,7 +105,7 @@ OLD=$G/perfregs-dump
 
 # --- the corpus: recordings by the pinned commit's generators -------------------
 R=$C/run
-rm -rf "$R" "$C/last"
+rm -rf "$R"
 mkdir -p "$R/rec" "$R/prog" "$R/gen" "$R/home"
 P=$R/prog
 S=$W/src		# the generators' sources (bias_target.c, ...)
@@ -112,10 +113,15 @@ S=$W/src		# the generators' sources (bias_target.c, ...)
 RECS=()
 notes=()
 # gen NAME CMD...: NAME.prf by CMD, which writes it at $R/rec/NAME.prf
-# (exit 77: this host refuses what it needs, a note and no recording)
+# (exit 77: this host refuses what it needs, a note and no recording;
+# so too a generator newer than the pinned commit)
 gen() {
 	local name=$1 rc
 	shift
+	if [ ! -x "$1" ]; then
+		notes+=("$name skipped: the pinned commit has no ${1##*/}")
+		return
+	fi
 	"$@" > "$R/gen/$name.out" 2> "$R/gen/$name.err"
 	rc=$?
 	if [ $rc = 0 ] && [ -e "$R/rec/$name.prf" ]; then
@@ -131,14 +137,14 @@ gen_bad=0
 # live programs waiting in read(0), their stdin a FIFO: started, then
 # snapshot by the generators, then ended before anything is decoded (the
 # later ones hold the earlier ones' FIFOs open: kill, not end of file)
-live_start() {	# NAME PROG: $NAME_pid, $NAME_addr (target_function)
+live_start() {	# NAME PROG: $NAME_pid, $NAME_addr (the address it prints)
 	mkfifo "$P/$1.in"
 	"$2" < "$P/$1.in" > "$P/$1.out" &
 	eval "$1_pid=$!"
 	exec {fd}> "$P/$1.in"
 	eval "$1_fd=$fd"
 	for _ in $(seq 50); do [ -s "$P/$1.out" ] && break; sleep 0.1; done
-	eval "$1_addr=$(head -1 "$P/$1.out")"
+	eval "$1_addr=$(awk '{ print $NF; exit }' "$P/$1.out")"
 }
 live_stop() {	# NAME...
 	local n fd
@@ -165,6 +171,14 @@ if clang -O1 -g -fPIE -pie -fuse-ld=lld -o "$P/lld" "$S/tests/bias_target.c" 2>/
 	lives="$lives lld"
 else
 	notes+=("no clang/lld: the live corpus has no lld PIE")
+fi
+# a caller whose CFA is rbx-based over a leaf that spins (glibc's lazy
+# binding's shape)
+# (the pinned commit's program, else this tree's)
+rbx_src=$S/tests/rbx_cfa.c
+[ -e "$rbx_src" ] || rbx_src=$TOP/tests/rbx_cfa.c
+if cc -O1 -g -fPIE -pie -o "$P/rbx" "$rbx_src"; then
+	lives="$lives rbx"
 fi
 for l in $lives; do live_start "$l" "$P/$l"; done
 # shellcheck disable=SC2154
@@ -215,9 +229,10 @@ for lib in $(ldd "$OLD" | awk '$3 ~ /^\// { print $3 }' | head -6); do
 done
 gen versions "$G/mkversions" "$R/rec/versions.prf" 12 "${vargs[@]}"
 bmain=0x$(nm "$G/big_target" | sed -n 's/ T main$//p')
-gen big "$G/mkbig" "$R/rec/big.prf" 8000 "$G/big_target" "$bmain" 1024
-gen big_sb "$G/mkbig" "$R/rec/big_sb.prf" 8000 "$G/big_target" "$bmain" 160 4 4 2 256
-gen big_sbt "$G/mkbig" "$R/rec/big_sbt.prf" 8000 "$G/big_target" "$bmain" 160 4 4 2 -256
+# a few of --threads' batches of 256 KiB each
+gen big "$G/mkbig" "$R/rec/big.prf" 3000 "$G/big_target" "$bmain" 1024
+gen big_sb "$G/mkbig" "$R/rec/big_sb.prf" 4000 "$G/big_target" "$bmain" 160 4 4 2 256
+gen big_sbt "$G/mkbig" "$R/rec/big_sbt.prf" 4000 "$G/big_target" "$bmain" 160 4 4 2 -256
 gen adopt "$G/mkadopt" "$R/rec/adopt.prf" "$G/big_target" "$bmain" 500 940
 # its 1446 mappings take 0.3 s to read: only the invocations with --threads
 declare -A ONLY=([adopt]="--threads")
@@ -299,8 +314,9 @@ normalise() {	# FILE: rewritten in place
 }
 
 # The runs: LABEL[n], ARGV[n] (the words, \x1f between them) and IN[n]
-# (its standard input), n = 1..N
-LABEL=() ARGV=() IN=()
+# (its standard input), n = 0..N-1, in groups (ONCE's, then one for
+# each recording) from FIRST[g] to FIRST[g + 1] - 1
+LABEL=() ARGV=() IN=() FIRST=()
 add() {	# LABEL STDIN ARGS...
 	local label=$1 in=$2
 	shift 2
@@ -308,11 +324,13 @@ add() {	# LABEL STDIN ARGS...
 	IN+=("$in")
 	ARGV+=("$(IFS=$'\x1f'; echo "$*")")
 }
+FIRST+=(0)
 for inv in "${ONCE[@]}"; do
 	# shellcheck disable=SC2086
 	add "$inv" /dev/null ${inv//@/$R/rec/rec.prf}
 done
 for rec in "${RECS[@]}"; do
+	FIRST+=(${#LABEL[@]})
 	f=$R/rec/$rec.prf
 	for inv in "${MATRIX[@]}"; do
 		[[ "$inv" = *"${ONLY[$rec]:-}"* ]] || continue
@@ -325,13 +343,14 @@ for rec in "${RECS[@]}"; do
 	done
 done
 N=${#LABEL[@]}
+FIRST+=("$N")
 
-# side NAME TOOL: every run, each in NAME/n: what the tool prints (stdout,
-# stderr), its exit status (status) and the files it writes
+# side NAME TOOL G: group G's runs, each in out/NAME/G/n: what the tool
+# prints (stdout, stderr), its exit status (status) and the files it writes
 side() {
 	local n args
-	for ((n = 0; n < N; n++)); do
-		mkdir -p "$R/out/$1/$n" && cd "$R/out/$1/$n" || exit 1
+	for ((n = FIRST[$3]; n < FIRST[$3 + 1]; n++)); do
+		mkdir -p "$R/out/$1/$3/$n" && cd "$R/out/$1/$3/$n" || exit 1
 		IFS=$'\x1f' read -ra args <<< "${ARGV[n]}"
 		# argv[0] as a shell gives it from PATH: getopt's messages print it
 		(exec -a perfregs-dump "$2" "${args[@]}") < "${IN[n]}" > stdout 2> stderr
@@ -340,15 +359,15 @@ side() {
 		normalise stderr
 	done
 }
-side base "$OLD" &
-side cur "$CUR"
-wait
-cd "$R" || exit 1
 
-# explain N: what perf and go tool pprof make of N's binary files, on
-# both sides, for the diff
+# explain DIR: where DIR's binary files differ first, and what perf and
+# go tool pprof make of them on both sides, for the diff
 explain() {
-	local s
+	local s f
+	for f in perf.data profile.pb.gz; do
+		[ -e "out/base/$1/$f" ] && [ -e "out/cur/$1/$f" ] &&
+			cmp "out/base/$1/$f" "out/cur/$1/$f" | sed 's/^/# /'
+	done
 	for s in base cur; do
 		(cd "out/$s/$1" || exit
 		 export HOME=$R/home
@@ -362,20 +381,32 @@ explain() {
 	done
 }
 
-bad=$(diff -rq out/base out/cur 2>&1 | grep -oE 'out/(base|cur)(/|: )[0-9]+' |
-	grep -oE '[0-9]+$' | sort -nu)
-for n in $bad; do
-	echo "not ok - outputs: ${LABEL[n]}"
-	explain "$n"
-	diff -ru "out/base/$n" "out/cur/$n" 2>&1 | head -16 | sed 's/^/# /'
+# group by group, both tools at once; what is the same is let go (the
+# large recordings' outputs take some 100 MB a side)
+n_bad=0
+for ((g = 0; g + 1 < ${#FIRST[@]}; g++)); do
+	side base "$OLD" $g &
+	side cur "$CUR" $g
+	wait
+	cd "$R" || exit 1
+	bad=$(diff -rq "out/base/$g" "out/cur/$g" 2>&1 | grep -oE "out/(base|cur)/$g(/|: )[0-9]+" |
+	      grep -oE '[0-9]+$' | sort -nu)
+	[ -n "$bad" ] || rm -rf "out/base/$g" "out/cur/$g"
+	for n in $bad; do
+		echo "not ok - outputs: ${LABEL[n]}"
+		# the start of the diff, for the first 10 (the others are kept)
+		[ $((n_bad += 1)) -le 10 ] || continue
+		explain "$g/$n"
+		diff -ru "out/base/$g/$n" "out/cur/$g/$n" 2>&1 | head -16 | sed 's/^/# /'
+	done
+	[ -n "${COMPARE_TIMES:-}" ] && echo "# $(elapsed) s: group $g done"
 done
 
 for n in "${notes[@]}"; do echo "# outputs: $n"; done
-if [ -z "$bad" ] && [ $gen_bad = 0 ]; then
+if [ $n_bad = 0 ] && [ $gen_bad = 0 ]; then
 	echo "ok - outputs byte for byte as $SHORT: ${#MATRIX[@]} invocations on ${#RECS[@]} recordings and ${#ONCE[@]} alone, $N runs a side ($(elapsed) s)"
 	cd / && rm -rf "$R"
 else
-	cd / && mv "$R" "$C/last"
-	echo "# outputs: $(echo "$bad" | wc -l) of $N runs differ; both sides kept under $C/last/out/{base,cur}/N"
+	echo "# outputs: $n_bad of $N runs differ; both sides kept in $R/out/{base,cur}/GROUP/N, the corpus in $R/rec"
 	exit 1
 fi
