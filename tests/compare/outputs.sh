@@ -43,7 +43,7 @@
 #   COMPARE_TIMES=1 in the environment: the time after each recording
 # KTAP lines on stdout (tests/host_tests.sh runs it); exit status 1 if
 # one is not ok.  On a mismatch the runs are kept in
-# BUILD_DIR/compare/run/out/{base,cur}/N, beside the corpus (rec/).
+# BUILD_DIR/compare/run/out/{base,cur}/GROUP/N, beside the corpus (rec/).
 set -u
 start=$(date +%s%N)
 B=$(realpath -m "${1:-build}")
@@ -349,8 +349,10 @@ FIRST+=("$N")
 # prints (stdout, stderr), its exit status (status) and the files it writes
 side() {
 	local n args
+	mkdir -p "$R/out/$1/$3" && cd "$R/out/$1/$3" &&
+		mkdir $(seq "${FIRST[$3]}" $((FIRST[$3 + 1] - 1))) || exit 1
 	for ((n = FIRST[$3]; n < FIRST[$3 + 1]; n++)); do
-		mkdir -p "$R/out/$1/$3/$n" && cd "$R/out/$1/$3/$n" || exit 1
+		cd "$R/out/$1/$3/$n" || exit 1
 		IFS=$'\x1f' read -ra args <<< "${ARGV[n]}"
 		# argv[0] as a shell gives it from PATH: getopt's messages print it
 		(exec -a perfregs-dump "$2" "${args[@]}") < "${IN[n]}" > stdout 2> stderr
