@@ -5,9 +5,9 @@
 # comment, a commit id of 40 hex digits.  This script exports that
 # commit of this repository (git archive) to BUILD/compare/base-SHORT/src
 # and builds there, with that commit's own Makefile, its perfregs-dump
-# (as make tool builds it) and its recording generators (every
-# $(BUILD)/mk* its Makefile names, at -O0: quicker, the same recordings)
-# and the programs they map; the build is kept and reused while BASE
+# (as make tool builds it) and its recording generators (tests/mk*.c,
+# at -O0: quicker, the same recordings) and the programs they map
+# (big_target, dl_target, plug_*.so); the build is kept while BASE
 # names the same commit.  Its generators make one corpus of recordings
 # (synthetic, SIMD, hostile names, side-band out of order and live,
 # processes stopped by ptrace, storms, versions, large ones, made-up
@@ -83,18 +83,20 @@ elif [ "$(cat "$W/built" 2>/dev/null)" != "$BASE" ]; then
 	mkdir -p "$W/src"
 	git -C "$TOP" archive "$BASE" | tar -x -C "$W/src" ||
 		fail "git archive $BASE failed"
-	# its generators as its Makefile lists them, and what they map; a
-	# make around us (make check) would pass its variables and jobs down
-	# shellcheck disable=SC2016
-	goals=$(grep -o '\$(BUILD)/\(mk[a-z0-9_]*\|big_target\|dl_target\|plug_[ab]\.so\)\b' \
-		"$W/src/Makefile" | sort -u | sed "s,\$(BUILD),$G,")
-	# the tool as make tool builds it, as the current one is; the
-	# generators at -O0, which writes the same recordings, sooner
-	# shellcheck disable=SC2016
-	printf '$(BUILD)/mk%%: CFLAGS = -O0\n' > "$W/O0.mk"
+	# its generators (each tests/mk*.c is $(BUILD)/mk*, whatever the
+	# Makefile's lists are called) and the programs they map
+	goals="$G/big_target $G/dl_target $G/plug_a.so $G/plug_b.so"
+	for f in "$W"/src/tests/mk*.c; do
+		f=${f##*/}
+		goals="$goals $G/${f%.c}"
+	done
+	# a make around us (make check) would pass its variables and jobs down
+	mk() { env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -j2 -C "$W/src" BUILD="$G" "$@"; }
+	# the tool as make tool builds it, as the current one is; then the
+	# generators at -O0: the same recordings, sooner (what they have of
+	# the tool's, where the Makefile builds it once, is the tool's build)
 	# shellcheck disable=SC2086
-	if ! env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -j2 -C "$W/src" -f Makefile -f "$W/O0.mk" \
-		BUILD="$G" tool $goals > "$W/make.log" 2>&1; then
+	if ! { mk tool && mk CFLAGS=-O0 $goals; } > "$W/make.log" 2>&1; then
 		tail -20 "$W/make.log" | sed 's/^/# /'
 		fail "building the pinned commit $SHORT failed (log: $W/make.log)"
 	fi
