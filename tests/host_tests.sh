@@ -36,6 +36,10 @@
 #  - checkpatch is clean, and every barrier comment names its real pair;
 #  - perfregs-dump's files include and call each other in the layers of its
 #    decoder.h, calls too, with no circle (tests/layers.py);
+#  - every output of perfregs-dump (text, JSON, folded, flame graph,
+#    perf.data, pprof, errors) on the generators' recordings is byte for
+#    byte that of the commit tests/compare/BASE pins, built under
+#    BUILD_DIR/compare (tests/compare/outputs.sh);
 #  - with no module loaded, every selftest skips and none fails;
 #  - make check and make demo run on the kernels they install (the list is
 #    computed after the install, not when make reads the Makefile).
@@ -2631,6 +2635,9 @@ fi
 # perfregs-dump's modules include and call each other in layers, going
 # down only, with no circle (tests/layers.py, from the objects' symbols)
 /usr/bin/python3 tests/layers.py --tool-only "$B"
+
+# every output of perfregs-dump as the pinned commit's, byte for byte
+bash tests/compare/outputs.sh "$B"
 
 # make check and make demo on a machine without the packages: the kernel
 # list must come from after the install.  Fakes stand in for tools/deps.sh
