@@ -12,6 +12,7 @@
 #include "aspace.h"
 #include "unwind.h"
 #include "folded.h"
+#include "resolve.h"
 #include "output.h"
 
 static const char *const lost_names[PERFREGS_LOST_MAX] = {
@@ -746,14 +747,12 @@ static void out_callchain(struct decoder *d, struct dthread *t,
 }
 
 /*
- * -f folded: the sample's frames (sample_frames()) into the table of
+ * -f folded: the sample's frames (resolve_frames()) into the table of
  * stacks; from a thread of --threads into its own table, and the cell
  * of its stack to t->out, for the reading thread to count in order
  * (pool.c).
  */
-static void out_folded(struct decoder *d, struct dthread *t,
-		       const struct perfregs_rec_sample *s, enum layout layout,
-		       uint64_t ip, const char *sym, const struct sample_stack *st,
+static void out_folded(struct decoder *d, struct dthread *t, const struct resolved *r,
 		       const char *comm)
 {
 	struct sample_frame sf[SAMPLE_FRAMES_MAX];
@@ -761,7 +760,7 @@ static void out_folded(struct decoder *d, struct dthread *t,
 	char line[FOLDED_LINE_MAX];
 	unsigned int i, n;
 
-	n = sample_frames(d, t, s, layout, ip, sym, st, sf);
+	n = resolve_frames(d, t, r, r->sym, sf);
 	for (i = 0; i < n; i++)
 		f[i] = (struct folded_frame){ .sym = sf[i].sym, .dso = sf[i].dso,
 					      .kernel = sf[i].kernel, .i386 = sf[i].i386 };
@@ -951,36 +950,30 @@ static void out_text(struct decoder *d, struct dthread *t, const struct shown *v
 static void out_sample(struct decoder *d, struct dthread *t,
 		       const struct perfregs_rec_sample *s, const struct sample_stack *st)
 {
-	const struct image *im = image_find(d, s->image_dev, s->image_ino);
-	const struct elf_facts *ef = im ? &im->facts : NULL;
-	struct decoded dd = decide_layout(s->abi, ef);
-	bool in_user = !(s->flags & PERFREGS_SF_KERNEL);
-	enum layout ilayout = in_user && dd.layout != LAYOUT_NONE ?
-			      dd.layout : LAYOUT_X86_64;
+	struct resolved r;
+	const struct elf_facts *ef;
+	struct decoded dd;
+	bool in_user, have_ip;
+	enum layout ilayout;
 	const uint64_t *vals = (const uint64_t *)s->regs;
 	const uint64_t *uvals = vals + prf_popcount(s->iregs_mask);
-	int ip_idx = prf_reg_index(s->iregs_mask, PERFREGS_REG_IP);
-	int uip_idx = prf_reg_index(s->uregs_mask, PERFREGS_REG_IP);
-	bool have_ip = ip_idx >= 0 || uip_idx >= 0;
-	uint64_t ip = ip_idx >= 0 ? vals[ip_idx] :
-		      uip_idx >= 0 ? uvals[uip_idx] : 0;
+	uint64_t ip;
 	FILE *fp = t->out;
-	char comm[17], sym[320], line[LINE_BYTES], *p;
+	char comm[17], *sym, line[LINE_BYTES], *p;
 	struct shown v;
-	int ret = -1;
 
+	resolve_sample(d, t, s, st, RESOLVE_SYM, &r);
+	ef = r.im ? &r.im->facts : NULL;
+	dd = r.dd;
+	in_user = r.in_user;
+	have_ip = r.have_ip;
+	ip = r.ip;
+	sym = r.sym;
+	ilayout = in_user && dd.layout != LAYOUT_NONE ? dd.layout : LAYOUT_X86_64;
 	memcpy(comm, s->comm, 16);
 	comm[16] = 0;
-	if (have_ip && d->o.symbols) {
-		if (ip >= 0xffff800000000000ULL)
-			ret = kernel_symbol(d, t, ip, sym, sizeof(sym));
-		else
-			ret = user_symbol(d, s, ip, sym, sizeof(sym));
-	}
-	if (ret)
-		sym[0] = 0;
 	if (d->o.format == FMT_FOLDED || d->o.flamegraph) {	/* the stacks only */
-		out_folded(d, t, s, dd.layout, ip, sym, st, comm);
+		out_folded(d, t, &r, comm);
 		return;
 	}
 	/* the line and both register sets, built by hand like out_regs() */
@@ -1013,7 +1006,7 @@ static void out_sample(struct decoder *d, struct dthread *t,
 			*p++ = '"';
 		}
 		if (sym[0])
-			p = put_json(put_lit(p, ",\"sym\":"), sym, sizeof(sym));
+			p = put_json(put_lit(p, ",\"sym\":"), sym, sizeof(r.sym));
 		p = out_regs(p, FMT_JSON, ilayout, s->iregs_mask, vals, "iregs");
 		p = out_regs(p, FMT_JSON, dd.layout, s->uregs_mask, uvals, "uregs");
 		if (st->simd.present)

@@ -18,7 +18,7 @@
  * xmm (xmm0-7 for a 32-bit frame); any other sample, or one whose state
  * is unknown, has 0 there.  COMM and MMAP records come from the
  * recording's samples and mappings, in front of the samples that need
- * them, the kernel's MMAP ([kernel.kallsyms]_text) first when the
+&
  * recording knows where _text was; LOST records carry the losses.
  *
  * The call chain is this tool's own: the kernel's IP, then the user
@@ -53,6 +53,7 @@
 #include "rec-read.h"
 #include "session.h"
 #include "outfile.h"
+#include "resolve.h"
 #include "perfdata.h"
 
 #define SEGS ((1ULL << PERFREGS_REG_DS) | (1ULL << PERFREGS_REG_ES) | \
@@ -345,19 +346,16 @@ static void put_xmm(struct conv *c, const struct perfregs_rec_sample *s,
 
 /*
  * The sample's call chain as perf's, of the frames every output takes
- * (sample_frames()): the kernel context and IP of a kernel-mode
+ * (resolve_frames()): the kernel context and IP of a kernel-mode
  * sample, then the user context and the user frames.  How many entries
  * (at most 2 + SAMPLE_FRAMES_MAX).
  */
-static unsigned int chain_of(struct conv *c, const struct perfregs_rec_sample *s,
-			     uint64_t ip, const struct sample_stack *st, uint64_t *chain)
+static unsigned int chain_of(struct conv *c, const struct resolved *r, uint64_t *chain)
 {
 	struct sample_frame f[SAMPLE_FRAMES_MAX];
-	const struct image *im = image_find(c->d, s->image_dev, s->image_ino);
-	struct decoded dd = decide_layout(s->abi, im ? &im->facts : NULL);
 	unsigned int i, n = 0, nf;
 
-	nf = sample_frames(c->d, &c->d->self, s, dd.layout, ip, "", st, f);
+	nf = resolve_frames(c->d, &c->d->self, r, "", f);
 	for (i = 0; i < nf; i++) {
 		if (i == 0 && f[i].kernel)
 			chain[n++] = PERF_CONTEXT_KERNEL;
@@ -381,20 +379,19 @@ static void on_record(void *arg, int cpu, const struct perfregs_rec_header *rec,
 		uint64_t uabi = s->abi == PERFREGS_ABI_64 ? PERF_SAMPLE_REGS_ABI_64 :
 				s->abi == PERFREGS_ABI_32 ? PERF_SAMPLE_REGS_ABI_32 :
 				PERF_SAMPLE_REGS_ABI_NONE;
-		/* out_sample()'s IP: the interrupted one, else the user one */
-		uint64_t ip = prf_reg_index(s->iregs_mask, PERFREGS_REG_IP) >= 0 ?
-			      reg_of(s->iregs_mask, iv, PERFREGS_REG_IP) :
-			      reg_of(s->uregs_mask, uv, PERFREGS_REG_IP);
 		uint32_t ids[2] = { s->pid, s->tid }, cpus[2] = { (uint32_t)cpu, 0 };
-		uint64_t time = s->time, size, chain[3 + SAMPLE_FRAMES_MAX];
+		uint64_t time = s->time, size, chain[3 + SAMPLE_FRAMES_MAX], ip;
+		struct resolved r;
 		unsigned int nchain;
 
+		resolve_sample(c->d, &c->d->self, s, st, 0, &r);
+		ip = r.ip;
 		comm_once(c, s);
 		if (!c->first || time < c->first)
 			c->first = time;
 		if (time > c->last)
 			c->last = time;
-		nchain = chain_of(c, s, ip, st, chain + 1);
+		nchain = chain_of(c, &r, chain + 1);
 		chain[0] = nchain;
 		size = 8 + 8 + 8 + 8 + 8 + 8;	/* header ip tid time cpu period */
 		size += 8 * (1 + nchain);
@@ -700,7 +697,7 @@ int perfdata_convert(const char *in, const char *out, struct decoder *d,
 	c.tool.maps = conv_maps;
 	c.tool.sb = conv_sb;
 	d->o.summary = true;
-	/* every stack the recording has is unwound (sample_frames()) */
+	/* every stack the recording has is unwound (resolve_frames()) */
 	d->o.callgraph = true;
 	ret = session_read(d, &c.tool, src, &produced, err, errlen);
 	rec_input_free(src);

@@ -43,9 +43,9 @@
 #include "session.h"
 #include "outfile.h"
 #include "diag.h"
+#include "resolve.h"
 #include "pprof.h"
 
-#define KERNEL_MIN	0xffff800000000000ULL	/* out_sample()'s test */
 #define TABLE_MAX	(1U << 20)	/* mappings, functions, locations, samples */
 #define STRINGS_MAX	(4U << 20)	/* their names, files, build-ids, comms */
 
@@ -502,33 +502,22 @@ struct pp_frame {
 
 /*
  * A sample's frames, leaf first, the ones every output takes
- * (sample_frames()), each with its user mapping; sym holds the name of
- * the sampled IP.  How many.
+ * (resolve_frames()), each with its user mapping; r is the sample
+ * resolved.  How many.
  */
 static unsigned int frames_of(struct pprof *p, const struct perfregs_rec_sample *s,
-			      const struct sample_stack *st, enum layout layout,
-			      struct pp_frame *f, char *sym, size_t symlen)
+			      const struct sample_stack *st, struct resolved *r,
+			      struct pp_frame *f)
 {
 	struct sample_frame sf[SAMPLE_FRAMES_MAX];
 	struct decoder *d = p->d;
-	const uint64_t *vals = (const uint64_t *)s->regs;
-	const uint64_t *uvals = vals + prf_popcount(s->iregs_mask);
-	int ip_idx = prf_reg_index(s->iregs_mask, PERFREGS_REG_IP);
-	int uip_idx = prf_reg_index(s->uregs_mask, PERFREGS_REG_IP);
-	uint64_t ip = ip_idx >= 0 ? vals[ip_idx] : uip_idx >= 0 ? uvals[uip_idx] : 0;
 	const struct task_maps *tm = maps_for_sample(d, s);
-	struct mapping *m = ip < KERNEL_MIN ? mapping_at(tm, ip) : NULL;
 	unsigned int i, n;
-	int ret = -1;
 
-	if ((ip_idx >= 0 || uip_idx >= 0) && d->o.symbols)
-		ret = ip >= KERNEL_MIN ? kernel_symbol(d, &d->self, ip, sym, symlen) :
-		      m ? mapping_symbol(d, m, ip, ip, sym, symlen) : -1;
-	if (ret)
-		sym[0] = 0;
-	n = sample_frames(d, &d->self, s, layout, ip, sym, st, sf);
+	resolve_sample(d, &d->self, s, st, RESOLVE_SYM, r);
+	n = resolve_frames(d, &d->self, r, r->sym, sf);
 	for (i = 0; i < n; i++) {
-		bool kernel = sf[i].kernel && sf[i].lookup >= KERNEL_MIN;
+		bool kernel = sf[i].kernel && resolve_kernel_addr(sf[i].lookup);
 
 		f[i] = (struct pp_frame){ sf[i].lookup, sf[i].sym,
 					  kernel ? NULL : mapping_at(tm, sf[i].lookup), kernel };
@@ -541,12 +530,10 @@ static void on_record(void *arg, int cpu, const struct perfregs_rec_header *rec,
 {
 	const struct perfregs_rec_sample *s = (const void *)rec;
 	struct pprof *p = arg;
-	const struct image *im;
 	struct pp_frame f[SAMPLE_FRAMES_MAX];
 	uint32_t ids[SAMPLE_FRAMES_MAX];
 	struct sample_key key = { .ids = ids };
-	struct decoded dd;
-	char sym[320];
+	struct resolved r;
 	int64_t id;
 	unsigned int i, n;
 
@@ -556,9 +543,7 @@ static void on_record(void *arg, int cpu, const struct perfregs_rec_header *rec,
 		p->first = s->time;
 	if (s->time > p->last)
 		p->last = s->time;
-	im = image_find(p->d, s->image_dev, s->image_ino);
-	dd = decide_layout(s->abi, im ? &im->facts : NULL);
-	n = frames_of(p, s, st, dd.layout, f, sym, sizeof(sym));
+	n = frames_of(p, s, st, &r, f);
 	for (i = 0; i < n; i++) {
 		id = f[i].kernel ? kernel_map(p) : f[i].m ? user_map(p, f[i].m) : 0;
 		if (id < 0)
@@ -575,8 +560,8 @@ static void on_record(void *arg, int cpu, const struct perfregs_rec_header *rec,
 	if (id < 0)
 		goto dropped;
 	key.comm = (uint32_t)id;	/* 0, "": no comm, no label */
-	if (strcmp(dd.abi_name, "none")) {
-		id = str_id(p, dd.abi_name, strlen(dd.abi_name));
+	if (strcmp(r.dd.abi_name, "none")) {
+		id = str_id(p, r.dd.abi_name, strlen(r.dd.abi_name));
 		if (id < 0)
 			goto dropped;
 		key.abi = (uint32_t)id;

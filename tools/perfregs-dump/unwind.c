@@ -1267,38 +1267,3 @@ unwound:
 	}
 	return c.n;
 }
-
-/*
- * A sample's frames, leaf first, the one rule of -f folded, the flame
- * graph, convert's perf.data and pprof: a kernel-mode sample's kernel
- * IP; then, with --call-graph dwarf and a stack, the user frames
- * unwound; if there are none (not asked, no stack, nothing unwound), a
- * user-mode sample's IP.  ip and sym are the sampled IP and its name
- * (the caller's lookup); st the stack sample_fits() found (st->data
- * NULL: the sample has none), or NULL.  The
- * frames' strings are t's, and live until its next call.  How many, at
- * most SAMPLE_FRAMES_MAX.
- */
-unsigned int sample_frames(struct decoder *d, struct dthread *t,
-			   const struct perfregs_rec_sample *s, enum layout layout,
-			   uint64_t ip, const char *sym, const struct sample_stack *st,
-			   struct sample_frame *f)
-{
-	struct frame *frames = unwind_frames(t);
-	bool in_user = !(s->flags & PERFREGS_SF_KERNEL);
-	bool i386 = s->abi == PERFREGS_ABI_32;
-	unsigned int n = 0;
-	int i, nf = 0;
-
-	if (!in_user)
-		f[n++] = (struct sample_frame){ ip, ip, sym, "", true, false };
-	if (d->o.callgraph && st && st->data && frames)
-		nf = unwind_sample(d, t, s, layout, st->data, st->copied, frames,
-				   SAMPLE_FRAMES_MAX - 1);
-	for (i = 0; i < nf; i++)
-		f[n++] = (struct sample_frame){ frames[i].ip, frames[i].lookup,
-						frames[i].sym, frames[i].dso, false, i386 };
-	if (!nf && in_user)
-		f[n++] = (struct sample_frame){ ip, ip, sym, "", false, i386 };
-	return n;
-}

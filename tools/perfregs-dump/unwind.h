@@ -17,7 +17,7 @@ int unwind_sample(struct decoder *d, struct dthread *t,
 		  const unsigned char *stack, uint64_t stack_len, struct frame *frames,
 		  unsigned int max);
 
-/* A frame of a sample as every output takes it (sample_frames()). */
+/* A frame of a sample as every output takes it (resolve_frames()). */
 struct sample_frame {
 	uint64_t ip;		/* as found: the IP, or a return address */
 	uint64_t lookup;	/* the address whose symbol names it */
@@ -29,10 +29,6 @@ struct sample_frame {
 
 #define SAMPLE_FRAMES_MAX	129	/* the kernel IP and 128 user frames */
 
-unsigned int sample_frames(struct decoder *d, struct dthread *t,
-			   const struct perfregs_rec_sample *s, enum layout layout,
-			   uint64_t ip, const char *sym, const struct sample_stack *st,
-			   struct sample_frame *f);
 /*
  * The files the unwinders of all threads may hold open; a thread's least
  * share, and the shared unwinders' (--threads N: N + 1 shares).

@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A sample resolved, the one place the rules every writer follows live:
+ * which IP names a sample (the interrupted one, else the user one),
+ * whether it is the kernel's, the register layout of its ABI, its
+ * symbol and its frames.
+ */
+#include <string.h>
+#include "symbols.h"
+#include "aspace.h"
+#include "resolve.h"
+
+void resolve_sample(struct decoder *d, struct dthread *t,
+		    const struct perfregs_rec_sample *s, const struct sample_stack *st,
+		    unsigned int what, struct resolved *r)
+{
+	const uint64_t *vals = (const uint64_t *)s->regs;
+	const uint64_t *uvals = vals + prf_popcount(s->iregs_mask);
+	int ip_idx = prf_reg_index(s->iregs_mask, PERFREGS_REG_IP);
+	int uip_idx = prf_reg_index(s->uregs_mask, PERFREGS_REG_IP);
+	int ret = -1;
+
+	r->s = s;
+	r->st = st;
+	r->im = image_find(d, s->image_dev, s->image_ino);
+	r->dd = decide_layout(s->abi, r->im ? &r->im->facts : NULL);
+	r->in_user = !(s->flags & PERFREGS_SF_KERNEL);
+	r->have_ip = ip_idx >= 0 || uip_idx >= 0;
+	r->ip = ip_idx >= 0 ? vals[ip_idx] : uip_idx >= 0 ? uvals[uip_idx] : 0;
+	if ((what & RESOLVE_SYM) && r->have_ip && d->o.symbols) {
+		if (resolve_kernel_addr(r->ip))
+			ret = kernel_symbol(d, t, r->ip, r->sym, sizeof(r->sym));
+		else
+			ret = user_symbol(d, s, r->ip, r->sym, sizeof(r->sym));
+	}
+	if (ret)
+		r->sym[0] = 0;
+}
+
+/*
+ * A sample's frames, leaf first, the one rule of -f folded, the flame
+ * graph, convert's perf.data and pprof: a kernel-mode sample's kernel
+ * IP; then, with --call-graph dwarf and a stack, the user frames
+ * unwound; if there are none (not asked, no stack, nothing unwound), a
+ * user-mode sample's IP.  sym is the sampled IP's name (r->sym, or ""
+ * when no writer shows it); r->st the stack sample_fits() found
+ * (st->data NULL: the sample has none), or NULL.  The frames' strings
+ * are t's, and live until its next call.  How many, at most
+ * SAMPLE_FRAMES_MAX.
+ */
+unsigned int resolve_frames(struct decoder *d, struct dthread *t, const struct resolved *r,
+			    const char *sym, struct sample_frame *f)
+{
+	const struct perfregs_rec_sample *s = r->s;
+	const struct sample_stack *st = r->st;
+	struct frame *frames = unwind_frames(t);
+	bool i386 = s->abi == PERFREGS_ABI_32;
+	unsigned int n = 0;
+	int i, nf = 0;
+
+	if (!r->in_user)
+		f[n++] = (struct sample_frame){ r->ip, r->ip, sym, "", true, false };
+	if (d->o.callgraph && st && st->data && frames)
+		nf = unwind_sample(d, t, s, r->dd.layout, st->data, st->copied, frames,
+				   SAMPLE_FRAMES_MAX - 1);
+	for (i = 0; i < nf; i++)
+		f[n++] = (struct sample_frame){ frames[i].ip, frames[i].lookup,
+						frames[i].sym, frames[i].dso, false, i386 };
+	if (!nf && r->in_user)
+		f[n++] = (struct sample_frame){ r->ip, r->ip, sym, "", false, i386 };
+	return n;
+}
