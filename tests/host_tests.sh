@@ -2012,7 +2012,7 @@ PY
 		xz="$xz:$(readlink -f "$l")"
 	done
 	# shellcheck disable=SC2086
-	if [ -n "$xz" ] && row=$(sizeof_in unwind cfi_row) &&
+	if [ -n "$xz" ] && row=$(sizeof_in cfi cfi_row) &&
 	   cc -O2 -g -fomit-frame-pointer -fasynchronous-unwind-tables \
 		-o "$T/oom_chain" selftests/chain.c 2>/dev/null &&
 	   "$B/mkunwind" "$T/oom_unw.prf" 1 4000 64:/usr/bin/xz$xz 64:"$T/oom_chain"; then

@@ -13,18 +13,19 @@
  *          a recording's reader and writer
  * layer 2: symbols - /proc maps; a mapping's file, base, symbols; kallsyms
  * layer 3: aspace - address spaces from side-band events; a sample's maps
- * layer 4: unwind sideband folded - --call-graph dwarf; the live side-band
+ * layer 4: cfi - --call-graph dwarf's fast path: CFI rows per file and address
+ * layer 5: unwind sideband folded - --call-graph dwarf (libdwfl, over cfi); the live side-band
  *          events; -f folded's table of stacks
- * layer 5: resolve - a sample resolved: the IP that names it, kernel or not, its
+ * layer 6: resolve - a sample resolved: the IP that names it, kernel or not, its
  *          layout, symbol and frames, the rules every writer follows
- * layer 6: output flame pool - text and JSON Lines of decoded records; the
+ * layer 7: output flame pool - text and JSON Lines of decoded records; the
  *          flame graph of -f folded's stacks; the threads of --threads
- * layer 7: session - a recording's items delivered to a tool
- * layer 8: perfdata pprof - a recording into perf.data; into profile.proto
- * layer 9: decoder - decoder_free(), by each module's own free function
- * layer 10: cmd - the commands' parts: options as data, live runs, decoding a file
- * layer 11: builtin builtin-record builtin-report builtin-script builtin-convert fuzz_recording - the commands; the libFuzzer target
- * layer 12: perfregs-dump - the command table, and the forms without a command
+ * layer 8: session - a recording's items delivered to a tool
+ * layer 9: perfdata pprof - a recording into perf.data; into profile.proto
+ * layer 10: decoder - decoder_free(), by each module's own free function
+ * layer 11: cmd - the commands' parts: options as data, live runs, decoding a file
+ * layer 12: builtin builtin-record builtin-report builtin-script builtin-convert fuzz_recording - the commands; the libFuzzer target
+ * layer 13: perfregs-dump - the command table, and the forms without a command
  */
 #ifndef PERFREGS_DUMP_DECODER_H
 #define PERFREGS_DUMP_DECODER_H

@@ -955,14 +955,15 @@ static void out_sample(struct decoder *d, struct dthread *t,
 	struct decoded dd;
 	bool in_user, have_ip;
 	enum layout ilayout;
-	const uint64_t *vals = (const uint64_t *)s->regs;
-	const uint64_t *uvals = vals + prf_popcount(s->iregs_mask);
+	const uint64_t *vals, *uvals;
 	uint64_t ip;
 	FILE *fp = t->out;
 	char comm[17], *sym, line[LINE_BYTES], *p;
 	struct shown v;
 
 	resolve_sample(d, t, s, st, RESOLVE_SYM, &r);
+	vals = r.vals;
+	uvals = r.uvals;
 	ef = r.im ? &r.im->facts : NULL;
 	dd = r.dd;
 	in_user = r.in_user;

@@ -22,6 +22,8 @@ void resolve_sample(struct decoder *d, struct dthread *t,
 
 	r->s = s;
 	r->st = st;
+	r->vals = vals;
+	r->uvals = uvals;
 	r->im = image_find(d, s->image_dev, s->image_ino);
 	r->dd = decide_layout(s->abi, r->im ? &r->im->facts : NULL);
 	r->in_user = !(s->flags & PERFREGS_SF_KERNEL);

@@ -19,6 +19,7 @@ struct resolved {
 	const struct sample_stack *st;
 	const struct image *im;		/* the task's image, if known */
 	struct decoded dd;		/* its ABI's layout (images.c) */
+	const uint64_t *vals, *uvals;	/* its interrupt and user registers */
 	bool in_user;			/* the interrupt hit user mode */
 	bool have_ip;			/* the sample has an IP */
 	/* the interrupted IP, else the user IP: what names the sample */

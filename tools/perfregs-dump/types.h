@@ -283,6 +283,14 @@ struct diags {
 	unsigned int n, printed, dropped;
 };
 
+/* A frame of an unwound user stack (unwind.c). */
+struct frame {
+	uint64_t ip;		/* as found (a return address for callers) */
+	uint64_t lookup;	/* the address whose symbol names the frame */
+	char sym[256];
+	char dso[256];
+};
+
 /*
  * What one decoding thread has of its own: the decoder's own thread has
  * d->self, each worker of --threads one of its own (pool.c).  libdwfl's

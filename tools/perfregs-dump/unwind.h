@@ -5,12 +5,6 @@
 
 #include "types.h"
 
-struct frame {
-	uint64_t ip;		/* as found (a return address for callers) */
-	uint64_t lookup;	/* the address whose symbol names the frame */
-	char sym[256];
-	char dso[256];
-};
 
 int unwind_sample(struct decoder *d, struct dthread *t,
 		  const struct perfregs_rec_sample *s, enum layout layout,
