@@ -97,7 +97,7 @@ MOD_SRCS	:= $(wildcard module/*.c module/*.h) module/Kbuild include/uapi/linux/p
 
 HOST_TESTS	:= $(BUILD)/mkrec $(BUILD)/mksimd $(BUILD)/mkmaps $(BUILD)/mkhostile $(BUILD)/fuzz_recording \
 		   $(BUILD)/elfpeek $(BUILD)/mksb $(BUILD)/mklatevdso $(BUILD)/mkexec $(BUILD)/mkseed $(BUILD)/mksnap $(BUILD)/mkorder \
-		   $(BUILD)/mkstorm $(BUILD)/mkversions $(BUILD)/mkbig $(BUILD)/mkadopt $(BUILD)/mkunwind $(BUILD)/mkwrap \
+		   $(BUILD)/mkstorm $(BUILD)/mkversions $(BUILD)/mkbig $(BUILD)/mkadopt $(BUILD)/mkunwind $(BUILD)/mkwrap $(BUILD)/mkbomb \
 		   $(BUILD)/big_target $(BUILD)/dl_target \
 		   $(BUILD)/plug_a.so $(BUILD)/plug_b.so $(BUILD)/walk $(BUILD)/racefile \
 		   $(BUILD)/failalloc.so
@@ -178,6 +178,9 @@ $(BUILD)/mkunwind: tests/mkunwind.c $(TOOL_LIB_SRCS) $(TOOL_HDRS)
 # frame pointers whose reads wrap around 2^64
 $(BUILD)/mkwrap: tests/mkwrap.c $(TOOL_LIB_SRCS) $(TOOL_HDRS)
 	$(CC) $(CFLAGS) $(WARN) $(TOOL_INC) -o $@ tests/mkwrap.c $(TOOL_LIB_SRCS) $(TOOL_LIBS)
+# recordings small on disk made to cost the decoder memory or open files
+$(BUILD)/mkbomb: tests/mkbomb.c $(TOOL_LIB_SRCS) $(TOOL_HDRS)
+	$(CC) $(CFLAGS) $(WARN) $(TOOL_INC) -o $@ tests/mkbomb.c $(TOOL_LIB_SRCS) $(TOOL_LIBS)
 $(BUILD)/big_target: tests/big_target.S
 	$(CC) -no-pie -o $@ $<
 # the record walker and the drains of tools/lib, on rings of its own
