@@ -1328,6 +1328,34 @@ print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024)' \
 	done
 fi
 
+# Bomb 2: one exec and 1400 code mappings of 4000-byte paths, each its
+# own (mkbomb paths, 5.7 MB).  Every version of the space held a copy of
+# every path before it: 3854 MiB at the peak, 1022 under ulimit -v 1 GiB
+# (the copies failing).  Versions share the names now (intern.c), and
+# are budgeted in bytes (aspace.c): under ulimit -v 1 GiB, below 256 MiB
+# (98 measured), with --threads 2 too.
+if [ -x "$B/mkbomb" ] && "$B/mkbomb" "$T/bomb2.prf" paths 1400 4000; then
+	bad=""
+	for thr in 1 2; do
+		rss=$(ulimit -v 1048576; /usr/bin/python3 -c 'import resource, subprocess, sys
+p = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=60)
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024 if p.returncode == 0 else "")' \
+			"$B/perfregs-dump" -q -f json --threads $thr -i "$T/bomb2.prf" 2>/dev/null)
+		echo "# 1400 mappings of 4000-byte paths, --threads $thr: ${rss:-?} MiB peak RSS"
+		case "$rss" in
+		''|*[!0-9]*) bad="$bad --threads $thr: failed;" ;;
+		*) [ "$rss" -lt 256 ] || bad="$bad --threads $thr: $rss MiB;" ;;
+		esac
+	done
+	if [ -z "$bad" ]; then
+		echo "ok - 1400 mappings of 4000-byte paths (5.7 MB) decode in less than 256 MiB"
+	else
+		echo "not ok - 1400 mappings of 4000-byte paths (5.7 MB) decode in less than 256 MiB:$bad"
+	fi
+else
+	echo "not ok - 1400 mappings of 4000-byte paths (mkbomb failed)"
+fi
+
 # A recording is anyone's who can write the file, also while it is
 # decoded: a sample rewritten in the file after decode_record() checked
 # it, and the file cut to half, at the moment the record hook runs

@@ -6,8 +6,9 @@
  * and no includes go round in a circle (tests/layers.sh checks both, from
  * the lines below).  Lowest first:
  *
- * layer 0: types util outfile - the shared types (struct decoder...);
- *          put_hex(); the output files, made safely
+ * layer 0: types util outfile intern - the shared types (struct
+ *          decoder...); put_hex(); the output files, made safely; the
+ *          shared copies of mappings' paths
  * layer 1: images vdso regs_x86 - ELF files, images; vDSO images; registers
  * layer 2: symbols - /proc maps; a mapping's file, base, symbols; kallsyms
  * layer 3: aspace - address spaces from side-band events; a sample's maps

@@ -59,6 +59,7 @@
 #include "output.h"
 #include "pool.h"
 #include "outfile.h"
+#include "intern.h"
 #include "recording.h"
 
 #define REC_MAGIC	"PRFREC\0\0"
@@ -1522,12 +1523,12 @@ static int src_items(struct rec_src *s, const struct rec_file_header *hp, const 
 				m[i].start = v[0];
 				m[i].end = v[1];
 				m[i].pgoff = v[2];
-				m[i].path = strdup((const char *)q);
+				m[i].path = str_intern((const char *)q, NULL);
 				q += (l[0] + 7) & ~7U;
 			}
 			if (!m || i < im.n) {
 				while (m && i--)
-					free(m[i].path);
+					str_put(m[i].path);
 				free(m);
 				ret = bad(err, errlen, off, "bad mapping in maps item");
 				goto out;
@@ -1540,7 +1541,7 @@ static int src_items(struct rec_src *s, const struct rec_file_header *hp, const 
 					d->learnt_maps(d->learnt_arg, tm);
 			} else {
 				for (i = 0; i < im.n; i++)
-					free(m[i].path);
+					str_put(m[i].path);
 				free(m);
 			}
 			break;

@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include "types.h"
 #include "util.h"
+#include "intern.h"
 #include "images.h"
 #include "vdso.h"
 #include "symbols.h"
@@ -181,7 +182,7 @@ static const char *mapping_file_locked(struct decoder *d, struct mapping *m)
 		const struct blob *b = blob_for(d, m);
 
 		/* none: no file (a file "[vdso]" here is not it) */
-		local = strdup(b ? b->path : "");
+		local = str_intern(b ? b->path : "", NULL);
 		/* release: pairs with the acquire in mapping_file() */
 		__atomic_store_n(&m->local, local, __ATOMIC_RELEASE);
 		return local ? local : "";
@@ -225,7 +226,7 @@ static const char *mapping_file_locked(struct decoder *d, struct mapping *m)
 	 */
 	snprintf(path, sizeof(path), "%s", d->o.symfs || m->build_id_len ? "" : m->path);
 found:
-	local = strdup(path);
+	local = str_intern(path, NULL);	/* shared by the copies of m (aspace.c) */
 	/* release: pairs with the acquire in mapping_file() */
 	__atomic_store_n(&m->local, local, __ATOMIC_RELEASE);
 	return local ? local : d->o.symfs ? "" : m->path;
@@ -293,7 +294,7 @@ char *deleted_file(struct decoder *d, uint32_t pid, uint64_t start, uint64_t end
 	d->nheld++;
 named:
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	p = strdup(path);
+	p = str_intern(path, NULL);
 	return p;	/* NULL: no name, the fd stays held */
 
 fail_close:
@@ -378,7 +379,7 @@ static bool maps_from_image(struct decoder *d, const struct perfregs_rec_sample 
 		m[i].start = im->facts.exec[i].start;
 		m[i].end = im->facts.exec[i].end;
 		m[i].pgoff = im->facts.exec[i].pgoff;
-		m[i].path = strdup(im->path);
+		m[i].path = str_intern(im->path, NULL);
 		if (im->build_id_known) {
 			memcpy(m[i].build_id, im->build_id, im->build_id_len);
 			m[i].build_id_len = im->build_id_len;
@@ -434,7 +435,7 @@ static void maps_learn_locked(struct decoder *d, const struct perfregs_rec_sampl
 		m[n].start = start;
 		m[n].end = end;
 		m[n].pgoff = pgoff;
-		m[n].path = strdup(line + pos);
+		m[n].path = str_intern(line + pos, NULL);
 		m[n].local = m[n].path ? deleted_file(d, s->pid, start, end, m[n].path) : NULL;
 		/* the image's build-id was read with its ELF header */
 		if (inode == s->image_ino && dev == s->image_dev &&
@@ -461,8 +462,10 @@ static void maps_learn_locked(struct decoder *d, const struct perfregs_rec_sampl
 		struct stat st;
 		bool final;
 
-		for (i = 0; i < n; i++)
-			free((char *)m[i].path);
+		for (i = 0; i < n; i++) {
+			str_put(m[i].path);
+			str_put(m[i].local);
+		}
 		free(m);
 		m = NULL;
 		n = 0;	/* another image's maps are no answer for this one */
@@ -1178,8 +1181,8 @@ void symbols_free(struct decoder *d)
 
 			d->maps[i] = tm->next;
 			for (j = 0; j < tm->n; j++) {
-				free(tm->m[j].path);
-				free(tm->m[j].local);
+				str_put(tm->m[j].path);
+				str_put(tm->m[j].local);
 			}
 			free(tm->m);
 			free(tm);

@@ -283,7 +283,8 @@ struct decoder {
 	uint64_t rebuild_stamp;		/* children_rebuild()'s, per late event */
 	struct blob *blobs;		/* vDSO images */
 	unsigned int nblobs;
-	size_t space_maps;		/* mapping copies in versions (aspace.c) */
+	size_t space_bytes;		/* of the versions of spaces (aspace.c) */
+	size_t space_names;		/* of the names of their events */
 	uint64_t sb_lost;		/* side-band events the kernel dropped */
 	struct held {			/* deleted files kept open (deleted_file()) */
 		int fd;
