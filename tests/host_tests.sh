@@ -1356,6 +1356,72 @@ else
 	echo "not ok - 1400 mappings of 4000-byte paths (mkbomb failed)"
 fi
 
+# Bomb 3: 2000 processes, each mapping libc.so.6 at a start of its own
+# from offset 0, in a segment that is not executable (mkbomb bases,
+# 832 KB).  The symbols' Dwfls were keyed by start - offset then: 2000
+# of them, 1651 MiB peak RSS and 3996 open files, and under ulimit -n
+# 1024 1500 of the 2000 samples lost their names (-f folded --call-graph
+# dwarf).  Keyed by the file (usyms.c): one, every sample named under
+# ulimit -n 64, with --threads 2 too, below 64 MiB.  A mapping from an
+# offset past every segment of its file names nothing (start - offset
+# named it "__stop___libc_freeres_ptrs+0x22b610").  And 2000 processes
+# of 200 libraries in turn: under ulimit -n 64 (4 Dwfls open at once,
+# the least recently used closed, and opened again when asked for),
+# with 1 thread and 4, the JSON of no limit.
+libc=$(ldd "$B/perfregs-dump" | awk '$1 ~ /^libc\.so/ { print $3 }')
+if [ -x "$B/mkbomb" ] && [ -n "$libc" ] && "$B/mkbomb" "$T/bomb3.prf" bases 2000 "$libc"; then
+	bad=""
+	for thr in 1 2; do
+		got=$(ulimit -n 64; "$B/perfregs-dump" -q -f folded --call-graph dwarf --threads $thr \
+			-i "$T/bomb3.prf" 2>&1)
+		[ "$got" = "bomb;__libc_main 2000" ] ||
+			bad="$bad ulimit -n 64, --threads $thr: '$(printf '%s' "$got" | head -c 200)';"
+	done
+	rss=$(/usr/bin/python3 -c 'import resource, subprocess, sys
+p = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=60)
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024 if p.returncode == 0 else "")' \
+		"$B/perfregs-dump" -q -f json --call-graph dwarf -i "$T/bomb3.prf" 2>/dev/null)
+	echo "# 2000 mappings of $libc at starts of their own: ${rss:-?} MiB peak RSS"
+	case "$rss" in
+	''|*[!0-9]*) bad="$bad no RSS measured;" ;;
+	*) [ "$rss" -lt 64 ] || bad="$bad $rss MiB;" ;;
+	esac
+	"$B/mkbomb" "$T/bomb3_past.prf" bases 20 "$libc" 0x40000000 &&
+		! "$B/perfregs-dump" -q -f json -i "$T/bomb3_past.prf" | grep -q '"sym"' ||
+		bad="$bad a mapping from past the file's end was named;"
+	mlibs="" nl=0
+	for f in $(ls "$(dirname "$libc")"/lib*.so.* 2>/dev/null | sort); do
+		[ -L "$f" ] && continue
+		[ "$(stat -c %s "$f")" -lt 268435456 ] || continue
+		readelf -h "$f" 2>/dev/null | grep -q 'ELF64' || continue
+		readelf -h "$f" 2>/dev/null | grep -q 'DYN' || continue
+		mlibs="$mlibs:$f"
+		nl=$((nl + 1))
+		[ $nl = 200 ] && break
+	done
+	if "$B/mkbomb" "$T/bomb3_libs.prf" bases 2000 "${mlibs#:}"; then
+		want=$("$B/perfregs-dump" -q -f json -i "$T/bomb3_libs.prf" | md5sum)
+		for thr in 1 4; do
+			got=$(ulimit -n 64; "$B/perfregs-dump" -q -f json --threads $thr \
+				-i "$T/bomb3_libs.prf" | md5sum)
+			[ "$got" = "$want" ] || bad="$bad $nl libraries, ulimit -n 64, --threads $thr: other names;"
+		done
+		named=$("$B/perfregs-dump" -q -f json -i "$T/bomb3_libs.prf" | grep -c '"sym"')
+		echo "# 2000 mappings of $nl libraries in turn: $named samples named"
+		[ "$named" -gt 0 ] || bad="$bad $nl libraries: none named;"
+	else
+		bad="$bad mkbomb of $nl libraries failed;"
+	fi
+	if [ -z "$bad" ]; then
+		echo "ok - 2000 mappings of libc.so.6 at starts of their own: one Dwfl, every sample named under ulimit -n 64; 200 libraries: 4 open at a time"
+	else
+		echo "not ok - 2000 mappings of libc.so.6 at starts of their own: one Dwfl, every sample named under ulimit -n 64; 200 libraries: 4 open at a time:$bad"
+	fi
+	rm -f "$T"/bomb3*.prf
+else
+	echo "not ok - 2000 mappings of libc.so.6 at starts of their own (mkbomb failed)"
+fi
+
 # A recording is anyone's who can write the file, also while it is
 # decoded: a sample rewritten in the file after decode_record() checked
 # it, and the file cut to half, at the moment the record hook runs

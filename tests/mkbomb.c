@@ -7,16 +7,18 @@
  *          every new version of the address space holds every mapping
  *          made before it (N versions of up to N mappings)
  *   bases  (bomb 3) N processes, each an exec and a mapping of the
- *          shared library LIB at a start of its own, from file offset
+ *          shared library LIB (of the LIBs in turn) at a start of its
+ *          own (256 MiB apart, a library must be smaller), from file offset
  *          PGOFF (default 0: in a segment that is not executable), and
  *          a sample with 64 bytes of stack at its entry point (else in
- *          its first executable PT_LOAD): a start the recording chooses
- *          for each mapping of one file
+ *          its first executable PT_LOAD; past the file's end, 0x10 into
+ *          the mapping): a start the recording chooses for each mapping
+ *          of one file
  * Then one sample in the last mapping (paths).  Samples have IP, SP and
  * BP, for --call-graph dwarf.
  *
  * usage: mkbomb FILE paths N LEN
- *        mkbomb FILE bases N LIB [PGOFF]
+ *        mkbomb FILE bases N LIB[:LIB]... [PGOFF]
  */
 #include <elf.h>
 #include <fcntl.h>
@@ -31,6 +33,7 @@
 
 #define R(x) (1ULL << PERFREGS_REG_##x)
 #define PATH_BYTES	4096
+#define LIBS_MAX	4096
 
 static void sample(struct recorder *r, uint32_t pid, uint64_t time, uint64_t ip)
 {
@@ -91,12 +94,15 @@ static int lib_code(const char *lib, uint64_t *code, uint64_t *size)
 
 int main(int argc, char **argv)
 {
-	uint64_t lostv[PERFREGS_LOST_MAX] = { 0 }, code = 0, size = 0, pgoff = 0;
+	uint64_t lostv[PERFREGS_LOST_MAX] = { 0 }, pgoff = 0, ip;
+	static uint64_t code[LIBS_MAX], size[LIBS_MAX];
 	struct sb_event ev = { .kind = SB_EXEC, .pid = 42, .time = 1, .name = "bomb" };
 	static char path[PATH_BYTES];
+	static const char *lib[LIBS_MAX];
 	struct perfregs_config cfg;
 	struct recorder *r;
-	long n, len = 0, i, nsamples = 0;
+	long n, len = 0, i, nsamples = 0, nlibs = 0, j;
+	char *tok;
 	bool bases;
 
 	if (argc < 5 || (strcmp(argv[2], "paths") && strcmp(argv[2], "bases")) ||
@@ -105,10 +111,17 @@ int main(int argc, char **argv)
 	bases = argv[2][0] == 'b';
 	n = atol(argv[3]);
 	if (bases) {
-		if (lib_code(argv[4], &code, &size)) {
-			fprintf(stderr, "mkbomb: %s: no 64-bit ELF file with code\n", argv[4]);
-			return 1;
+		for (tok = strtok(argv[4], ":"); tok && nlibs < LIBS_MAX; tok = strtok(NULL, ":")) {
+			lib[nlibs] = tok;
+			if (lib_code(tok, &code[nlibs], &size[nlibs]) || size[nlibs] >= 0x10000000) {
+				fprintf(stderr, "mkbomb: %s: no 64-bit ELF file with code, "
+					"under 256 MiB\n", tok);
+				return 1;
+			}
+			nlibs++;
 		}
+		if (!nlibs)
+			goto usage;
 		if (argc == 6)
 			pgoff = strtoull(argv[5], NULL, 0);
 	} else {
@@ -134,12 +147,15 @@ int main(int argc, char **argv)
 			rec_sb(r, &ev);
 			ev.kind = SB_MMAP;
 			ev.time++;
-			ev.start = 0x7f0000000000ULL + (uint64_t)i * (size + 0x10000);
-			ev.end = ev.start + size - pgoff;
+			j = i % nlibs;
+			ev.start = 0x7e0000000000ULL + (uint64_t)i * 0x10000000ULL;
+			ev.end = ev.start + (pgoff < size[j] ? size[j] - pgoff : 0x1000);
 			ev.pgoff = pgoff;
-			ev.name = argv[4];
+			ev.name = lib[j];
 			rec_sb(r, &ev);
-			sample(r, ev.pid, ev.time + 1, ev.start - pgoff + code);
+			ip = ev.start - pgoff + code[j];	/* else: in the mapping, past the file */
+			sample(r, ev.pid, ev.time + 1, ip >= ev.start && ip < ev.end ? ip :
+			       ev.start + 0x10);
 			nsamples++;
 			continue;
 		}
@@ -163,6 +179,6 @@ int main(int argc, char **argv)
 	return rec_close(r, nsamples, lostv) ? 1 : 0;
 usage:
 	fprintf(stderr, "usage: mkbomb FILE paths N LEN\n"
-		"       mkbomb FILE bases N LIB [PGOFF]\n");
+		"       mkbomb FILE bases N LIB[:LIB]... [PGOFF]\n");
 	return 2;
 }

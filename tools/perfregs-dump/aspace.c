@@ -33,6 +33,7 @@
 #include "types.h"
 #include "intern.h"
 #include "symbols.h"
+#include "usyms.h"
 #include "vdso.h"
 #include "aspace.h"
 

@@ -10,7 +10,8 @@
  *          decoder...); put_hex(); the output files, made safely; the
  *          shared copies of mappings' paths
  * layer 1: images vdso regs_x86 - ELF files, images; vDSO images; registers
- * layer 2: symbols - /proc maps; a mapping's file, base, symbols; kallsyms
+ * layer 2: symbols usyms - /proc maps; a mapping's file and base;
+ *          kallsyms; the Dwfl and symbols of each file
  * layer 3: aspace - address spaces from side-band events; a sample's maps
  * layer 4: unwind sideband folded - --call-graph dwarf; the live side-band
  *          events; -f folded's table of stacks

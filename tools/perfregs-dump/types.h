@@ -97,7 +97,7 @@ struct mapping {
 	uint8_t build_id[20];	/* GNU build-id of the file, if any */
 	uint8_t build_id_len;
 	char *local;		/* the file to read here, once resolved */
-	struct dwfl_entry *syms;	/* its symbol table, once opened */
+	struct dwfl_entry *syms;	/* its file's symbols, once found (usyms.c) */
 	uint64_t base;		/* where its first PT_LOAD is, once known */
 	uint64_t first;		/* its own address, UINT64_MAX if not found */
 	bool base_known;
@@ -293,10 +293,10 @@ struct decoder {
 	} held[HELD_MAX];
 	unsigned int nheld;
 	/*
-	 * The caches of symbols.c, shared by the decoding threads (see
+	 * The caches of usyms.c, shared by the decoding threads (see
 	 * mapping_file()), and the decoder's own thread's (unwind.c).
 	 */
-	struct dwfl_entry *dwfl_cache;	/* a Dwfl and symbol table per file */
+	struct usyms *usyms;		/* a Dwfl and symbol table per file */
 	struct dthread self;
 	unsigned int threads;		/* that decode samples (--threads), 0: 1 */
 	/* the workers' unwinders of tasks of more modules than a share (unwind.c) */
