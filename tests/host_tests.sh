@@ -301,6 +301,49 @@ else
 	echo "not ok - text output shows a recording's control bytes as '?' (no program built)"
 fi
 
+# C1 controls reach no terminal either (safetext.c): a comm, a kernel
+# symbol and a program's path each holding U+009B (CSI, as UTF-8 c2 9b),
+# a byte 0x9b of no UTF-8, and a euro sign (e2 82 ac: its 0x82 is no
+# control) show each control as '?' in text, \u009b in JSON, '_' in
+# folded lines and the flame graph; the euro sign stays as it is, and
+# no output holds a byte 0x9b.  (The program is stripped: its frames
+# are named by its file, [c1-_-_-€] in folded lines.)
+c1=$'\xc2\x9b' eu=$'\xe2\x82\xac'
+c1prog="$T/c1-$c1-"$'\x9b'"-$eu"
+if cc -no-pie -o "$c1prog" tests/fp_target.S 2>/dev/null &&
+   c1body=0x$(nm "$c1prog" | sed -n 's/ T fp_body$//p') && strip "$c1prog" &&
+   "$B/mkhostile" "$T/c1.prf" -c "a${c1}b"$'\x9b'"c$eu" -k "k${c1}1"$'\x9b'"2$eu" \
+	-a "$c1body" -m "$c1prog" -s; then
+	bad=""
+	"$B/perfregs-dump" -q -f text --call-graph dwarf -i "$T/c1.prf" > "$T/c1.txt" 2>&1
+	"$B/perfregs-dump" -q -f json --call-graph dwarf -i "$T/c1.prf" > "$T/c1.json" 2>&1
+	"$B/perfregs-dump" -q -f folded --call-graph dwarf --flamegraph "$T/c1.svg" \
+		-i "$T/c1.prf" > "$T/c1.folded" 2>&1
+	for f in txt json folded svg; do
+		LC_ALL=C grep -q $'\x9b' "$T/c1.$f" && bad="$bad $f holds a byte 0x9b;"
+		grep -qF "$eu" "$T/c1.$f" || bad="$bad $f lost the euro sign;"
+	done
+	for want in "a?b?c$eu " "(k?1?2$eu+0x10)" "/c1-?-?-$eu)"; do
+		grep -qF -- "$want" "$T/c1.txt" || bad="$bad text: no '$want';"
+	done
+	for want in "\"comm\":\"a\\u009bb\\u009bc$eu\"" "\"sym\":\"k\\u009b1\\u009b2$eu+0x10\"" \
+		    "/c1-\\u009b-\\u009b-$eu\""; do
+		grep -qF -- "$want" "$T/c1.json" || bad="$bad json: no '$want';"
+	done
+	for want in "a_b_c$eu;k_1_2${eu}_[k] 1" "a_b_c$eu;[c1-_-_-$eu]"; do
+		grep -qF -- "$want" "$T/c1.folded" || bad="$bad folded: no '$want';"
+	done
+	grep -qF "a_b_c$eu" "$T/c1.svg" || bad="$bad svg: no comm;"
+	if [ -z "$bad" ]; then
+		echo "ok - C1 controls (U+009B as UTF-8, a byte 0x9b) in a comm, a symbol and a path reach no output; the euro sign stays"
+	else
+		echo "not ok - C1 controls (U+009B as UTF-8, a byte 0x9b) in a comm, a symbol and a path reach no output; the euro sign stays:$bad"
+		od -c "$T/c1.txt" | head -8 | sed 's/^/# /'
+	fi
+else
+	echo "not ok - C1 controls in a comm, a symbol and a path (no program built)"
+fi
+
 # -v says where and how a recording was made: its maker's host, kernel
 # and command line, the session's settings; without -v, none of it; a
 # recorded command line's control bytes are '?' from the reader on (they

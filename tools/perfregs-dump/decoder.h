@@ -6,9 +6,10 @@
  * and no includes go round in a circle (tests/layers.sh checks both, from
  * the lines below).  Lowest first:
  *
- * layer 0: types util outfile intern - the shared types (struct
- *          decoder...); put_hex(); the output files, made safely; the
- *          shared copies of mappings' paths
+ * layer 0: types util outfile intern safetext - the shared types
+ *          (struct decoder...); put_hex(); the output files, made
+ *          safely; the shared copies of mappings' paths; which
+ *          characters of a name may reach a terminal
  * layer 1: images vdso regs_x86 - ELF files, images; vDSO images; registers
  * layer 2: symbols usyms - /proc maps; a mapping's file and base;
  *          kallsyms; the Dwfl and symbols of each file
