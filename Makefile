@@ -108,7 +108,7 @@ MOD_SRCS	:= $(wildcard module/*.c module/*.h) module/Kbuild include/uapi/linux/p
 
 # test programs linked against the decoder's library (one rule below)
 HOST_LINKED	:= mkrec mksimd mkmaps mkhostile elfpeek mksb mklatevdso mkexec mkseed mksnap \
-		   mkorder mkstorm mkversions mkbig mkadopt mkunwind mkwrap racefile
+		   mkorder mkstorm mkversions mkbig mkadopt mkunwind mkwrap mkbomb racefile
 HOST_TESTS	:= $(addprefix $(BUILD)/,$(HOST_LINKED)) $(BUILD)/fuzz_recording \
 		   $(BUILD)/big_target $(BUILD)/dl_target \
 		   $(BUILD)/plug_a.so $(BUILD)/plug_b.so $(BUILD)/walk \
@@ -169,7 +169,8 @@ host-tests: $(HOST_TESTS) $(CHECKPATCH)
 # learner's ELF reader against libelf's), racefile (a recording written
 # and cut by someone else while it is decoded), mkbig (large recordings
 # of known stacks in big_target, for the decoder's memory), mkwrap
-# (frame pointers whose reads wrap around 2^64).
+# (frame pointers whose reads wrap around 2^64), mkbomb (recordings small
+# on disk made to cost the decoder memory or open files).
 $(addprefix $(BUILD)/,$(HOST_LINKED)): $(BUILD)/%: tests/%.c $(TOOL_LIB) | $(PB_H)
 	@mkdir -p $(OBJ)/tests
 	$(CC) $(CFLAGS) $(WARN) $(TOOL_INC) -MMD -MP -MF $(OBJ)/tests/$*.d -MT $@ \

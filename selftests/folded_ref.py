@@ -7,7 +7,7 @@ to check the tool's own -f folded against:
   a frame is its sym without the +0xoffset, else [basename of its dso],
   else [unknown]; a kernel-mode sample's leaf is its kernel sym with _[k];
   frames of samples whose kernel_abi is "32" end in _[i386];
-  ';' and control characters in names become '_'.
+  ';' and control characters in names (C0, DEL and C1) become '_'.
 The frames are the callchain when there is one (--call-graph dwarf),
 else (no stack, or nothing unwound) the user ip's sym.
 usage: folded_ref.py < samples.jsonl   (prints the folded lines)"""
@@ -17,7 +17,7 @@ import sys
 
 
 def clean(s):
-    return re.sub(r"[;\x00-\x1f\x7f]", "_", s)
+    return re.sub(r"[;\x00-\x1f\x7f-\x9f]", "_", s)
 
 
 def name(sym, dso):

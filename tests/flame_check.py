@@ -50,8 +50,12 @@ bad_file, bad_browser = [], []
 
 
 def xml_name(b):
-    """a name as the SVG must hold it: bytes that are no UTF-8, U+FFFE and
-    U+FFFF as U+FFFD"""
+    """a name as the SVG must hold it: as -f folded has it (';' and the
+    controls '_': C0, DEL, C1 as UTF-8 or as a byte 0x80-0x9f of no UTF-8),
+    then bytes that are no UTF-8, U+FFFE and U+FFFF as U+FFFD"""
+    s = b.decode("utf-8", "surrogateescape")
+    s = re.sub("[;\x00-\x1f\x7f-\x9f\udc80-\udc9f]", "_", s)
+    b = s.encode("utf-8", "surrogateescape")
     return b.decode("utf-8", "replace").replace("\ufffe", "\ufffd").replace("\uffff", "\ufffd")
 
 

@@ -305,6 +305,49 @@ else
 	echo "not ok - text output shows a recording's control bytes as '?' (no program built)"
 fi
 
+# C1 controls reach no terminal either (safetext.c): a comm, a kernel
+# symbol and a program's path each holding U+009B (CSI, as UTF-8 c2 9b),
+# a byte 0x9b of no UTF-8, and a euro sign (e2 82 ac: its 0x82 is no
+# control) show each control as '?' in text, \u009b in JSON, '_' in
+# folded lines and the flame graph; the euro sign stays as it is, and
+# no output holds a byte 0x9b.  (The program is stripped: its frames
+# are named by its file, [c1-_-_-€] in folded lines.)
+c1=$'\xc2\x9b' eu=$'\xe2\x82\xac'
+c1prog="$T/c1-$c1-"$'\x9b'"-$eu"
+if cc -no-pie -o "$c1prog" tests/fp_target.S 2>/dev/null &&
+   c1body=0x$(nm "$c1prog" | sed -n 's/ T fp_body$//p') && strip "$c1prog" &&
+   "$B/mkhostile" "$T/c1.prf" -c "a${c1}b"$'\x9b'"c$eu" -k "k${c1}1"$'\x9b'"2$eu" \
+	-a "$c1body" -m "$c1prog" -s; then
+	bad=""
+	"$B/perfregs-dump" -q -f text --call-graph dwarf -i "$T/c1.prf" > "$T/c1.txt" 2>&1
+	"$B/perfregs-dump" -q -f json --call-graph dwarf -i "$T/c1.prf" > "$T/c1.json" 2>&1
+	"$B/perfregs-dump" -q -f folded --call-graph dwarf --flamegraph "$T/c1.svg" \
+		-i "$T/c1.prf" > "$T/c1.folded" 2>&1
+	for f in txt json folded svg; do
+		LC_ALL=C grep -q $'\x9b' "$T/c1.$f" && bad="$bad $f holds a byte 0x9b;"
+		grep -qF "$eu" "$T/c1.$f" || bad="$bad $f lost the euro sign;"
+	done
+	for want in "a?b?c$eu " "(k?1?2$eu+0x10)" "/c1-?-?-$eu)"; do
+		grep -qF -- "$want" "$T/c1.txt" || bad="$bad text: no '$want';"
+	done
+	for want in "\"comm\":\"a\\u009bb\\u009bc$eu\"" "\"sym\":\"k\\u009b1\\u009b2$eu+0x10\"" \
+		    "/c1-\\u009b-\\u009b-$eu\""; do
+		grep -qF -- "$want" "$T/c1.json" || bad="$bad json: no '$want';"
+	done
+	for want in "a_b_c$eu;k_1_2${eu}_[k] 1" "a_b_c$eu;[c1-_-_-$eu]"; do
+		grep -qF -- "$want" "$T/c1.folded" || bad="$bad folded: no '$want';"
+	done
+	grep -qF "a_b_c$eu" "$T/c1.svg" || bad="$bad svg: no comm;"
+	if [ -z "$bad" ]; then
+		echo "ok - C1 controls (U+009B as UTF-8, a byte 0x9b) in a comm, a symbol and a path reach no output; the euro sign stays"
+	else
+		echo "not ok - C1 controls (U+009B as UTF-8, a byte 0x9b) in a comm, a symbol and a path reach no output; the euro sign stays:$bad"
+		od -c "$T/c1.txt" | head -8 | sed 's/^/# /'
+	fi
+else
+	echo "not ok - C1 controls in a comm, a symbol and a path (no program built)"
+fi
+
 # -v says where and how a recording was made: its maker's host, kernel
 # and command line, the session's settings; without -v, none of it; a
 # recorded command line's control bytes are '?' from the reader on (they
@@ -1365,6 +1408,100 @@ print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024)' \
 			echo "not ok - 20000 side-band events ($mode): exit $(cat "$T/storm_$mode.rc"), ${rss:-?} MiB: $(head -c 300 "$T/storm_$mode.err")"
 		fi
 	done
+fi
+
+# Bomb 2: one exec and 1400 code mappings of 4000-byte paths, each its
+# own (mkbomb paths, 5.7 MB).  Every version of the space held a copy of
+# every path before it: 3854 MiB at the peak, 1022 under ulimit -v 1 GiB
+# (the copies failing).  Versions share the names now (intern.c), and
+# are budgeted in bytes (aspace.c): under ulimit -v 1 GiB, below 256 MiB
+# (98 measured), with --threads 2 too.
+if [ -x "$B/mkbomb" ] && "$B/mkbomb" "$T/bomb2.prf" paths 1400 4000; then
+	bad=""
+	for thr in 1 2; do
+		rss=$(ulimit -v 1048576; /usr/bin/python3 -c 'import resource, subprocess, sys
+p = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=60)
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024 if p.returncode == 0 else "")' \
+			"$B/perfregs-dump" -q -f json --threads $thr -i "$T/bomb2.prf" 2>/dev/null)
+		echo "# 1400 mappings of 4000-byte paths, --threads $thr: ${rss:-?} MiB peak RSS"
+		case "$rss" in
+		''|*[!0-9]*) bad="$bad --threads $thr: failed;" ;;
+		*) [ "$rss" -lt 256 ] || bad="$bad --threads $thr: $rss MiB;" ;;
+		esac
+	done
+	if [ -z "$bad" ]; then
+		echo "ok - 1400 mappings of 4000-byte paths (5.7 MB) decode in less than 256 MiB"
+	else
+		echo "not ok - 1400 mappings of 4000-byte paths (5.7 MB) decode in less than 256 MiB:$bad"
+	fi
+else
+	echo "not ok - 1400 mappings of 4000-byte paths (mkbomb failed)"
+fi
+
+# Bomb 3: 2000 processes, each mapping libc.so.6 at a start of its own
+# from offset 0, in a segment that is not executable (mkbomb bases,
+# 832 KB).  The symbols' Dwfls were keyed by start - offset then: 2000
+# of them, 1651 MiB peak RSS and 3996 open files, and under ulimit -n
+# 1024 1500 of the 2000 samples lost their names (-f folded --call-graph
+# dwarf).  Keyed by the file (usyms.c): one, every sample named under
+# ulimit -n 64, with --threads 2 too, below 64 MiB.  A mapping from an
+# offset past every segment of its file names nothing (start - offset
+# named it "__stop___libc_freeres_ptrs+0x22b610").  And 2000 processes
+# of 200 libraries in turn: under ulimit -n 64 (4 Dwfls open at once,
+# the least recently used closed, and opened again when asked for),
+# with 1 thread and 4, the JSON of no limit.
+libc=$(ldd "$B/perfregs-dump" | awk '$1 ~ /^libc\.so/ { print $3 }')
+if [ -x "$B/mkbomb" ] && [ -n "$libc" ] && "$B/mkbomb" "$T/bomb3.prf" bases 2000 "$libc"; then
+	bad=""
+	for thr in 1 2; do
+		got=$(ulimit -n 64; "$B/perfregs-dump" -q -f folded --call-graph dwarf --threads $thr \
+			-i "$T/bomb3.prf" 2>&1)
+		[ "$got" = "bomb;__libc_main 2000" ] ||
+			bad="$bad ulimit -n 64, --threads $thr: '$(printf '%s' "$got" | head -c 200)';"
+	done
+	rss=$(/usr/bin/python3 -c 'import resource, subprocess, sys
+p = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=60)
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024 if p.returncode == 0 else "")' \
+		"$B/perfregs-dump" -q -f json --call-graph dwarf -i "$T/bomb3.prf" 2>/dev/null)
+	echo "# 2000 mappings of $libc at starts of their own: ${rss:-?} MiB peak RSS"
+	case "$rss" in
+	''|*[!0-9]*) bad="$bad no RSS measured;" ;;
+	*) [ "$rss" -lt 64 ] || bad="$bad $rss MiB;" ;;
+	esac
+	"$B/mkbomb" "$T/bomb3_past.prf" bases 20 "$libc" 0x40000000 &&
+		! "$B/perfregs-dump" -q -f json -i "$T/bomb3_past.prf" | grep -q '"sym"' ||
+		bad="$bad a mapping from past the file's end was named;"
+	mlibs="" nl=0
+	for f in $(ls "$(dirname "$libc")"/lib*.so.* 2>/dev/null | sort); do
+		[ -L "$f" ] && continue
+		[ "$(stat -c %s "$f")" -lt 268435456 ] || continue
+		readelf -h "$f" 2>/dev/null | grep -q 'ELF64' || continue
+		readelf -h "$f" 2>/dev/null | grep -q 'DYN' || continue
+		mlibs="$mlibs:$f"
+		nl=$((nl + 1))
+		[ $nl = 200 ] && break
+	done
+	if "$B/mkbomb" "$T/bomb3_libs.prf" bases 2000 "${mlibs#:}"; then
+		want=$("$B/perfregs-dump" -q -f json -i "$T/bomb3_libs.prf" | md5sum)
+		for thr in 1 4; do
+			got=$(ulimit -n 64; "$B/perfregs-dump" -q -f json --threads $thr \
+				-i "$T/bomb3_libs.prf" | md5sum)
+			[ "$got" = "$want" ] || bad="$bad $nl libraries, ulimit -n 64, --threads $thr: other names;"
+		done
+		named=$("$B/perfregs-dump" -q -f json -i "$T/bomb3_libs.prf" | grep -c '"sym"')
+		echo "# 2000 mappings of $nl libraries in turn: $named samples named"
+		[ "$named" -gt 0 ] || bad="$bad $nl libraries: none named;"
+	else
+		bad="$bad mkbomb of $nl libraries failed;"
+	fi
+	if [ -z "$bad" ]; then
+		echo "ok - 2000 mappings of libc.so.6 at starts of their own: one Dwfl, every sample named under ulimit -n 64; 200 libraries: 4 open at a time"
+	else
+		echo "not ok - 2000 mappings of libc.so.6 at starts of their own: one Dwfl, every sample named under ulimit -n 64; 200 libraries: 4 open at a time:$bad"
+	fi
+	rm -f "$T"/bomb3*.prf
+else
+	echo "not ok - 2000 mappings of libc.so.6 at starts of their own (mkbomb failed)"
 fi
 
 # A recording is anyone's who can write the file, also while it is

@@ -31,7 +31,9 @@
 #include <string.h>
 #include <sys/mman.h>
 #include "types.h"
+#include "intern.h"
 #include "symbols.h"
+#include "usyms.h"
 #include "vdso.h"
 #include "learnt.h"
 #include "diag.h"
@@ -127,24 +129,23 @@ static void version_free(struct task_maps *tm)
 	unsigned int i;
 
 	for (i = 0; i < tm->n; i++) {
-		free(tm->m[i].path);
-		free(tm->m[i].local);
+		str_put(tm->m[i].path);
+		str_put(tm->m[i].local);
 	}
 	free(tm->m);
 	free(tm);
 }
 
 /*
- * A deep copy; what was resolved about the file (base, symbols) stays.
+ * A copy; what was resolved about the file (base, symbols) stays.
  * That a worker may be learning right now (--threads: a recording's
  * side-band events are applied while the workers print the samples
  * before them, space_event_later()), so it is copied under the lock it
- * is learnt under (symbols.c); the strings it points to never change.
+ * is learnt under (symbols.c); the strings it points to never change,
+ * and are shared (intern.c): the copy takes a reference to each.
  */
-static bool mapping_copy(struct mapping *dst, const struct mapping *src)
+static void mapping_copy(struct mapping *dst, const struct mapping *src)
 {
-	bool had_local;
-
 	symbols_lock();
 	*dst = *src;
 	symbols_unlock();
@@ -164,15 +165,9 @@ static bool mapping_copy(struct mapping *dst, const struct mapping *src)
 		dst->first = 0;
 		dst->base_known = false;
 	}
-	/*
-	 * what was copied, not src->local again: a worker may have resolved
-	 * src since the unlock, and the copy would have been taken for
-	 * failed (the mmap event, or a fork's space, dropped)
-	 */
-	had_local = dst->local != NULL;
-	dst->path = strdup(src->path);
-	dst->local = dst->local ? strdup(dst->local) : NULL;
-	return dst->path && (!had_local || dst->local);
+	/* what was copied, not src->local again: a worker may have resolved src since */
+	str_ref(dst->path);
+	str_ref(dst->local);
 }
 
 const struct task_maps *space_at(struct decoder *d, uint32_t pid, uint64_t time)
@@ -259,21 +254,18 @@ static struct task_maps *apply_mmap(struct decoder *d, const struct task_maps *c
 		struct mapping *o = &cur->m[i];
 
 		if (o->end <= ev->start || o->start >= ev->end) {
-			if (!mapping_copy(&tm->m[tm->n++], o))
-				goto fail;
+			mapping_copy(&tm->m[tm->n++], o);
 			continue;
 		}
 		changed = true;
 		/* a piece keeps the bias of the whole: learn it first */
 		mapping_base(d, o);
 		if (o->start < ev->start) {
-			if (!mapping_copy(&tm->m[tm->n], o))
-				goto fail;
+			mapping_copy(&tm->m[tm->n], o);
 			tm->m[tm->n++].end = ev->start;
 		}
 		if (o->end > ev->end) {
-			if (!mapping_copy(&tm->m[tm->n], o))
-				goto fail;
+			mapping_copy(&tm->m[tm->n], o);
 			tm->m[tm->n].pgoff += ev->end - o->start;
 			tm->m[tm->n++].start = ev->end;
 		}
@@ -294,19 +286,15 @@ static struct task_maps *apply_mmap(struct decoder *d, const struct task_maps *c
 		m->start = ev->start;
 		m->end = ev->end;
 		m->pgoff = ev->pgoff;
-		m->path = strdup(ev->name);
-		m->local = ev->local ? strdup(ev->local) : NULL;
-		if (!m->path || (ev->local && !m->local))
-			goto fail;
+		/* the event's own, in the log: interned (space_insert()) */
+		m->path = str_ref(ev->name);
+		m->local = str_ref(ev->local);
 		if (ev->build_id_len <= sizeof(m->build_id)) {
 			m->build_id_len = ev->build_id_len;
 			memcpy(m->build_id, ev->build_id, ev->build_id_len);
 		}
 	}
 	return tm;
-fail:
-	version_free(tm);
-	return NULL;
 }
 
 static struct task_maps *version_copy(const struct task_maps *from, uint32_t pid,
@@ -321,12 +309,8 @@ static struct task_maps *version_copy(const struct task_maps *from, uint32_t pid
 		tm->unknown = true;
 		return tm;
 	}
-	for (i = 0; i < from->n; i++) {
-		if (!mapping_copy(&tm->m[tm->n++], &from->m[i])) {
-			version_free(tm);
-			return NULL;
-		}
-	}
+	for (i = 0; i < from->n; i++)
+		mapping_copy(&tm->m[tm->n++], &from->m[i]);
 	return tm;
 }
 
@@ -342,6 +326,31 @@ struct sb_entry {
 	struct sb_event ev;		/* name and local owned */
 	struct task_maps *snap;		/* SB_FORK: the parent's space then */
 };
+
+/*
+ * Every version holds its own copy of the process's mappings, and a
+ * late event rebuilds the versions after it: a hostile recording (or a
+ * process that keeps remapping code) could make that grow without
+ * bound.  So they are budgeted in bytes, all processes together: the
+ * versions, a mapping's worth for each and one for each of its
+ * mappings (as 2^20 of them and their mappings were, counted), and
+ * the names of the events, each held once however many versions map
+ * it (intern.c).  A count alone let each of a million copies hold a
+ * path of 4 KiB (tests/mkbomb.c paths).  Past a budget, a process's
+ * space is given up: unknown from then on, its maps come from /proc
+ * as for an untracked one.
+ */
+#define SPACE_BYTES_BUDGET	(((size_t)1 << 20) * sizeof(struct mapping))	/* 96 MiB */
+#define SPACE_NAMES_BUDGET	((size_t)64 << 20)
+#define SPACE_EVENTS_MAX	(1U << 14)	/* events of one process */
+#define VERSION_BYTES(n)	(((size_t)(n) + 1) * sizeof(struct mapping))
+/* The most interning an event's names can take of the budget (intern.c). */
+#define NAME_BYTES(s)		((s) ? strlen(s) + 64 : 0)
+
+static bool space_over_budget(const struct decoder *d)
+{
+	return d->space_bytes > SPACE_BYTES_BUDGET || d->space_names > SPACE_NAMES_BUDGET;
+}
 
 /* The version after e, given the one before; prev itself if unchanged. */
 static struct task_maps *apply(struct decoder *d, struct task_maps *prev,
@@ -362,20 +371,10 @@ static struct task_maps *apply(struct decoder *d, struct task_maps *prev,
 	}
 	if (!tm)
 		return prev;
-	d->space_maps += tm->n + 1;	/* the version and its mappings */
+	d->space_bytes += VERSION_BYTES(tm->n);
 	tm->older = prev;
 	return tm;
 }
-
-/*
- * Every version holds its own copy of the process's mappings, and a
- * late event rebuilds the versions after it: a hostile recording (or a
- * process that keeps remapping code) could make that grow without
- * bound.  Past these, a process's space is given up: unknown from then
- * on, its maps come from /proc as for an untracked one.
- */
-#define SPACE_MAPS_BUDGET	(1U << 20)	/* versions + their mappings, all processes */
-#define SPACE_EVENTS_MAX	(1U << 14)	/* events of one process */
 
 static void space_give_up(struct decoder *d, struct space *sp)
 {
@@ -450,7 +449,7 @@ static void children_rebuild(struct decoder *d, uint32_t pid, uint64_t t,
 
 			if (e->ev.kind != SB_FORK || e->ev.ppid != pid || e->ev.time < t)
 				continue;
-			if (d->space_maps > SPACE_MAPS_BUDGET) {
+			if (space_over_budget(d)) {
 				space_give_up(d, sp);
 				break;
 			}
@@ -549,12 +548,14 @@ static void links_free(struct space_link *l)
 static void space_insert(struct decoder *d, struct space *sp, const struct sb_event *ev,
 			 struct task_maps *snap)
 {
+	size_t i, added, added_local = 0;
 	struct sb_entry *e;
-	size_t i;
+	char *name, *local = NULL;
 
 	if (sp->full)
 		goto fail;
-	if (d->space_maps > SPACE_MAPS_BUDGET || sp->n >= SPACE_EVENTS_MAX) {
+	if (space_over_budget(d) || sp->n >= SPACE_EVENTS_MAX ||
+	    d->space_names + NAME_BYTES(ev->name) + NAME_BYTES(ev->local) > SPACE_NAMES_BUDGET) {
 		space_give_up(d, sp);
 		goto fail;
 	}
@@ -576,17 +577,28 @@ static void space_insert(struct decoder *d, struct space *sp, const struct sb_ev
 	for (i = sp->n; i > 0 && sp->log[i - 1].ev.time > ev->time; i--)
 		;
 	/* what rebuilding the versions after it may cost, at most */
-	if (d->space_maps + (sp->n - i + 1) * (sp->newest->n + 3) > SPACE_MAPS_BUDGET) {
+	if (d->space_bytes + (sp->n - i + 1) * VERSION_BYTES(sp->newest->n + 2) >
+	    SPACE_BYTES_BUDGET) {
 		space_give_up(d, sp);
 		goto fail;
 	}
+	/* the log's names, shared with the mappings made of them */
+	name = str_intern(ev->name ? ev->name : "", &added);
+	if (ev->local)
+		local = str_intern(ev->local, &added_local);
+	if (!name || (ev->local && !local)) {
+		str_put(name);
+		str_put(local);
+		goto fail;
+	}
+	d->space_names += added + added_local;
 	memmove(&sp->log[i + 1], &sp->log[i], (sp->n - i) * sizeof(*sp->log));
 	memmove(&sp->vers[i + 1], &sp->vers[i], (sp->n - i) * sizeof(*sp->vers));
 	sp->n++;
 	e = &sp->log[i];
 	e->ev = *ev;
-	e->ev.name = strdup(ev->name ? ev->name : "");
-	e->ev.local = ev->local ? strdup(ev->local) : NULL;
+	e->ev.name = name;
+	e->ev.local = local;
 	e->snap = snap;
 	space_rebuild(d, sp, i);
 	if (ev->kind == SB_FORK) {
@@ -686,7 +698,9 @@ bool space_event_later(struct decoder *d, const struct sb_event *ev, uint64_t up
 	if (parent && parent->newest)
 		maps += parent->newest->n;
 	return events < SPACE_EVENTS_MAX &&
-	       d->space_maps + events * maps <= SPACE_MAPS_BUDGET;
+	       d->space_bytes + events * maps * sizeof(struct mapping) <= SPACE_BYTES_BUDGET &&
+	       d->space_names + NAME_BYTES(ev->name) + NAME_BYTES(ev->local) <=
+	       SPACE_NAMES_BUDGET;
 }
 
 bool space_event(struct decoder *d, const struct sb_event *ev)
@@ -811,7 +825,7 @@ bool space_seed(struct decoder *d, uint32_t pid)
 		ev.build_id_len = 0;
 		mapping_identify(d, &ev);
 		space_event(d, &ev);
-		free((char *)ev.local);
+		str_put(ev.local);
 		ev.local = NULL;
 	}
 	fclose(fp);
@@ -838,8 +852,8 @@ void spaces_free(struct decoder *d)
 				version_free(tm);
 			}
 			for (k = 0; k < sp->n; k++) {
-				free((char *)sp->log[k].ev.name);
-				free((char *)sp->log[k].ev.local);
+				str_put(sp->log[k].ev.name);
+				str_put(sp->log[k].ev.local);
 				if (sp->log[k].snap)
 					version_free(sp->log[k].snap);
 			}

@@ -18,6 +18,7 @@
 #include "types.h"
 #include "images.h"
 #include "symbols.h"
+#include "usyms.h"
 #include "cfi.h"
 
 /* DWARF register number -> perfregs, for each ABI's register file */
@@ -99,12 +100,15 @@ bool unwind_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *a
  * tests) unwinds every sample with libdwfl.
  */
 /*
- * The modules and their CFI are the symbols' (mapping_module()), shared
+ * The modules and their CFI are the symbols' (mapping_shared()), shared
  * by the decoding threads, and libdw and libelf cache what they read of
  * a module without a lock of their own: every call into them here takes
- * the symbols' lock (symbols_lock()), the one symbols.c reads the same
- * modules' tables under.  Each thread keeps the rows it derived (struct
- * dthread), so once warm a thread takes it only for a new address.
+ * the symbols' lock (symbols_lock()), the one usyms.c reads the same
+ * modules' tables under, and asks for the module under it (usyms.c may
+ * have closed it since, and opens it again).  Each thread keeps the
+ * rows it derived (struct dthread), keyed by the file's entry, which
+ * stays as long as the decoder, so once warm a thread takes the lock
+ * only for a new address.
  */
 enum { RULE_AT = 1, RULE_VAL, RULE_REG };	/* and undefined, the same */
 enum { ROW_FREE, ROW_FAST, ROW_SLOW, ROW_NONE };
@@ -121,7 +125,7 @@ enum { ROW_FREE, ROW_FAST, ROW_SLOW, ROW_NONE };
  * the cache in two lines: 24% of the fast path's time on xz's samples.
  */
 struct cfi_row {
-	const Dwarf_CFI *cfi;		/* key: the file's CFI */
+	const struct dwfl_entry *file;	/* key: the file (usyms.c) */
 	uint64_t pc;			/* key: the address in the file */
 	uint8_t nregs;			/* key: 17 or 9 */
 	uint8_t state;			/* ROW_*; NONE: no FDE there */
@@ -341,9 +345,9 @@ out:
 	free(fr);
 }
 
-static unsigned int row_hash(const Dwarf_CFI *cfi, uint64_t pc, unsigned int nregs)
+static unsigned int row_hash(const struct dwfl_entry *file, uint64_t pc, unsigned int nregs)
 {
-	uint64_t h = (pc ^ (uintptr_t)cfi * 31 ^ nregs) * 0x9e3779b97f4a7c15ULL;
+	uint64_t h = (pc ^ (uintptr_t)file * 31 ^ nregs) * 0x9e3779b97f4a7c15ULL;
 
 	return (unsigned int)(h >> 32);
 }
@@ -367,7 +371,7 @@ static bool rows_grow(struct cfi_rules *t)
 
 		if (r->state == ROW_FREE)
 			continue;
-		for (h = row_hash(r->cfi, r->pc, r->nregs) & (cap - 1); row[h].state;
+		for (h = row_hash(r->file, r->pc, r->nregs) & (cap - 1); row[h].state;
 		     h = (h + 1) & (cap - 1))
 			;
 		row[h] = *r;
@@ -379,15 +383,20 @@ static bool rows_grow(struct cfi_rules *t)
 }
 
 /*
- * The row at pc of cfi for nregs registers, if the fast path takes it;
- * else NULL, with *none set when cfi has no row there at all.
+ * The row at pc of the .eh_frame of file for nregs registers, if the
+ * fast path takes it; else NULL, with *none set when the file has no
+ * row there at all (or no .eh_frame).
  */
-static const struct cfi_row *row_for(struct dthread *th, Dwarf_CFI *cfi, uint64_t pc,
+static const struct cfi_row *row_for(struct decoder *d, struct dthread *th,
+				     struct dwfl_entry *file, uint64_t pc,
 				     unsigned int nregs, bool *none)
 {
 	struct cfi_rules *t = th->cfi_rules;
+	Dwfl_Module *mod;
+	Dwarf_CFI *cfi;
 	struct cfi_row *r;
 	unsigned int h;
+	Dwarf_Addr b;
 
 	/* without memory for the row: not "no row", libdwfl's sample */
 	*none = false;
@@ -398,19 +407,26 @@ static const struct cfi_row *row_for(struct dthread *th, Dwarf_CFI *cfi, uint64_
 	}
 	if ((t->used + 1) * 4 > t->cap * 3 && !rows_grow(t))
 		return NULL;
-	for (h = row_hash(cfi, pc, nregs) & (t->cap - 1);; h = (h + 1) & (t->cap - 1)) {
+	for (h = row_hash(file, pc, nregs) & (t->cap - 1);; h = (h + 1) & (t->cap - 1)) {
 		r = &t->row[h];
 		if (r->state == ROW_FREE)
 			break;
-		if (r->pc == pc && r->cfi == cfi && r->nregs == nregs)
+		if (r->pc == pc && r->file == file && r->nregs == nregs)
 			goto found;
 	}
-	r->cfi = cfi;
+	r->file = file;
 	r->pc = pc;
 	r->nregs = (uint8_t)nregs;
 	symbols_lock();
-	row_derive(r, cfi, pc);
+	mod = usyms_module_locked(d, file);
+	cfi = mod ? dwfl_module_eh_cfi(mod, &b) : NULL;
+	if (cfi)
+		row_derive(r, cfi, pc);
+	else if (mod)
+		r->state = ROW_NONE;	/* no .eh_frame */
 	symbols_unlock();
+	if (!mod)
+		return NULL;	/* no longer there to read: libdwfl's sample */
 	t->used++;
 found:
 	*none = r->state == ROW_NONE;
@@ -624,28 +640,25 @@ bool fast_unwind(struct decoder *d, struct dthread *th, struct unwinder *u)
 		const struct cfi_row *r;
 		struct fast_mod *fm;
 		bool cfa_ok, none;
-		Dwarf_Addr b;
 
 		r = NULL;
 		fm = fast_mod_at(u, look);
 		if (fm) {
 			if (!fm->known) {
-				fm->shared = fm->m ? mapping_module(d, fm->m) : NULL;
-				symbols_lock();
-				fm->eh = fm->shared ? dwfl_module_eh_cfi(fm->shared, &b) : NULL;
-				symbols_unlock();
+				fm->shared = fm->m ? mapping_shared(d, fm->m) : NULL;
 				fm->known = true;
 			}
 			if (!fm->shared)
 				return false;
-			none = true;
-			if (fm->eh)
-				r = row_for(th, fm->eh, look - fm->bias, nregs, &none);
+			r = row_for(d, th, fm->shared, look - fm->bias, nregs, &none);
 			if (!r && !none)
 				return false;	/* a row the fast path does not take */
 			if (!r && !fm->dw_known) {
+				Dwfl_Module *mod;
+
 				symbols_lock();
-				fm->dw = debug_frame_cfi(fm->shared);
+				mod = usyms_module_locked(d, fm->shared);
+				fm->dw = mod && debug_frame_cfi(mod);
 				symbols_unlock();
 				fm->dw_known = true;
 			}

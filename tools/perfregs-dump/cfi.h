@@ -35,8 +35,8 @@ struct fast_mod {
 	uint64_t lo, hi;	/* the module's addresses, as libdwfl has them */
 	uint64_t bias;		/* its load bias: CFI addresses are pc - bias */
 	struct mapping *m;	/* the mapping that reported it */
-	Dwfl_Module *shared;	/* its file's module, shared (mapping_module()) */
-	Dwarf_CFI *eh, *dw;	/* the shared module's .eh_frame, .debug_frame */
+	struct dwfl_entry *shared;	/* its file's module, shared (mapping_shared()) */
+	bool dw;		/* which has a .debug_frame */
 	bool known, dw_known;
 };
 

@@ -8,6 +8,7 @@
 #include "images.h"
 #include "vdso.h"
 #include "symbols.h"
+#include "usyms.h"
 #include "aspace.h"
 #include "unwind.h"
 #include "folded.h"
@@ -19,8 +20,8 @@
 /*
  * Everything the modules made for d, each freed by its own module.  Files
  * are closed in the order they always were: the vDSO memfds, then the
- * unwinders' Dwfls, then the Dwfls per file and the deleted files held
- * open (symbols_free()).
+ * unwinders' Dwfls, then the Dwfls per file (usyms_free()) and the
+ * deleted files held open (symbols_free()).
  */
 void decoder_free(struct decoder *d)
 {
@@ -28,6 +29,7 @@ void decoder_free(struct decoder *d)
 	spaces_free(d);
 	blobs_free(d);
 	unwind_free(d);
+	usyms_free(d);
 	symbols_free(d);
 	folded_free(d);
 	rec_info_free(&d->info);

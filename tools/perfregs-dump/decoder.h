@@ -7,11 +7,13 @@
  * the lines below; tests/layers.py also checks that no object calls into
  * a higher layer).  Lowest first:
  *
- * layer 0: types util outfile rec-format tool learnt diag - the shared types (struct decoder...);
- *          put_hex(); the output files, made safely
+ * layer 0: types util outfile intern safetext rec-format tool learnt diag - the shared types
+ *          (struct decoder...); put_hex(); the output files, made safely; the shared
+ *          copies of mappings' paths; which characters of a name may reach a terminal
  * layer 1: images vdso regs_x86 rec-read rec-write - ELF files, images; vDSO images; registers;
  *          a recording's reader and writer
- * layer 2: symbols - /proc maps; a mapping's file, base, symbols; kallsyms
+ * layer 2: symbols usyms - /proc maps; a mapping's file and base; kallsyms; the Dwfl
+ *          and symbols of each file
  * layer 3: aspace - address spaces from side-band events; a sample's maps
  * layer 4: cfi - --call-graph dwarf's fast path: CFI rows per file and address
  * layer 5: unwind sideband folded - --call-graph dwarf (libdwfl, over cfi); the live side-band

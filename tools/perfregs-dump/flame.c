@@ -34,8 +34,10 @@
  * Names are bytes from a recording that nobody vouches for.  They go
  * only into the text of <title> and <text> elements, escaped (& < > " '
  * all as entities) and as UTF-8 that an XML parser takes: a byte that
- * is no part of UTF-8, and each code point XML 1.0 has no room for,
- * becomes U+FFFD, as Python's decode("utf-8", "replace") makes them.  No
+ * is no part of UTF-8, each code point XML 1.0 has no room for, and
+ * each control (safetext.c: but for a tab, which XML has room for)
+ * becomes U+FFFD, as Python's decode("utf-8", "replace") makes the
+ * first, so that the text of a frame shows no control anywhere.  No
  * name is ever put in an attribute, the CSS or the script: the script
  * reads names out of the titles as text and writes them back as text
  * (textContent), so no name can add an element or run as script.
@@ -55,6 +57,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "types.h"
+#include "safetext.h"
 #include "outfile.h"
 #include "folded.h"
 #include "flame.h"
@@ -101,9 +104,10 @@ static uint32_t shared_frames(const char *a, const char *b)
  * The code point at s (len > 0 bytes), its bytes in *adv.  U+FFFD for a
  * byte that begins no UTF-8 sequence, for a sequence cut short (as
  * Unicode recommends, and Python does: one for its longest valid start),
- * and for what XML 1.0 cannot hold: C0 controls (folded.c leaves none;
- * names may come from elsewhere one day), U+FFFE and U+FFFF.  Overlong
- * forms and surrogates fail at their second byte.
+ * for what XML 1.0 cannot hold, U+FFFE and U+FFFF, and for the controls
+ * but a tab (C0, DEL, C1: folded.c leaves none; names may come from
+ * elsewhere one day).  Overlong forms and surrogates fail at their
+ * second byte.
  */
 static uint32_t next_cp(const unsigned char *s, size_t len, size_t *adv)
 {
@@ -113,7 +117,7 @@ static uint32_t next_cp(const unsigned char *s, size_t len, size_t *adv)
 
 	*adv = 1;
 	if (s[0] < 0x80)
-		return s[0] < 0x20 && s[0] != '\t' ? 0xfffd : s[0];
+		return cp_control(s[0]) && s[0] != '\t' ? 0xfffd : s[0];
 	if (s[0] >= 0xc2 && s[0] <= 0xdf) {
 		need = 1;
 		cp = s[0] & 0x1f;
@@ -138,7 +142,7 @@ static uint32_t next_cp(const unsigned char *s, size_t len, size_t *adv)
 		lo = 0x80;
 		hi = 0xbf;
 	}
-	return cp == 0xfffe || cp == 0xffff ? 0xfffd : cp;
+	return cp == 0xfffe || cp == 0xffff || cp_control(cp) ? 0xfffd : cp;
 }
 
 static size_t count_cps(const char *s, size_t len)

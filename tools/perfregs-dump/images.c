@@ -213,12 +213,18 @@ int open_regular(const char *path)
 struct Dwfl_Module *report_elf(struct Dwfl *dwfl, const char *name, const char *path,
 			       uint64_t base)
 {
-	unsigned char id[EI_NIDENT];
-	Dwfl_Module *mod;
 	int fd = open_regular(path);
 
-	if (fd < 0)
-		return NULL;
+	return fd < 0 ? NULL : report_elf_fd(dwfl, name, path, fd, base);
+}
+
+/* The same of fd, a regular file open for reading: libdwfl's, or closed. */
+struct Dwfl_Module *report_elf_fd(struct Dwfl *dwfl, const char *name, const char *path,
+				  int fd, uint64_t base)
+{
+	unsigned char id[EI_NIDENT];
+	Dwfl_Module *mod;
+
 	if (pread(fd, id, sizeof(id), 0) != sizeof(id) || memcmp(id, ELFMAG, SELFMAG) ||
 	    id[EI_CLASS] == ELFCLASSNONE || id[EI_CLASS] >= ELFCLASSNUM ||
 	    id[EI_DATA] == ELFDATANONE || id[EI_DATA] >= ELFDATANUM ||

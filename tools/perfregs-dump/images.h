@@ -17,6 +17,8 @@ struct Dwfl;
 struct Dwfl_Module;
 struct Dwfl_Module *report_elf(struct Dwfl *dwfl, const char *name, const char *path,
 			       uint64_t base);
+struct Dwfl_Module *report_elf_fd(struct Dwfl *dwfl, const char *name, const char *path,
+				  int fd, uint64_t base);
 int elf_facts_of_file(const char *path, struct elf_facts *f);
 int elf_peek(const char *path, struct elf_facts *f, uint8_t *id, uint8_t *len);
 int elf_peek_fd(int fd, struct elf_facts *f, uint8_t *id, uint8_t *len);

@@ -13,6 +13,7 @@
 #include "unwind.h"
 #include "folded.h"
 #include "resolve.h"
+#include "safetext.h"
 #include "output.h"
 
 static const char *const lost_names[PERFREGS_LOST_MAX] = {
@@ -174,65 +175,44 @@ static uint64_t reg_value(enum layout layout, uint64_t v)
 }
 
 /*
- * The length of the well-formed UTF-8 sequence at s, of at most n bytes,
- * or 0 (Unicode's table 3-7: no overlong form, no surrogate D800-DFFF,
- * nothing above U+10FFFF, no sequence cut short).  A NUL is no
- * continuation byte: nothing past the end of s is read.
- */
-static size_t utf8_len(const unsigned char *s, size_t n)
-{
-	unsigned char lo = 0x80, hi = 0xbf;
-	size_t len, i;
-
-	if (s[0] < 0xc2 || s[0] > 0xf4)
-		return 0;
-	len = s[0] < 0xe0 ? 2 : s[0] < 0xf0 ? 3 : 4;
-	if (s[0] == 0xe0)
-		lo = 0xa0;	/* overlong below U+0800 */
-	else if (s[0] == 0xed)
-		hi = 0x9f;	/* surrogates */
-	else if (s[0] == 0xf0)
-		lo = 0x90;	/* overlong below U+10000 */
-	else if (s[0] == 0xf4)
-		hi = 0x8f;	/* above U+10FFFF */
-	if (n < len || s[1] < lo || s[1] > hi)
-		return 0;
-	for (i = 2; i < len; i++)
-		if (s[i] < 0x80 || s[i] > 0xbf)
-			return 0;
-	return len;
-}
-
-/*
  * s (at most max bytes) as a JSON string; writes at most 6 * max + 2.
- * Well-formed UTF-8 goes out as it is; any other byte from 0x80 up, the
- * controls and DEL as \u00XX of the byte (docs/json-schema.md).
+ * Well-formed UTF-8 goes out as it is, but for the C1 controls (U+0080
+ * to U+009F), which are \u00XX of their code point, as the C0 controls
+ * and DEL; any other byte from 0x80 up is \u00XX of the byte
+ * (docs/json-schema.md).  So no control reaches a terminal that shows
+ * the line.
  */
 static char *put_json(char *p, const char *s, size_t max)
 {
 	static const char digits[] = "0123456789abcdef";
 	size_t i, n;
+	uint32_t cp;
+	bool control;
 
 	*p++ = '"';
 	for (i = 0; i < max && s[i]; i++) {
 		unsigned char c = s[i];
 
-		n = c >= 0x80 ? utf8_len((const unsigned char *)s + i, max - i) : 0;
 		if (c == '"' || c == '\\') {
 			*p++ = '\\';
 			*p++ = c;
-		} else if (n) {
-			memcpy(p, s + i, n);
-			p += n;
-			i += n - 1;
-		} else if (c < 0x20 || c >= 0x7f) {
+			continue;
+		}
+		if (c >= 0x20 && c < 0x7f) {
+			*p++ = c;
+			continue;
+		}
+		n = text_char((const unsigned char *)s + i, max - i, &cp, &control);
+		if (control || n == 1) {	/* a control, or a byte of no UTF-8 */
 			memcpy(p, "\\u00", 4);
-			p[4] = digits[c >> 4];
-			p[5] = digits[c & 15];
+			p[4] = digits[cp >> 4 & 15];
+			p[5] = digits[cp & 15];
 			p += 6;
 		} else {
-			*p++ = c;
+			memcpy(p, s + i, n);
+			p += n;
 		}
+		i += n - 1;
 	}
 	*p++ = '"';
 	return p;
@@ -656,32 +636,43 @@ static char *out_simd(char *p, enum out_format fmt, const struct sample_simd *v)
 
 /*
  * Text output goes to terminals: a comm, a symbol or a path comes from
- * the sampled system or a recording, anyone's, and its control bytes
- * (an ESC that starts a sequence, a CR that rewrites the line) are shown
- * as '?'.  JSON escapes them, -f folded makes them '_'.
+ * the sampled system or a recording, anyone's, and each of its controls
+ * (an ESC that starts a sequence, a CR that rewrites the line, a C1 CSI
+ * as UTF-8 or as a byte of no UTF-8: safetext.c) is shown as one '?',
+ * in place.  Its new length.  JSON escapes them, -f folded makes them '_'.
  */
 static size_t text_safe(char *s)
 {
 	const uint64_t ones = 0x0101010101010101ULL, high = 0x8080808080808080ULL;
-	size_t len = strlen(s), i = 0;
+	size_t len = strlen(s), i = 0, o, n;
 	uint64_t w, del;
+	uint32_t cp;
+	bool control;
 
 	/*
 	 * Eight bytes a step while none of them can be one to replace (a
 	 * test that may say so wrongly, never that none is when one is): a
 	 * byte at a time was 15% of the instructions of decoding xz's
-	 * samples to text with --call-graph dwarf.
+	 * samples to text with --call-graph dwarf.  A byte from 0x80 up
+	 * is looked at.
 	 */
 	for (; i + 8 <= len; i += 8) {
 		memcpy(&w, s + i, 8);
 		del = w ^ (ones * 0x7f);
-		if ((((w - ones * ' ') & ~w) | ((del - ones) & ~del)) & high)
+		if ((((w - ones * ' ') & ~w) | ((del - ones) & ~del) | w) & high)
 			break;
 	}
-	for (; i < len; i++)
-		if ((unsigned char)s[i] < ' ' || s[i] == 0x7f)
-			s[i] = '?';
-	return len;
+	for (o = i; i < len; i += n) {
+		n = text_char((const unsigned char *)s + i, len - i, &cp, &control);
+		if (control) {
+			s[o++] = '?';
+		} else {
+			memmove(s + o, s + i, n);
+			o += n;
+		}
+	}
+	s[o] = 0;
+	return o;
 }
 
 static void out_callchain(struct decoder *d, struct dthread *t,

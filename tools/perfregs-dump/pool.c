@@ -72,6 +72,7 @@
 #include "types.h"
 #include "unwind.h"
 #include "symbols.h"
+#include "usyms.h"
 #include "folded.h"
 #include "output.h"
 #include "pool.h"
@@ -243,7 +244,7 @@ static void *worker_main(void *arg)
 		pthread_cond_signal(&p->done);	/* only the reading thread waits */
 	}
 	pthread_mutex_unlock(&p->lock);
-	symbols_thread_free();	/* this thread's, keyed by the decoder's entries */
+	usyms_thread_free();	/* this thread's, keyed by the decoder's entries */
 	return NULL;
 }
 

@@ -31,10 +31,12 @@
 #include <string.h>
 #include <unistd.h>
 #include <zlib.h>
+#include <limits.h>
 #include "profile.pb-c.h"
 #include "types.h"
 #include "images.h"
 #include "symbols.h"
+#include "usyms.h"
 #include "aspace.h"
 #include "unwind.h"
 #include "folded.h"
@@ -399,7 +401,7 @@ static int64_t loc_id(struct pprof *p, uint32_t map, uint64_t address, const cha
 	struct loc_key key = { map, address };
 	uint64_t h = mix(mix(0x51, map), address);
 	int64_t i = tab_find(p, T_LOC, h, &key), name, file = 0, func = 0;
-	const char *src;
+	char src[PATH_MAX];
 	struct pp_loc *e;
 	int line = 0;
 
@@ -410,7 +412,8 @@ static int64_t loc_id(struct pprof *p, uint32_t map, uint64_t address, const cha
 		if (name < 0)
 			return -1;
 		/* --no-symbols: no file read for names, nor for lines */
-		if (m && p->d->o.symbols && !mapping_source(p->d, m, address, &src, &line))
+		if (m && p->d->o.symbols &&
+		    !mapping_source(p->d, m, address, src, sizeof(src), &line))
 			file = str_id(p, src, strlen(src));
 		else
 			line = 0;

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include "intern.h"
 #include "rec-format.h"
 #include "rec-read.h"
 
@@ -610,7 +611,7 @@ int rec_input_short(const struct rec_input *in, uint64_t off, const char *what,
 void mappings_free(struct mapping *m, unsigned int n)
 {
 	while (m && n--)
-		free(m[n].path);
+		str_put(m[n].path);
 	free(m);
 }
 
@@ -669,7 +670,7 @@ static int item_maps(struct rec_item *it, const unsigned char *body, uint64_t bl
 		m[i].start = v[0];
 		m[i].end = v[1];
 		m[i].pgoff = v[2];
-		m[i].path = strdup((const char *)q);
+		m[i].path = str_intern((const char *)q, NULL);
 		q += (l[0] + 7) & ~7U;
 	}
 	if (!m || i < im.n) {

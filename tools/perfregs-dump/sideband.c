@@ -37,6 +37,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "types.h"
+#include "intern.h"
 #include "aspace.h"
 #include "sideband.h"
 
@@ -397,7 +398,7 @@ static void sb_record_locked(struct sideband *sb, struct decoder *d,
 	}
 	sb->events++;
 	space_event(d, &ev);
-	free((char *)ev.local);
+	str_put(ev.local);
 }
 
 static int drain_ring(struct sideband *sb, struct sb_ring *r, struct decoder *d)

@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include "types.h"
 #include "util.h"
+#include "intern.h"
 #include "images.h"
 #include "vdso.h"
 #include "learnt.h"
@@ -136,12 +137,11 @@ static bool symfs_path_ok(const char *path)
 
 /*
  * What a mapping learns lazily of its file (local, base and first, syms,
- * and the symbol table of its dwfl_entry), any decoding thread may be
- * the first to ask for (--threads, pool.c): it is learnt under
- * resolve_lock, published by a release store, and read without the lock
- * once there.  The Dwfls of dwfl_cache are only used under it (unwind.c
- * takes it with symbols_lock() to read their modules' CFI), but for
- * mapping_source() (convert, one thread).  New versions of a space, and
+ * and the Dwfl and symbol table of its file, usyms.c), any decoding
+ * thread may be the first to ask for (--threads, pool.c): it is learnt
+ * under resolve_lock, published by a release store, and read without the
+ * lock once there.  The Dwfls of usyms.c are only used under it (unwind.c
+ * takes it with symbols_lock() to read their modules' CFI).  New versions of a space, and
  * the copies of mappings they hold, are made by the reading thread while
  * the workers decode only when no sample being printed can see them
  * (space_event_later()); the copies read what was learnt under this
@@ -159,8 +159,6 @@ void symbols_unlock(void)
 	pthread_mutex_unlock(&resolve_lock);
 }
 
-static char **debuginfo_path_locked(struct decoder *d);
-
 /*
  * The file to read for a mapping, here: the recorded path (under
  * --symfs if given) when its build-id matches, else the file named by
@@ -168,7 +166,7 @@ static char **debuginfo_path_locked(struct decoder *d);
  * /usr/lib/debug/.build-id/XX/REST.debug, else the recorded path; with
  * --symfs, nothing outside the root but those by build-id ("": none).
  */
-static const char *mapping_file_locked(struct decoder *d, struct mapping *m)
+const char *mapping_file_locked(struct decoder *d, struct mapping *m)
 {
 	char hex[41], path[PATH_MAX], *local;
 	const char *dir;
@@ -182,7 +180,7 @@ static const char *mapping_file_locked(struct decoder *d, struct mapping *m)
 		const struct blob *b = blob_for(d, m);
 
 		/* none: no file (a file "[vdso]" here is not it) */
-		local = strdup(b ? b->path : "");
+		local = str_intern(b ? b->path : "", NULL);
 		/* release: pairs with the acquire in mapping_file() */
 		__atomic_store_n(&m->local, local, __ATOMIC_RELEASE);
 		return local ? local : "";
@@ -226,7 +224,7 @@ static const char *mapping_file_locked(struct decoder *d, struct mapping *m)
 	 */
 	snprintf(path, sizeof(path), "%s", d->o.symfs || m->build_id_len ? "" : m->path);
 found:
-	local = strdup(path);
+	local = str_intern(path, NULL);	/* shared by the copies of m (aspace.c) */
 	/* release: pairs with the acquire in mapping_file() */
 	__atomic_store_n(&m->local, local, __ATOMIC_RELEASE);
 	return local ? local : d->o.symfs ? "" : m->path;
@@ -294,7 +292,7 @@ char *deleted_file(struct decoder *d, uint32_t pid, uint64_t start, uint64_t end
 	d->nheld++;
 named:
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	p = strdup(path);
+	p = str_intern(path, NULL);
 	return p;	/* NULL: no name, the fd stays held */
 
 fail_close:
@@ -379,7 +377,7 @@ static bool maps_from_image(struct decoder *d, const struct perfregs_rec_sample 
 		m[i].start = im->facts.exec[i].start;
 		m[i].end = im->facts.exec[i].end;
 		m[i].pgoff = im->facts.exec[i].pgoff;
-		m[i].path = strdup(im->path);
+		m[i].path = str_intern(im->path, NULL);
 		if (im->build_id_known) {
 			memcpy(m[i].build_id, im->build_id, im->build_id_len);
 			m[i].build_id_len = im->build_id_len;
@@ -435,7 +433,7 @@ static void maps_learn_locked(struct decoder *d, const struct perfregs_rec_sampl
 		m[n].start = start;
 		m[n].end = end;
 		m[n].pgoff = pgoff;
-		m[n].path = strdup(line + pos);
+		m[n].path = str_intern(line + pos, NULL);
 		m[n].local = m[n].path ? deleted_file(d, s->pid, start, end, m[n].path) : NULL;
 		/* the image's build-id was read with its ELF header */
 		if (inode == s->image_ino && dev == s->image_dev &&
@@ -462,8 +460,10 @@ static void maps_learn_locked(struct decoder *d, const struct perfregs_rec_sampl
 		struct stat st;
 		bool final;
 
-		for (i = 0; i < n; i++)
-			free((char *)m[i].path);
+		for (i = 0; i < n; i++) {
+			str_put(m[i].path);
+			str_put(m[i].local);
+		}
 		free(m);
 		m = NULL;
 		n = 0;	/* another image's maps are no answer for this one */
@@ -477,134 +477,6 @@ static void maps_learn_locked(struct decoder *d, const struct perfregs_rec_sampl
 }
 
 /*
- * Symbol tables of libdw modules, sorted for binary search: libdw's own
- * dwfl_module_addrinfo() walks the whole table on every lookup.
- */
-struct usym {
-	uint64_t start, size;
-	const char *name;	/* owned by libdw, valid while the Dwfl is */
-};
-
-struct symtab {
-	struct usym *s;
-	size_t n;
-};
-
-static int usym_cmp(const void *a, const void *b)
-{
-	const struct usym *x = a, *y = b;
-
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	return x->size < y->size ? 1 : x->size > y->size ? -1 : 0;
-}
-
-static struct symtab *symtab_read(Dwfl_Module *mod)
-{
-	struct symtab *t;
-	int i, n;
-
-	t = calloc(1, sizeof(*t));
-	if (!t)
-		return NULL;
-	n = dwfl_module_getsymtab(mod);
-	if (n > 0)
-		t->s = calloc(n, sizeof(*t->s));
-	for (i = 1; t->s && i < n; i++) {
-		GElf_Sym sym;
-		GElf_Addr addr;
-		const char *name;
-		int type;
-
-		name = dwfl_module_getsym_info(mod, i, &sym, &addr, NULL, NULL, NULL);
-		type = GELF_ST_TYPE(sym.st_info);
-		if (!name || !*name || sym.st_shndx == SHN_UNDEF ||
-		    (type != STT_FUNC && type != STT_NOTYPE && type != STT_GNU_IFUNC))
-			continue;
-		t->s[t->n].start = addr;
-		t->s[t->n].size = sym.st_size;
-		t->s[t->n].name = name;
-		t->n++;
-	}
-	if (t->n)	/* none: s may be NULL, which qsort() may not have */
-		qsort(t->s, t->n, sizeof(*t->s), usym_cmp);
-	return t;
-}
-
-/*
- * "name+0xoff" into buf, like snprintf "%s+0x%lx" (a long name is cut),
- * without printf: this runs once per decoded sample.
- */
-static void sym_offset(char *buf, size_t len, const char *name, uint64_t off)
-{
-	size_t n = strlen(name);
-
-	if (len < 20 + 1) {	/* "+0x" and 16 digits and the NUL */
-		if (len)
-			buf[0] = 0;
-		return;
-	}
-	if (n > len - 20)
-		n = len - 20;
-	memcpy(buf, name, n);
-	memcpy(buf + n, "+0x", 3);
-	*put_hex(buf + n + 3, off, 0) = 0;
-}
-
-/*
- * The function at addr in t: the last symbol starting at or below it
- * that either spans it or has no size (an asm label).
- */
-static int symtab_symbol(const struct symtab *t, uint64_t addr, uint64_t show,
-			 char *buf, size_t len)
-{
-	size_t lo = 0, hi, i;
-
-	if (!t || !t->n)
-		return -1;
-	hi = t->n;
-	while (lo < hi) {	/* first symbol starting above addr */
-		size_t mid = (lo + hi) / 2;
-
-		if (t->s[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (i = lo; i-- > 0;) {
-		const struct usym *u = &t->s[i];
-
-		if (!u->size || addr < u->start + u->size) {
-			sym_offset(buf, len, u->name, show - u->start);
-			return 0;
-		}
-		if (lo - i > 64)
-			break;
-	}
-	return -1;
-}
-
-static void symtab_free(struct symtab *t)
-{
-	if (t) {
-		free(t->s);
-		free(t);
-	}
-}
-
-/* One Dwfl per file, shared by every task that maps it (mapping_symbol()). */
-struct dwfl_entry {
-	char *path;
-	uint8_t build_id[20];	/* the key when known, else path */
-	uint8_t build_id_len;
-	uint64_t base;
-	Dwfl *dwfl;
-	Dwfl_Module *mod;
-	struct symtab *tab;	/* its symbols, sorted, once asked for */
-	struct dwfl_entry *next;
-};
-
-/*
  * Where libdw looks for separate debug files: /usr/lib/debug (by
  * build-id, .build-id/XX/REST.debug, where -dbgsym packages put them),
  * under --symfs first.  Not libdw's default, which also opens NAME.debug
@@ -612,7 +484,7 @@ struct dwfl_entry {
  * there, next to a file a recording names, hung the decoder.  "-": no
  * CRC check of .gnu_debuglink files (a build-id decides).
  */
-static char **debuginfo_path_locked(struct decoder *d)
+char **dwfl_debuginfo_path_locked(struct decoder *d)
 {
 	char buf[PATH_MAX + 64];
 
@@ -632,16 +504,10 @@ char **dwfl_debuginfo_path(struct decoder *d)
 	char **path;
 
 	pthread_mutex_lock(&resolve_lock);
-	path = debuginfo_path_locked(d);
+	path = dwfl_debuginfo_path_locked(d);
 	pthread_mutex_unlock(&resolve_lock);
 	return path;
 }
-
-static Dwfl_Callbacks dwfl_cbs = {
-	.find_elf = dwfl_build_id_find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
-	.section_address = dwfl_offline_section_address,
-};
 
 /*
  * A mapping holds file offset pgoff at start.  Which segment that is
@@ -650,15 +516,24 @@ static Dwfl_Callbacks dwfl_cbs = {
  * lld puts the code a page past its offset (LOAD 0x770 at 0x1770), so
  * start - pgoff is a page too high and every symbol and CFI lookup is
  * off by a page.  The segment is the executable PT_LOAD that holds
- * file offset pgoff (only executable mappings are kept).
+ * file offset pgoff (only executable mappings are kept), else the
+ * PT_LOAD that holds it (a mapping of the whole file from offset 0,
+ * made executable): there a file at fixed addresses (ET_EXEC) is where
+ * it says, whatever the start (libdwfl puts its module there), and
+ * another at start - pgoff, as before.  An offset in no segment says
+ * nothing of where the file is: *first_load is left alone, and the
+ * mapping names nothing (usyms.c).  Taking start - pgoff for the base
+ * of such a mapping too gave a recording a Dwfl for each start it
+ * chose (tests/mkbomb.c bases).
  */
 static uint64_t base_from_phdrs(const char *path, uint64_t start, uint64_t pgoff,
 				uint64_t *first_load)
 {
 	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE), base = start - pgoff;
-	uint64_t first = UINT64_MAX, bias = 0;
-	bool found = false;
+	uint64_t first = UINT64_MAX, bias = 0, any_bias = 0;
+	bool found = false, any = false;
 	size_t i, n;
+	GElf_Ehdr eh;
 	GElf_Phdr ph;
 	Elf *elf;
 	int fd;
@@ -668,7 +543,8 @@ static uint64_t base_from_phdrs(const char *path, uint64_t start, uint64_t pgoff
 	if (fd < 0)
 		return base;
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!elf || elf_kind(elf) != ELF_K_ELF || elf_getphdrnum(elf, &n))
+	if (!elf || elf_kind(elf) != ELF_K_ELF || elf_getphdrnum(elf, &n) ||
+	    !gelf_getehdr(elf, &eh))
 		goto out;
 	for (i = 0; i < n; i++) {
 		if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_LOAD)
@@ -680,12 +556,20 @@ static uint64_t base_from_phdrs(const char *path, uint64_t start, uint64_t pgoff
 		 * there: an mprotect() splits a text mapping, and the piece
 		 * after the split starts inside its segment.
 		 */
-		if (!found && (ph.p_flags & PF_X) && (ph.p_offset & ~(page - 1)) <= pgoff &&
-		    pgoff < ph.p_offset + ph.p_filesz) {
+		if ((ph.p_offset & ~(page - 1)) > pgoff || pgoff >= ph.p_offset + ph.p_filesz)
+			continue;
+		if (!found && (ph.p_flags & PF_X)) {
 			bias = start - ((ph.p_vaddr & ~(page - 1)) +
 					(pgoff - (ph.p_offset & ~(page - 1))));
 			found = true;
+		} else if (!any) {
+			any_bias = eh.e_type == ET_EXEC ? 0 : start - pgoff - first;
+			any = true;
 		}
+	}
+	if (!found && any) {
+		bias = any_bias;
+		found = true;
 	}
 	if (found && first != UINT64_MAX) {
 		base = bias + first;
@@ -716,184 +600,6 @@ uint64_t mapping_base(struct decoder *d, struct mapping *m)
 		pthread_mutex_unlock(&resolve_lock);
 	}
 	return m->base;
-}
-
-/*
- * A file's symbols, by its build-id when it has one (one table for a
- * file whatever name maps it: /lib and /usr/lib are the same on Debian),
- * else by the file read.
- */
-static struct dwfl_entry *dwfl_for(struct decoder *d, const struct mapping *m,
-				   const char *path, uint64_t base)
-{
-	struct dwfl_entry *e;
-
-	for (e = d->dwfl_cache; e; e = e->next)
-		if (e->base == base &&
-		    (m->build_id_len ? e->build_id_len == m->build_id_len &&
-				       !memcmp(e->build_id, m->build_id, m->build_id_len) :
-				       !e->build_id_len && !strcmp(e->path, path)))
-			return e;
-	e = calloc(1, sizeof(*e));
-	if (!e)
-		return NULL;
-	e->path = strdup(path);
-	memcpy(e->build_id, m->build_id, m->build_id_len);
-	e->build_id_len = m->build_id_len;
-	e->base = base;
-	dwfl_cbs.debuginfo_path = debuginfo_path_locked(d);
-	e->dwfl = dwfl_begin(&dwfl_cbs);
-	if (e->dwfl) {
-		dwfl_report_begin(e->dwfl);
-		e->mod = report_elf(e->dwfl, path, path, base);
-		dwfl_report_end(e->dwfl, NULL, NULL);
-	}
-	e->next = d->dwfl_cache;
-	d->dwfl_cache = e;
-	return e;
-}
-
-/*
- * The function at lookup in mapping m, "name+0xoff" from show.  Each
- * file's symbols are read once, at its own link-time addresses, and
- * shared by every process that maps it wherever ASLR put it: a Dwfl per
- * (file, load address) made libc's table be read and sorted again for
- * every process.  -1: no symbol there, -2: the file cannot be read.
- */
-static struct dwfl_entry *mapping_entry(struct decoder *d, struct mapping *m,
-					uint64_t *bias)
-{
-	uint64_t base = mapping_base(d, m);
-	/* acquire: pairs with the release below, another thread's */
-	struct dwfl_entry *e = __atomic_load_n(&m->syms, __ATOMIC_ACQUIRE);
-
-	*bias = 0;
-	if (m->first != UINT64_MAX)
-		*bias = base - m->first;	/* else: at base, as libdwfl places it */
-	if (!e) {
-		pthread_mutex_lock(&resolve_lock);
-		e = m->syms;
-		if (!e) {
-			e = dwfl_for(d, m, mapping_file_locked(d, m),
-				     m->first != UINT64_MAX ? m->first : base);
-			/* release: the entry is whole before another thread uses it */
-			__atomic_store_n(&m->syms, e, __ATOMIC_RELEASE);
-		}
-		pthread_mutex_unlock(&resolve_lock);
-	}
-	return e && e->mod ? e : NULL;
-}
-
-/*
- * The names given last, by file and address: a chain's callers are the
- * same few return addresses sample after sample, and the binary search
- * of libc's table for each was 8% of -f folded of xz's 32326 samples.
- */
-#define SYM_CACHE	1024
-
-struct sym_cache {
-	struct sym_slot {
-		const struct dwfl_entry *e;	/* NULL: empty */
-		uint64_t lookup, show;		/* the file's own addresses */
-		int ret;
-		char name[256];
-	} slot[SYM_CACHE];
-};
-
-/*
- * Each decoding thread's own (a worker's, or the reading thread's):
- * mapping_symbol() has no thread to hand it.  Its keys are a decoder's
- * entries, so it goes with them: symbols_free() empties the calling
- * thread's, and each worker's goes when it ends (pool.c).
- */
-static __thread struct sym_cache *sym_cache;
-
-int mapping_symbol(struct decoder *d, struct mapping *m, uint64_t lookup,
-		   uint64_t show, char *buf, size_t len)
-{
-	uint64_t bias;
-	struct dwfl_entry *e = mapping_entry(d, m, &bias);
-	struct sym_slot *sl;
-	struct symtab *tab;
-
-	if (!e)
-		return -2;	/* no file to read */
-	/* acquire: pairs with the release below, another thread's */
-	tab = __atomic_load_n(&e->tab, __ATOMIC_ACQUIRE);
-	if (!tab) {
-		pthread_mutex_lock(&resolve_lock);
-		tab = e->tab;
-		if (!tab) {
-			tab = symtab_read(e->mod);
-			/* release: the table is whole and sorted before it is searched */
-			__atomic_store_n(&e->tab, tab, __ATOMIC_RELEASE);
-		}
-		pthread_mutex_unlock(&resolve_lock);
-	}
-	lookup -= bias;
-	show -= bias;
-	if (len != sizeof(sl->name))
-		return symtab_symbol(tab, lookup, show, buf, len);
-	if (!sym_cache)
-		sym_cache = calloc(1, sizeof(*sym_cache));
-	if (!sym_cache)
-		return symtab_symbol(tab, lookup, show, buf, len);
-	sl = &sym_cache->slot[((lookup ^ show * 31 ^ (uintptr_t)e) *
-			       0x9e3779b97f4a7c15ULL) >> 54 & (SYM_CACHE - 1)];
-	if (sl->e != e || sl->lookup != lookup || sl->show != show) {
-		sl->e = e;
-		sl->lookup = lookup;
-		sl->show = show;
-		sl->name[0] = 0;
-		sl->ret = symtab_symbol(tab, lookup, show, sl->name, sizeof(sl->name));
-	}
-	if (!sl->ret)
-		memcpy(buf, sl->name, strlen(sl->name) + 1);
-	return sl->ret;
-}
-
-/* The calling thread's sym_cache goes: a decoder or a worker is done. */
-void symbols_thread_free(void)
-{
-	free(sym_cache);
-	sym_cache = NULL;
-}
-
-/*
- * The module of m's file in the Dwfl of its symbols, read once per file
- * whoever maps it (unwind.c takes its CFI from there); NULL when there
- * is none, or when the file it was read from is not the one m names.
- */
-Dwfl_Module *mapping_module(struct decoder *d, struct mapping *m)
-{
-	uint64_t bias;
-	struct dwfl_entry *e = mapping_entry(d, m, &bias);
-
-	return e && !strcmp(e->path, mapping_file(d, m)) ? e->mod : NULL;
-}
-
-/*
- * The source file and line of lookup in mapping m, from the line table
- * of the file's DWARF (or of its separate debug file, found as the
- * symbols' are): 0, or -1 when there is none.  *file is libdw's, valid
- * until symbols_free().  The same Dwfl as the symbols': a file's line
- * tables are read once, whoever maps it.
- */
-int mapping_source(struct decoder *d, struct mapping *m, uint64_t lookup,
-		   const char **file, int *line)
-{
-	uint64_t bias;
-	struct dwfl_entry *e = mapping_entry(d, m, &bias);
-	Dwfl_Line *l;
-
-	if (!e)
-		return -1;
-	l = dwfl_module_getsrc(e->mod, lookup - bias);
-	if (!l)
-		return -1;
-	*line = 0;
-	*file = dwfl_lineinfo(l, NULL, line, NULL, NULL, NULL);
-	return *file && **file ? 0 : -1;
 }
 
 /*
@@ -1165,11 +871,10 @@ int kernel_symbol(struct decoder *d, const struct dthread *t, uint64_t ip, char 
 
 /*
  * What this file made for d: the task maps from /proc, the deleted files
- * kept open, the kernel symbols, the Dwfl and symbol table per file.
+ * kept open, the kernel symbols.
  */
 void symbols_free(struct decoder *d)
 {
-	struct dwfl_entry *e;
 	unsigned int i, j;
 	size_t k;
 
@@ -1179,8 +884,8 @@ void symbols_free(struct decoder *d)
 
 			d->maps[i] = tm->next;
 			for (j = 0; j < tm->n; j++) {
-				free(tm->m[j].path);
-				free(tm->m[j].local);
+				str_put(tm->m[j].path);
+				str_put(tm->m[j].local);
 			}
 			free(tm->m);
 			free(tm);
@@ -1191,15 +896,6 @@ void symbols_free(struct decoder *d)
 			free(d->ksyms[k].name);
 	free(d->ksyms);
 	free(d->ksyms_blob);
-	symbols_thread_free();
-	while ((e = d->dwfl_cache)) {
-		d->dwfl_cache = e->next;
-		symtab_free(e->tab);
-		if (e->dwfl)
-			dwfl_end(e->dwfl);
-		free(e->path);
-		free(e);
-	}
 	while (d->nheld)
 		close(d->held[--d->nheld].fd);
 	free(d->debuginfo_path);

@@ -16,7 +16,10 @@ int maps_line(const char *line, uint64_t *start, uint64_t *end, char perms[8],
 	      uint64_t *pgoff, uint32_t *dev, uint64_t *inode, int *pos);
 int file_build_id(const char *path, uint8_t *id, uint8_t *len);
 const char *mapping_file(struct decoder *d, struct mapping *m);
+/* The same, with symbols_lock() held; "" for none */
+const char *mapping_file_locked(struct decoder *d, struct mapping *m);
 char **dwfl_debuginfo_path(struct decoder *d);
+char **dwfl_debuginfo_path_locked(struct decoder *d);	/* symbols_lock() held */
 char *deleted_file(struct decoder *d, uint32_t pid, uint64_t start, uint64_t end,
 		   const char *name);
 /*
@@ -24,11 +27,6 @@ char *deleted_file(struct decoder *d, uint32_t pid, uint64_t start, uint64_t end
  * the base libdwfl's dwfl_report_elf() takes (add_p_vaddr false).
  */
 uint64_t mapping_base(struct decoder *d, struct mapping *m);
-int mapping_symbol(struct decoder *d, struct mapping *m, uint64_t lookup,
-		   uint64_t show, char *buf, size_t len);
-struct Dwfl_Module *mapping_module(struct decoder *d, struct mapping *m);
-int mapping_source(struct decoder *d, struct mapping *m, uint64_t lookup,
-		   const char **file, int *line);
 int kernel_symbol(struct decoder *d, const struct dthread *t, uint64_t ip, char *buf,
 		  size_t len);
 bool ksyms_full(const struct decoder *d);	/* the next ksym_add() moves them */
@@ -39,8 +37,7 @@ void ksyms_load(struct decoder *d);
 const struct ksym *ksym_find(struct decoder *d, uint64_t ip);
 void symbols_free(struct decoder *d);
 void ksyms_settle(struct decoder *d);	/* merge them, if due */
-void symbols_thread_free(void);
-void symbols_lock(void);	/* around libdw calls on mapping_module()'s */
-void symbols_unlock(void);	/* the calling thread's caches */
+void symbols_lock(void);	/* around libdw calls on usyms.c's modules */
+void symbols_unlock(void);	/* and what mappings learn of their files */
 
 #endif

@@ -97,7 +97,7 @@ struct mapping {
 	uint8_t build_id[20];	/* GNU build-id of the file, if any */
 	uint8_t build_id_len;
 	char *local;		/* the file to read here, once resolved */
-	struct dwfl_entry *syms;	/* its symbol table, once opened */
+	struct dwfl_entry *syms;	/* its file's symbols, once found (usyms.c) */
 	uint64_t base;		/* where its first PT_LOAD is, once known */
 	uint64_t first;		/* its own address, UINT64_MAX if not found */
 	bool base_known;
@@ -322,7 +322,8 @@ struct decoder {
 	uint64_t rebuild_stamp;		/* children_rebuild()'s, per late event */
 	struct blob *blobs;		/* vDSO images */
 	unsigned int nblobs;
-	size_t space_maps;		/* mapping copies in versions (aspace.c) */
+	size_t space_bytes;		/* of the versions of spaces (aspace.c) */
+	size_t space_names;		/* of the names of their events */
 	uint64_t sb_lost;		/* side-band events the kernel dropped */
 	struct held {			/* deleted files kept open (deleted_file()) */
 		int fd;
@@ -331,10 +332,10 @@ struct decoder {
 	} held[HELD_MAX];
 	unsigned int nheld;
 	/*
-	 * The caches of symbols.c, shared by the decoding threads (see
+	 * The caches of usyms.c, shared by the decoding threads (see
 	 * mapping_file()), and the decoder's own thread's (unwind.c).
 	 */
-	struct dwfl_entry *dwfl_cache;	/* a Dwfl and symbol table per file */
+	struct usyms *usyms;		/* a Dwfl and symbol table per file */
 	struct dthread self;
 	unsigned int threads;		/* that decode samples (--threads), 0: 1 */
 	/* the workers' unwinders of tasks of more modules than a share (unwind.c) */

@@ -25,6 +25,7 @@
 #include "types.h"
 #include "images.h"
 #include "symbols.h"
+#include "usyms.h"
 #include "aspace.h"
 #include "unwind.h"
 #include "cfi.h"

@@ -28,4 +28,7 @@ static inline char *put_hex(char *p, uint64_t v, int width)
 	return p + n;
 }
 
+/* "name+0xoff" into buf (len bytes), like snprintf "%s+0x%lx", a long name cut */
+void sym_offset(char *buf, size_t len, const char *name, uint64_t off);
+
 #endif

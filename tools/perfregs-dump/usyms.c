@@ -1,0 +1,645 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The symbols of user code: one Dwfl and sorted symbol table per file,
+ * shared by every mapping of it in every process and version of an
+ * address space, a bounded number of them open at once.
+ *
+ * A file is known by what it is, not by where a recording says it was
+ * mapped: its build-id when the mapping has one (one table whatever name
+ * maps it: /lib and /usr/lib are the same on Debian), else the device
+ * and inode of the file as it is opened here; and the link-time address
+ * of its first PT_LOAD, where its module is reported (mapping_base()).
+ * A mapping whose offset lies in no segment of its file names nothing.
+ * Keyed by a base derived from the recording (start - offset, for an
+ * offset in no executable segment), 2000 mappings of libc.so.6 at starts
+ * of their own were 2000 Dwfls: 1651 MiB and 3996 open files, and under
+ * ulimit -n 1024 three quarters of the samples lost their names
+ * (tests/mkbomb.c bases).
+ *
+ * At most usyms_open_max() Dwfls are open: past that, the least recently
+ * used is closed (its file and debug file, its symbol table), and opened
+ * again from its file when asked for, if it is still the same file.  An
+ * entry itself stays until usyms_free(): the mappings that found it keep
+ * pointing at it, and the names each thread keeps (sym_cache) and the
+ * CFI rows of unwind.c are keyed by it.
+ *
+ * Threads: what is learnt here is learnt under symbols.c's lock
+ * (symbols_lock()), and so is every libdw call on an entry's Dwfl.
+ * mapping_symbol() searches a table without it, having pinned the entry
+ * (an entry pinned is not closed); unwind.c calls into libdw on an entry's
+ * module under the lock only (usyms_module_locked()), and keys what it
+ * derives by the entry.
+ */
+#include <elfutils/libdwfl.h>
+#include <errno.h>
+#include <gelf.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include "types.h"
+#include "util.h"
+#include "images.h"
+#include "symbols.h"
+#include "usyms.h"
+
+/*
+ * Symbol tables of libdw modules, sorted for binary search: libdw's own
+ * dwfl_module_addrinfo() walks the whole table on every lookup.
+ */
+struct usym {
+	uint64_t start, size;
+	const char *name;	/* owned by libdw, valid while the Dwfl is */
+};
+
+struct symtab {
+	struct usym *s;
+	size_t n;
+};
+
+static int usym_cmp(const void *a, const void *b)
+{
+	const struct usym *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->size < y->size ? 1 : x->size > y->size ? -1 : 0;
+}
+
+static struct symtab *symtab_read(Dwfl_Module *mod)
+{
+	struct symtab *t;
+	int i, n;
+
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return NULL;
+	n = dwfl_module_getsymtab(mod);
+	if (n > 0)
+		t->s = calloc(n, sizeof(*t->s));
+	for (i = 1; t->s && i < n; i++) {
+		GElf_Sym sym;
+		GElf_Addr addr;
+		const char *name;
+		int type;
+
+		name = dwfl_module_getsym_info(mod, i, &sym, &addr, NULL, NULL, NULL);
+		type = GELF_ST_TYPE(sym.st_info);
+		if (!name || !*name || sym.st_shndx == SHN_UNDEF ||
+		    (type != STT_FUNC && type != STT_NOTYPE && type != STT_GNU_IFUNC))
+			continue;
+		t->s[t->n].start = addr;
+		t->s[t->n].size = sym.st_size;
+		t->s[t->n].name = name;
+		t->n++;
+	}
+	if (t->n)	/* none: s may be NULL, which qsort() may not have */
+		qsort(t->s, t->n, sizeof(*t->s), usym_cmp);
+	return t;
+}
+
+
+/*
+ * The function at addr in t: the last symbol starting at or below it
+ * that either spans it or has no size (an asm label).
+ */
+static int symtab_symbol(const struct symtab *t, uint64_t addr, uint64_t show,
+			 char *buf, size_t len)
+{
+	size_t lo = 0, hi, i;
+
+	if (!t || !t->n)
+		return -1;
+	hi = t->n;
+	while (lo < hi) {	/* first symbol starting above addr */
+		size_t mid = (lo + hi) / 2;
+
+		if (t->s[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (i = lo; i-- > 0;) {
+		const struct usym *u = &t->s[i];
+
+		if (!u->size || addr < u->start + u->size) {
+			sym_offset(buf, len, u->name, show - u->start);
+			return 0;
+		}
+		if (lo - i > 64)
+			break;
+	}
+	return -1;
+}
+
+static void symtab_free(struct symtab *t)
+{
+	if (t) {
+		free(t->s);
+		free(t);
+	}
+}
+
+
+/* One Dwfl per file, shared by every mapping of it (see above). */
+struct dwfl_entry {
+	/* the key: the build-id if the mapping had one, else dev and ino */
+	uint8_t build_id[20];
+	uint8_t build_id_len;
+	dev_t dev;		/* of the file opened, checked when opened again */
+	ino_t ino;
+	uint64_t base;		/* and its first PT_LOAD, where it is reported */
+	uint64_t hash;
+	char *path;		/* the file it is read from */
+	/* under symbols_lock(): */
+	Dwfl *dwfl;		/* NULL: closed (or never opened, failed) */
+	Dwfl_Module *mod;
+	struct symtab *tab;	/* its symbols, sorted, once asked for */
+	bool failed;		/* cannot be read (again): none */
+	unsigned int pins;	/* mapping_symbol()s searching tab */
+	struct dwfl_entry *newer, *older;	/* the open ones, most recent first */
+	struct dwfl_entry *next;	/* in its bucket */
+};
+
+#define USYMS_BUCKETS	1024
+
+struct usyms {
+	struct dwfl_entry *bucket[USYMS_BUCKETS];
+	struct dwfl_entry *newest, *oldest;	/* the open entries */
+	unsigned int open;
+};
+
+/*
+ * The Dwfls open at once.  Each holds its file open, and its separate
+ * debug file and a dwz file once libdw has looked for them: 3 files at
+ * most (2 for this system's libc.so.6).  Its symbol table is in memory
+ * (about 1 MiB for libc.so.6 with its debug file; 6 MiB of address
+ * space mapped).  64 of them, or a sixteenth of the descriptors the
+ * process may have: 3/16 of them at most, beside the unwinders' half
+ * (unwind_files_max()).  Decoding a process that runs code of more
+ * files than that costs reading their tables again, never a name.
+ */
+#define USYMS_OPEN_MAX	64
+#define USYMS_OPEN_MIN	4
+
+unsigned int usyms_open_max(void)
+{
+	static unsigned int max;	/* any thread may be the first: the same value */
+	unsigned int n = __atomic_load_n(&max, __ATOMIC_RELAXED);
+	struct rlimit rl;
+
+	if (!n) {
+		n = USYMS_OPEN_MAX;
+		if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur != RLIM_INFINITY &&
+		    rl.rlim_cur / 16 < n)
+			n = rl.rlim_cur / 16 > USYMS_OPEN_MIN ? (unsigned int)(rl.rlim_cur / 16) :
+								USYMS_OPEN_MIN;
+		__atomic_store_n(&max, n, __ATOMIC_RELAXED);
+	}
+	return n;
+}
+
+static Dwfl_Callbacks dwfl_cbs = {
+	.find_elf = dwfl_build_id_find_elf,
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.section_address = dwfl_offline_section_address,
+};
+
+static void lru_unlink(struct usyms *c, struct dwfl_entry *e)
+{
+	if (e->newer)
+		e->newer->older = e->older;
+	else
+		c->newest = e->older;
+	if (e->older)
+		e->older->newer = e->newer;
+	else
+		c->oldest = e->newer;
+	e->newer = e->older = NULL;
+}
+
+static void lru_front(struct usyms *c, struct dwfl_entry *e)
+{
+	e->older = c->newest;
+	e->newer = NULL;
+	if (c->newest)
+		c->newest->newer = e;
+	else
+		c->oldest = e;
+	c->newest = e;
+}
+
+/* e was used: the last to be closed.  Under the lock. */
+static void entry_used(struct usyms *c, struct dwfl_entry *e)
+{
+	if (e->dwfl && c->newest != e) {
+		lru_unlink(c, e);
+		lru_front(c, e);
+	}
+}
+
+static void entry_close(struct usyms *c, struct dwfl_entry *e)
+{
+	lru_unlink(c, e);
+	symtab_free(e->tab);
+	e->tab = NULL;
+	dwfl_end(e->dwfl);
+	e->dwfl = NULL;
+	e->mod = NULL;
+	c->open--;
+}
+
+/* At most keep open: the least recently used unpinned ones go. */
+static void make_room(struct usyms *c, unsigned int keep)
+{
+	struct dwfl_entry *e = c->oldest, *newer;
+
+	for (; e && c->open > keep; e = newer) {
+		newer = e->newer;
+		if (!e->pins)
+			entry_close(c, e);
+	}
+}
+
+/*
+ * path, open_regular(); when the process has no descriptor left (the
+ * unwinders hold theirs, the limit is low), after closing the Dwfls of
+ * every entry not in use.  Under the lock.
+ */
+static int file_open(struct usyms *c, const char *path)
+{
+	int fd = open_regular(path);
+
+	if (fd < 0 && (errno == EMFILE || errno == ENFILE)) {
+		make_room(c, 0);
+		fd = open_regular(path);
+	}
+	return fd;
+}
+
+/*
+ * e's Dwfl, opened from fd (a file of e's dev and ino, ours to close)
+ * or, with fd -1, from e->path again, if it is still that file.  False,
+ * and e failed for good, when it cannot be.  Under the lock.
+ */
+static bool entry_open(struct decoder *d, struct usyms *c, struct dwfl_entry *e, int fd)
+{
+	struct stat st;
+
+	if (e->dwfl || e->failed) {
+		if (fd >= 0)
+			close(fd);
+		return e->dwfl != NULL;
+	}
+	make_room(c, usyms_open_max() - 1);
+	if (fd < 0)
+		fd = file_open(c, e->path);
+	if (fd < 0 || fstat(fd, &st) || st.st_dev != e->dev || st.st_ino != e->ino)
+		goto fail;
+	dwfl_cbs.debuginfo_path = dwfl_debuginfo_path_locked(d);
+	e->dwfl = dwfl_begin(&dwfl_cbs);
+	if (!e->dwfl)
+		goto fail;
+	dwfl_report_begin(e->dwfl);
+	e->mod = report_elf_fd(e->dwfl, e->path, e->path, fd, e->base);
+	fd = -1;	/* libdwfl's, or closed */
+	dwfl_report_end(e->dwfl, NULL, NULL);
+	if (!e->mod) {
+		dwfl_end(e->dwfl);
+		e->dwfl = NULL;
+		goto fail;
+	}
+	lru_front(c, e);
+	c->open++;
+	return true;
+fail:
+	if (fd >= 0)
+		close(fd);
+	/* read without the lock by mapping_symbol(): a hint, checked again under it */
+	__atomic_store_n(&e->failed, true, __ATOMIC_RELAXED);
+	return false;
+}
+
+static uint64_t entry_hash(const uint8_t *id, size_t idlen, dev_t dev, ino_t ino,
+			   uint64_t base)
+{
+	uint64_t h = 1469598103934665603ULL ^ base;
+	size_t i;
+
+	if (idlen) {
+		for (i = 0; i < idlen; i++)
+			h = (h ^ id[i]) * 1099511628211ULL;
+	} else {
+		h = (h ^ (uint64_t)dev) * 1099511628211ULL;
+		h = (h ^ (uint64_t)ino) * 1099511628211ULL;
+	}
+	return h ^ h >> 29;
+}
+
+static struct dwfl_entry *entry_find(struct usyms *c, uint64_t h, const uint8_t *id,
+				     size_t idlen, dev_t dev, ino_t ino, uint64_t base)
+{
+	struct dwfl_entry *e;
+
+	for (e = c->bucket[h % USYMS_BUCKETS]; e; e = e->next)
+		if (e->hash == h && e->base == base && e->build_id_len == idlen &&
+		    (idlen ? !memcmp(e->build_id, id, idlen) : e->dev == dev && e->ino == ino))
+			return e;
+	return NULL;
+}
+
+/*
+ * The entry of m's file, found or made (and opened); NULL when there is
+ * no file to read.  Under the lock, m's base known.
+ */
+static struct dwfl_entry *entry_for(struct decoder *d, struct mapping *m)
+{
+	const char *path = mapping_file_locked(d, m);
+	struct usyms *c = d->usyms;
+	struct dwfl_entry *e;
+	struct stat st;
+	uint64_t h = 0;
+	int fd;
+
+	if (!c)
+		c = d->usyms = calloc(1, sizeof(*c));
+	if (!c || !path[0])
+		return NULL;
+	if (m->build_id_len) {	/* found without opening a file */
+		h = entry_hash(m->build_id, m->build_id_len, 0, 0, m->first);
+		e = entry_find(c, h, m->build_id, m->build_id_len, 0, 0, m->first);
+		if (e)
+			return e;
+	}
+	fd = file_open(c, path);
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st)) {
+		close(fd);
+		return NULL;
+	}
+	if (!m->build_id_len) {
+		h = entry_hash(NULL, 0, st.st_dev, st.st_ino, m->first);
+		e = entry_find(c, h, NULL, 0, st.st_dev, st.st_ino, m->first);
+		if (e) {
+			close(fd);
+			return e;
+		}
+	}
+	e = calloc(1, sizeof(*e));
+	if (e)
+		e->path = strdup(path);
+	if (!e || !e->path) {
+		free(e);
+		close(fd);
+		return NULL;
+	}
+	memcpy(e->build_id, m->build_id, m->build_id_len);
+	e->build_id_len = m->build_id_len;
+	e->dev = st.st_dev;
+	e->ino = st.st_ino;
+	e->base = m->first;
+	e->hash = h;
+	e->next = c->bucket[h % USYMS_BUCKETS];
+	c->bucket[h % USYMS_BUCKETS] = e;
+	entry_open(d, c, e, fd);
+	return e;
+}
+
+/* what m->syms holds for a mapping whose file has no entry */
+static struct dwfl_entry no_entry;
+
+/*
+ * The entry of mapping m's file and the bias of m (the task's address
+ * of a file address is that plus the bias); NULL when it has none: no
+ * file to read, or an offset in no segment of it.
+ */
+static struct dwfl_entry *mapping_entry(struct decoder *d, struct mapping *m,
+					uint64_t *bias)
+{
+	uint64_t base = mapping_base(d, m);
+	/* acquire: pairs with the release below, another thread's */
+	struct dwfl_entry *e = __atomic_load_n(&m->syms, __ATOMIC_ACQUIRE);
+
+	if (m->first == UINT64_MAX)
+		return NULL;
+	*bias = base - m->first;
+	if (!e) {
+		symbols_lock();
+		e = m->syms;
+		if (!e) {
+			e = entry_for(d, m);
+			if (!e)
+				e = &no_entry;
+			/* release: the entry is whole before another thread uses it */
+			__atomic_store_n(&m->syms, e, __ATOMIC_RELEASE);
+		}
+		symbols_unlock();
+	}
+	return e == &no_entry ? NULL : e;
+}
+
+/*
+ * e open, pinned (not to be closed until entry_unpin()), and its symbol
+ * table read: the table, or NULL when e cannot be read.
+ */
+static struct symtab *entry_pin(struct decoder *d, struct dwfl_entry *e)
+{
+	struct symtab *tab = NULL;
+
+	symbols_lock();
+	if (entry_open(d, d->usyms, e, -1)) {
+		entry_used(d->usyms, e);
+		if (!e->tab)
+			e->tab = symtab_read(e->mod);
+		tab = e->tab;
+		if (tab)
+			e->pins++;
+	}
+	symbols_unlock();
+	return tab;
+}
+
+static void entry_unpin(struct dwfl_entry *e)
+{
+	symbols_lock();
+	e->pins--;
+	symbols_unlock();
+}
+
+/*
+ * The names given last, by file and address: a chain's callers are the
+ * same few return addresses sample after sample, and the binary search
+ * of libc's table for each was 8% of -f folded of xz's 32326 samples.
+ */
+#define SYM_CACHE	1024
+
+struct sym_cache {
+	struct sym_slot {
+		const struct dwfl_entry *e;	/* NULL: empty */
+		uint64_t lookup, show;		/* the file's own addresses */
+		int ret;
+		char name[256];
+	} slot[SYM_CACHE];
+};
+
+/*
+ * Each decoding thread's own (a worker's, or the reading thread's):
+ * mapping_symbol() has no thread to hand it.  Its keys are a decoder's
+ * entries, so it goes with them: usyms_free() empties the calling
+ * thread's, and each worker's goes when it ends (pool.c).
+ */
+static __thread struct sym_cache *sym_cache;
+
+/* The function at lookup of e's file, "name+0xoff" from show (usyms.h). */
+static int entry_symbol(struct decoder *d, struct dwfl_entry *e, uint64_t lookup,
+			uint64_t show, char *buf, size_t len)
+{
+	struct symtab *tab = entry_pin(d, e);
+	int ret;
+
+	if (!tab)
+		return -2;
+	ret = symtab_symbol(tab, lookup, show, buf, len);
+	entry_unpin(e);
+	return ret;
+}
+
+/*
+ * The function at lookup in mapping m, "name+0xoff" from show.  Each
+ * file's symbols are read once, at its own link-time addresses, and
+ * shared by every process that maps it wherever ASLR put it: a Dwfl per
+ * (file, load address) made libc's table be read and sorted again for
+ * every process.  -1: no symbol there, -2: the file cannot be read.
+ */
+int mapping_symbol(struct decoder *d, struct mapping *m, uint64_t lookup,
+		   uint64_t show, char *buf, size_t len)
+{
+	uint64_t bias = 0;
+	struct dwfl_entry *e = mapping_entry(d, m, &bias);
+	struct sym_slot *sl;
+
+	if (!e || __atomic_load_n(&e->failed, __ATOMIC_RELAXED))
+		return -2;	/* no file to read */
+	lookup -= bias;
+	show -= bias;
+	if (len != sizeof(sl->name))
+		return entry_symbol(d, e, lookup, show, buf, len);
+	if (!sym_cache)
+		sym_cache = calloc(1, sizeof(*sym_cache));
+	if (!sym_cache)
+		return entry_symbol(d, e, lookup, show, buf, len);
+	sl = &sym_cache->slot[((lookup ^ show * 31 ^ (uintptr_t)e) *
+			       0x9e3779b97f4a7c15ULL) >> 54 & (SYM_CACHE - 1)];
+	if (sl->e != e || sl->lookup != lookup || sl->show != show) {
+		sl->name[0] = 0;
+		sl->ret = entry_symbol(d, e, lookup, show, sl->name, sizeof(sl->name));
+		if (sl->ret == -2) {
+			sl->e = NULL;	/* not a name: asked again */
+			return -2;
+		}
+		sl->e = e;
+		sl->lookup = lookup;
+		sl->show = show;
+	}
+	if (!sl->ret)
+		memcpy(buf, sl->name, strlen(sl->name) + 1);
+	return sl->ret;
+}
+
+/* The calling thread's sym_cache goes: a decoder or a worker is done. */
+void usyms_thread_free(void)
+{
+	free(sym_cache);
+	sym_cache = NULL;
+}
+
+/*
+ * The entry of m's file, whose module unwind.c takes CFI from
+ * (usyms_module_locked()); NULL when there is none, or when the file it
+ * was read from is not the one m names (the same build-id from another
+ * file).
+ */
+struct dwfl_entry *mapping_shared(struct decoder *d, struct mapping *m)
+{
+	uint64_t bias;
+	struct dwfl_entry *e = mapping_entry(d, m, &bias);
+	bool ok;
+
+	if (!e)
+		return NULL;
+	symbols_lock();
+	ok = entry_open(d, d->usyms, e, -1) &&
+	     (!e->build_id_len || !strcmp(e->path, mapping_file_locked(d, m)));
+	symbols_unlock();
+	return ok ? e : NULL;
+}
+
+/*
+ * Under symbols_lock(): e's module, opened again if it was closed since;
+ * valid until the lock is let go.  NULL when it cannot be read (again).
+ */
+Dwfl_Module *usyms_module_locked(struct decoder *d, struct dwfl_entry *e)
+{
+	if (!entry_open(d, d->usyms, e, -1))
+		return NULL;
+	entry_used(d->usyms, e);
+	return e->mod;
+}
+
+/*
+ * The source file and line of lookup in mapping m, from the line table
+ * of the file's DWARF (or of its separate debug file, found as the
+ * symbols' are): 0, with the file's name in file (len bytes, cut), or
+ * -1 when there is none.  The same Dwfl as the symbols': a file's line
+ * tables are read once, whoever maps it, while it stays open.
+ */
+int mapping_source(struct decoder *d, struct mapping *m, uint64_t lookup,
+		   char *file, size_t len, int *line)
+{
+	uint64_t bias = 0;
+	struct dwfl_entry *e = mapping_entry(d, m, &bias);
+	Dwfl_Module *mod;
+	const char *name = NULL;
+	Dwfl_Line *l;
+
+	if (!e || !len)
+		return -1;
+	symbols_lock();
+	mod = usyms_module_locked(d, e);
+	l = mod ? dwfl_module_getsrc(mod, lookup - bias) : NULL;
+	*line = 0;
+	if (l)
+		name = dwfl_lineinfo(l, NULL, line, NULL, NULL, NULL);
+	if (name)
+		snprintf(file, len, "%s", name);
+	symbols_unlock();
+	return name && *name ? 0 : -1;
+}
+
+/* The entries, their Dwfls and tables, and the calling thread's names. */
+void usyms_free(struct decoder *d)
+{
+	struct usyms *c = d->usyms;
+	struct dwfl_entry *e;
+	unsigned int i;
+
+	usyms_thread_free();
+	if (!c)
+		return;
+	for (i = 0; i < USYMS_BUCKETS; i++) {
+		while ((e = c->bucket[i])) {
+			c->bucket[i] = e->next;
+			symtab_free(e->tab);
+			if (e->dwfl)
+				dwfl_end(e->dwfl);
+			free(e->path);
+			free(e);
+		}
+	}
+	free(c);
+	d->usyms = NULL;
+}
