@@ -112,15 +112,15 @@ int main(int argc, char **argv)
 		perror(argv[1]);
 		return 1;
 	}
-	d.live = true;
-	pthread_mutex_init(&d.learn_lock, NULL);
+	d.m.live = true;
+	pthread_mutex_init(&d.m.learn_lock, NULL);
 	d.o.format = FMT_JSON;
 	d.o.symbols = true;
 	d.o.event_name = "cpu-clock";
 	d.out = stdout;
-	d.sideband = true;
-	learnt_init(&d);	/* as record: what is learnt goes to r, in order */
-	space_begin(&d, (uint32_t)pid);		/* its exec will come */
+	d.m.sideband = true;
+	learnt_init(&d.m);	/* as record: what is learnt goes to r, in order */
+	space_begin(&d.m, (uint32_t)pid);		/* its exec will come */
 	if (write(go[1], "g", 1) != 1)
 		return 1;
 	in = fdopen(from[0], "r");
@@ -131,7 +131,7 @@ int main(int argc, char **argv)
 	addr = strtoull(line, NULL, 16);
 	t = now_ns();
 	/* the first drain: CPU 0's ring (LIB's mapping), then CPU 1's (the execs) */
-	sb_drain(sb, &d);
+	sb_drain(sb, &d.m);
 	s->header.type = PERFREGS_REC_SAMPLE;
 	s->time = t;
 	s->pid = s->tid = (uint32_t)pid;
@@ -155,7 +155,7 @@ int main(int argc, char **argv)
 		if (write(to[1], "n\n", 2) != 2 || (!i && !fgets(line, sizeof(line), in)))
 			break;
 	waitpid(pid, &status, 0);
-	sb_drain(sb, &d);
+	sb_drain(sb, &d.m);
 	session_forward_learnt(&d, rec_tool(r));
 	if (rec_close(r, 1, lostv)) {
 		perror(argv[1]);

@@ -93,7 +93,7 @@ int main(int argc, char **argv)
 	if (fp)
 		fclose(fp);
 	addr = vdso_sym(argc > 2 ? argv[2] : "__vdso_clock_gettime");
-	b = start ? blob_add(&d, (void *)(uintptr_t)start, end - start) : NULL;
+	b = start ? blob_add(&d.m, (void *)(uintptr_t)start, end - start) : NULL;
 	if (!addr || !b) {
 		fprintf(stderr, "mklatevdso: no vDSO or no %s in it\n",
 			argc > 2 ? argv[2] : "__vdso_clock_gettime");

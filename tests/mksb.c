@@ -103,10 +103,10 @@ int main(int argc, char **argv)
 		perror(argv[1]);
 		return 1;
 	}
-	d.live = true;
-	pthread_mutex_init(&d.learn_lock, NULL);
-	learnt_init(&d);	/* as record: what is learnt goes to r, in order */
-	space_begin(&d, (uint32_t)pid);
+	d.m.live = true;
+	pthread_mutex_init(&d.m.learn_lock, NULL);
+	learnt_init(&d.m);	/* as record: what is learnt goes to r, in order */
+	space_begin(&d.m, (uint32_t)pid);
 	im.dev = 0x801;
 	im.ino = st.st_ino;
 	im.path = argv[2];
@@ -132,7 +132,7 @@ int main(int argc, char **argv)
 	 * Both samples after every event, as when decoding lags behind:
 	 * only the samples' times can tell plugin A's from plugin B's.
 	 */
-	sb_drain(sb, &d);
+	sb_drain(sb, &d.m);
 	session_forward_learnt(&d, rec_tool(r));
 	for (i = 0; i < 2; i++)
 		sample(r, pid, st.st_ino, addr[i], t[i]);

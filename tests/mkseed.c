@@ -42,11 +42,11 @@ int main(int argc, char **argv)
 		perror(argv[1]);
 		return 1;
 	}
-	d.live = true;
-	pthread_mutex_init(&d.learn_lock, NULL);
-	learnt_init(&d);	/* as record: what is learnt goes to r, in order */
+	d.m.live = true;
+	pthread_mutex_init(&d.m.learn_lock, NULL);
+	learnt_init(&d.m);	/* as record: what is learnt goes to r, in order */
 	for (i = 2; i < argc; i += 2)
-		space_seed(&d, (uint32_t)atoi(argv[i]));
+		space_seed(&d.m, (uint32_t)atoi(argv[i]));
 	for (i = 2; i < argc; i += 2) {
 		uint64_t *v = (uint64_t *)s->regs;
 
@@ -67,7 +67,7 @@ int main(int argc, char **argv)
 		session_forward_learnt(&d, rec_tool(r));
 		rec_sample(r, 0, &s->header);
 		snprintf(sym, sizeof(sym), "none");
-		user_symbol(&d, s, addr, sym, sizeof(sym));
+		user_symbol(&d.m, s, addr, sym, sizeof(sym));
 		printf("%s\n", sym);
 	}
 	session_forward_learnt(&d, rec_tool(r));

@@ -102,9 +102,9 @@ int main(int argc, char **argv)
 		perror(argv[1]);
 		return 1;
 	}
-	d.live = true;
-	pthread_mutex_init(&d.learn_lock, NULL);
-	learnt_init(&d);	/* as record: what is learnt goes to r, in order */
+	d.m.live = true;
+	pthread_mutex_init(&d.m.learn_lock, NULL);
+	learnt_init(&d.m);	/* as record: what is learnt goes to r, in order */
 	for (i = 3; i < argc; i++) {
 		int pid = atoi(argv[i]), status;
 		size_t size = sizeof(struct perfregs_rec_sample) + 2 * 8 * PERFREGS_REG_MAX +
@@ -156,8 +156,8 @@ int main(int argc, char **argv)
 		v += stack / 8;
 		*v++ = copied;
 		s->header.size = (uint32_t)((char *)v - (char *)s);
-		space_seed(&d, (uint32_t)pid);
-		image_learn(&d, s);
+		space_seed(&d.m, (uint32_t)pid);
+		image_learn(&d.m, s);
 		ptrace(PTRACE_DETACH, pid, 0, 0);
 		session_forward_learnt(&d, rec_tool(r));
 		rec_sample(r, 0, &s->header);

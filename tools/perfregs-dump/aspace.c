@@ -63,7 +63,7 @@ struct space {
 
 /*
  * A process forked by another: on the parent's children, or on the
- * decoder's orphans while the parent (ppid) has no space of its own.
+ * machine's orphans while the parent (ppid) has no space of its own.
  */
 struct space_link {
 	struct space *child;
@@ -77,22 +77,22 @@ static unsigned int space_hash(uint32_t pid)
 	return (pid * 2654435761U) >> 24;
 }
 
-static struct space *space_find(struct decoder *d, uint32_t pid)
+static struct space *space_find(struct machine *mach, uint32_t pid)
 {
 	struct space *sp;
 
 	/* acquire: pairs with the release in space_get() */
-	for (sp = __atomic_load_n(&d->spaces[space_hash(pid)], __ATOMIC_ACQUIRE);
+	for (sp = __atomic_load_n(&mach->spaces[space_hash(pid)], __ATOMIC_ACQUIRE);
 	     sp; sp = sp->next)
 		if (sp->pid == pid)
 			return sp;
 	return NULL;
 }
 
-static struct space *space_get(struct decoder *d, uint32_t pid)
+static struct space *space_get(struct machine *mach, uint32_t pid)
 {
 	unsigned int h = space_hash(pid);
-	struct space *sp = space_find(d, pid);
+	struct space *sp = space_find(mach, pid);
 
 	if (sp)
 		return sp;
@@ -100,9 +100,9 @@ static struct space *space_get(struct decoder *d, uint32_t pid)
 	if (!sp)
 		return NULL;
 	sp->pid = pid;
-	sp->next = d->spaces[h];
+	sp->next = mach->spaces[h];
 	/* release: the space is whole before a lock-free space_find() sees it */
-	__atomic_store_n(&d->spaces[h], sp, __ATOMIC_RELEASE);
+	__atomic_store_n(&mach->spaces[h], sp, __ATOMIC_RELEASE);
 	return sp;
 }
 
@@ -170,9 +170,9 @@ static void mapping_copy(struct mapping *dst, const struct mapping *src)
 	str_ref(dst->local);
 }
 
-const struct task_maps *space_at(struct decoder *d, uint32_t pid, uint64_t time)
+const struct task_maps *space_at(struct machine *mach, uint32_t pid, uint64_t time)
 {
-	struct space *sp = space_find(d, pid);
+	struct space *sp = space_find(mach, pid);
 	const struct task_maps *tm;
 
 	if (!sp)
@@ -184,35 +184,35 @@ const struct task_maps *space_at(struct decoder *d, uint32_t pid, uint64_t time)
 	return NULL;
 }
 
-struct task_maps *maps_for_sample(struct decoder *d,
+struct task_maps *maps_for_sample(struct machine *mach,
 				  const struct perfregs_rec_sample *s)
 {
-	const struct task_maps *tm = space_at(d, s->pid, s->time);
+	const struct task_maps *tm = space_at(mach, s->pid, s->time);
 
 	if (tm && !tm->unknown)
 		return (struct task_maps *)tm;
-	return maps_find(d, s->pid, s->image_ino);
+	return maps_find(mach, s->pid, s->image_ino);
 }
 
 /* The symbol of user address ip of sample s, in its task's mappings then. */
-int user_symbol(struct decoder *d, const struct perfregs_rec_sample *s,
+int user_symbol(struct machine *mach, const struct perfregs_rec_sample *s,
 		uint64_t ip, char *buf, size_t len)
 {
-	struct task_maps *tm = maps_for_sample(d, s);
+	struct task_maps *tm = maps_for_sample(mach, s);
 	unsigned int i;
 
 	if (!tm)
 		return -1;
 	for (i = 0; i < tm->n; i++)
 		if (ip >= tm->m[i].start && ip < tm->m[i].end)
-			return mapping_symbol(d, &tm->m[i], ip, ip, buf, len);
+			return mapping_symbol(mach, &tm->m[i], ip, ip, buf, len);
 	return -1;
 }
 
 /* Do side-band events tell about this process?  Any thread may ask. */
-bool space_tracked(struct decoder *d, uint32_t pid)
+bool space_tracked(struct machine *mach, uint32_t pid)
 {
-	return space_find(d, pid) != NULL;
+	return space_find(mach, pid) != NULL;
 }
 
 /* Worth keeping for symbols: code from a file, or the vDSO. */
@@ -238,7 +238,7 @@ static bool mapping_wanted(const struct sb_event *ev)
  * parts of an old mapping outside it stay, with their file offsets.
  * The version after it, or NULL when nothing changes.
  */
-static struct task_maps *apply_mmap(struct decoder *d, const struct task_maps *cur,
+static struct task_maps *apply_mmap(struct machine *mach, const struct task_maps *cur,
 				    const struct sb_event *ev)
 {
 	bool want = mapping_wanted(ev), changed = want;
@@ -259,7 +259,7 @@ static struct task_maps *apply_mmap(struct decoder *d, const struct task_maps *c
 		}
 		changed = true;
 		/* a piece keeps the bias of the whole: learn it first */
-		mapping_base(d, o);
+		mapping_base(mach, o);
 		if (o->start < ev->start) {
 			mapping_copy(&tm->m[tm->n], o);
 			tm->m[tm->n++].end = ev->start;
@@ -347,13 +347,13 @@ struct sb_entry {
 /* The most interning an event's names can take of the budget (intern.c). */
 #define NAME_BYTES(s)		((s) ? strlen(s) + 64 : 0)
 
-static bool space_over_budget(const struct decoder *d)
+static bool space_over_budget(const struct machine *mach)
 {
-	return d->space_bytes > SPACE_BYTES_BUDGET || d->space_names > SPACE_NAMES_BUDGET;
+	return mach->space_bytes > SPACE_BYTES_BUDGET || mach->space_names > SPACE_NAMES_BUDGET;
 }
 
 /* The version after e, given the one before; prev itself if unchanged. */
-static struct task_maps *apply(struct decoder *d, struct task_maps *prev,
+static struct task_maps *apply(struct machine *mach, struct task_maps *prev,
 			       const struct sb_entry *e)
 {
 	struct task_maps *tm = NULL;
@@ -366,17 +366,17 @@ static struct task_maps *apply(struct decoder *d, struct task_maps *prev,
 		tm = version_copy(e->snap, prev->pid, e->ev.time);
 		break;
 	case SB_MMAP:
-		tm = apply_mmap(d, prev, &e->ev);
+		tm = apply_mmap(mach, prev, &e->ev);
 		break;
 	}
 	if (!tm)
 		return prev;
-	d->space_bytes += VERSION_BYTES(tm->n);
+	mach->space_bytes += VERSION_BYTES(tm->n);
 	tm->older = prev;
 	return tm;
 }
 
-static void space_give_up(struct decoder *d, struct space *sp)
+static void space_give_up(struct machine *mach, struct space *sp)
 {
 	struct task_maps *tm = version_new(sp->pid, 0, 0);
 
@@ -387,7 +387,7 @@ static void space_give_up(struct decoder *d, struct space *sp)
 	tm->older = sp->newest;	/* still reachable for decoder_free() */
 	/* release: whole before a lock-free space_at() sees it; t0 0: for all times */
 	__atomic_store_n(&sp->newest, tm, __ATOMIC_RELEASE);
-	diag(d, "process %u changed its mappings too often to follow; its symbols "
+	diag(mach, "process %u changed its mappings too often to follow; its symbols "
 	     "come from /proc from now on", sp->pid);
 }
 
@@ -396,7 +396,7 @@ static void space_give_up(struct decoder *d, struct space *sp)
  * Replaced ones are retired, not freed: a lock-free space_at() on
  * another thread may be looking at them.
  */
-static void space_rebuild(struct decoder *d, struct space *sp, size_t i)
+static void space_rebuild(struct machine *mach, struct space *sp, size_t i)
 {
 	struct task_maps *prev, *old, *next, *base;
 	size_t k;
@@ -409,7 +409,7 @@ static void space_rebuild(struct decoder *d, struct space *sp, size_t i)
 	}
 	prev = base;
 	for (k = i; k < sp->n; k++)
-		prev = sp->vers[k] = apply(d, prev, &sp->log[k]);
+		prev = sp->vers[k] = apply(mach, prev, &sp->log[k]);
 	/* release: the versions are whole before a lock-free space_at() sees them */
 	__atomic_store_n(&sp->newest, prev, __ATOMIC_RELEASE);
 }
@@ -422,17 +422,17 @@ static void space_rebuild(struct decoder *d, struct space *sp, size_t i)
  * them made a recording of 20000 processes and 20000 late events take
  * minutes (tests/mkstorm.c fan).
  */
-static void children_rebuild(struct decoder *d, uint32_t pid, uint64_t t,
+static void children_rebuild(struct machine *mach, uint32_t pid, uint64_t t,
 			     unsigned int depth)
 {
-	struct space *p = space_find(d, pid);
+	struct space *p = space_find(mach, pid);
 	struct space_link *l;
 	size_t k, first;
 
 	if (!p || depth > 8)
 		return;	/* a recording may claim forks in a circle */
 	if (!depth)
-		d->rebuild_stamp++;
+		mach->rebuild_stamp++;
 	for (l = p->children; l; l = l->next) {
 		struct space *sp = l->child;
 
@@ -440,31 +440,31 @@ static void children_rebuild(struct decoder *d, uint32_t pid, uint64_t t,
 		 * Once per late event: a child linked twice (forks claimed
 		 * by two parents in turn) is not scanned again.
 		 */
-		if (sp->visited == d->rebuild_stamp)
+		if (sp->visited == mach->rebuild_stamp)
 			continue;
-		sp->visited = d->rebuild_stamp;
+		sp->visited = mach->rebuild_stamp;
 		first = sp->n;
 		for (k = 0; k < sp->n && !sp->full; k++) {
 			struct sb_entry *e = &sp->log[k];
 
 			if (e->ev.kind != SB_FORK || e->ev.ppid != pid || e->ev.time < t)
 				continue;
-			if (space_over_budget(d)) {
-				space_give_up(d, sp);
+			if (space_over_budget(mach)) {
+				space_give_up(mach, sp);
 				break;
 			}
 			/* every fork since t: a pid pid forked again, too */
 			if (e->snap)
 				version_free(e->snap);
-			e->snap = version_copy(space_at(d, pid, e->ev.time), sp->pid,
+			e->snap = version_copy(space_at(mach, pid, e->ev.time), sp->pid,
 					       e->ev.time);
 			if (first == sp->n)
 				first = k;
 		}
 		if (first == sp->n || sp->full)
 			continue;
-		space_rebuild(d, sp, first);
-		children_rebuild(d, sp->pid, sp->log[first].ev.time, depth + 1);
+		space_rebuild(mach, sp, first);
+		children_rebuild(mach, sp->pid, sp->log[first].ev.time, depth + 1);
 	}
 }
 
@@ -491,18 +491,18 @@ static void link_child(struct space_link **list, struct space *child, uint32_t p
  * a space yet may get one later (its exec read after the fork): the
  * child waits on the orphans until then, at most ORPHANS_MAX of them.
  */
-static void space_link_fork(struct decoder *d, struct space *sp, uint32_t ppid,
+static void space_link_fork(struct machine *mach, struct space *sp, uint32_t ppid,
 			    uint64_t time)
 {
-	struct space *p = space_find(d, ppid);
+	struct space *p = space_find(mach, ppid);
 
 	if (sp->linked && sp->linked_ppid == ppid)
 		return;
 	if (p) {
 		link_child(&p->children, sp, ppid, time);
-	} else if (d->norphans < ORPHANS_MAX) {
-		link_child(&d->orphans, sp, ppid, time);
-		d->norphans++;
+	} else if (mach->norphans < ORPHANS_MAX) {
+		link_child(&mach->orphans, sp, ppid, time);
+		mach->norphans++;
 	} else {
 		/*
 		 * Under -a most parents are never tracked (running before
@@ -517,9 +517,9 @@ static void space_link_fork(struct decoder *d, struct space *sp, uint32_t ppid,
 }
 
 /* A new space for pid: the children that waited for it are its own. */
-static void space_adopt(struct decoder *d, struct space *p)
+static void space_adopt(struct machine *mach, struct space *p)
 {
-	struct space_link **pl = &d->orphans, *l;
+	struct space_link **pl = &mach->orphans, *l;
 
 	while ((l = *pl)) {
 		if (l->ppid != p->pid) {
@@ -527,7 +527,7 @@ static void space_adopt(struct decoder *d, struct space *p)
 			continue;
 		}
 		*pl = l->next;
-		d->norphans--;
+		mach->norphans--;
 		l->next = p->children;
 		p->children = l;
 		if (p->last_fork < l->time)	/* its events before are late */
@@ -545,7 +545,7 @@ static void links_free(struct space_link *l)
 	}
 }
 
-static void space_insert(struct decoder *d, struct space *sp, const struct sb_event *ev,
+static void space_insert(struct machine *mach, struct space *sp, const struct sb_event *ev,
 			 struct task_maps *snap)
 {
 	size_t i, added, added_local = 0;
@@ -554,9 +554,9 @@ static void space_insert(struct decoder *d, struct space *sp, const struct sb_ev
 
 	if (sp->full)
 		goto fail;
-	if (space_over_budget(d) || sp->n >= SPACE_EVENTS_MAX ||
-	    d->space_names + NAME_BYTES(ev->name) + NAME_BYTES(ev->local) > SPACE_NAMES_BUDGET) {
-		space_give_up(d, sp);
+	if (space_over_budget(mach) || sp->n >= SPACE_EVENTS_MAX ||
+	    mach->space_names + NAME_BYTES(ev->name) + NAME_BYTES(ev->local) > SPACE_NAMES_BUDGET) {
+		space_give_up(mach, sp);
 		goto fail;
 	}
 	if (sp->n == sp->cap) {
@@ -577,9 +577,9 @@ static void space_insert(struct decoder *d, struct space *sp, const struct sb_ev
 	for (i = sp->n; i > 0 && sp->log[i - 1].ev.time > ev->time; i--)
 		;
 	/* what rebuilding the versions after it may cost, at most */
-	if (d->space_bytes + (sp->n - i + 1) * VERSION_BYTES(sp->newest->n + 2) >
+	if (mach->space_bytes + (sp->n - i + 1) * VERSION_BYTES(sp->newest->n + 2) >
 	    SPACE_BYTES_BUDGET) {
-		space_give_up(d, sp);
+		space_give_up(mach, sp);
 		goto fail;
 	}
 	/* the log's names, shared with the mappings made of them */
@@ -591,7 +591,7 @@ static void space_insert(struct decoder *d, struct space *sp, const struct sb_ev
 		str_put(local);
 		goto fail;
 	}
-	d->space_names += added + added_local;
+	mach->space_names += added + added_local;
 	memmove(&sp->log[i + 1], &sp->log[i], (sp->n - i) * sizeof(*sp->log));
 	memmove(&sp->vers[i + 1], &sp->vers[i], (sp->n - i) * sizeof(*sp->vers));
 	sp->n++;
@@ -600,31 +600,31 @@ static void space_insert(struct decoder *d, struct space *sp, const struct sb_ev
 	e->ev.name = name;
 	e->ev.local = local;
 	e->snap = snap;
-	space_rebuild(d, sp, i);
+	space_rebuild(mach, sp, i);
 	if (ev->kind == SB_FORK) {
-		struct space *p = space_find(d, ev->ppid);
+		struct space *p = space_find(mach, ev->ppid);
 
 		if (p && p->last_fork < ev->time)
 			p->last_fork = ev->time;
-		space_link_fork(d, sp, ev->ppid, ev->time);
+		space_link_fork(mach, sp, ev->ppid, ev->time);
 	}
 	if (ev->time < sp->last_fork)	/* late for a child forked since */
-		children_rebuild(d, sp->pid, ev->time, 0);
+		children_rebuild(mach, sp->pid, ev->time, 0);
 	return;
 fail:
 	if (snap)
 		version_free(snap);
 }
 
-static struct space *space_new(struct decoder *d, uint32_t pid, bool unknown)
+static struct space *space_new(struct machine *mach, uint32_t pid, bool unknown)
 {
-	struct space *sp = space_get(d, pid);
+	struct space *sp = space_get(mach, pid);
 
 	if (sp && !sp->first) {
 		sp->first = version_new(pid, 0, 0);
 		if (!sp->first)
 			return NULL;
-		space_adopt(d, sp);
+		space_adopt(mach, sp);
 		sp->first->unknown = unknown;
 		__atomic_store_n(&sp->newest, sp->first, __ATOMIC_RELEASE);
 	}
@@ -652,19 +652,19 @@ static struct space *space_new(struct decoder *d, uint32_t pid, bool unknown)
  * treats both alike (/proc's maps of the recording).
  */
 /* Do forks read before pid's space was made wait for it (space_adopt())? */
-static bool has_orphans(const struct decoder *d, uint32_t pid)
+static bool has_orphans(const struct machine *mach, uint32_t pid)
 {
 	const struct space_link *l;
 
-	for (l = d->orphans; l; l = l->next)
+	for (l = mach->orphans; l; l = l->next)
 		if (l->ppid == pid)
 			return true;
 	return false;
 }
 
-bool space_event_later(struct decoder *d, const struct sb_event *ev, uint64_t upto)
+bool space_event_later(struct machine *mach, const struct sb_event *ev, uint64_t upto)
 {
-	struct space *sp = space_find(d, ev->pid);
+	struct space *sp = space_find(mach, ev->pid);
 	const struct space *parent = NULL;
 	size_t events, maps;
 
@@ -680,7 +680,7 @@ bool space_event_later(struct decoder *d, const struct sb_event *ev, uint64_t up
 	case SB_FORK:
 		if (ev->pid == ev->ppid)
 			return true;
-		parent = space_find(d, ev->ppid);
+		parent = space_find(mach, ev->ppid);
 		break;
 	case SB_EXEC:
 		break;
@@ -691,33 +691,33 @@ bool space_event_later(struct decoder *d, const struct sb_event *ev, uint64_t up
 		return false;
 	if (sp && (sp->full || ev->time < sp->last_fork))
 		return false;
-	if (!sp && has_orphans(d, ev->pid))
+	if (!sp && has_orphans(mach, ev->pid))
 		return false;	/* adopted: they may be rebuilt, or given up */
 	events = sp ? sp->n + 1 : 1;
 	maps = (sp && sp->newest ? sp->newest->n : 0) + 3;
 	if (parent && parent->newest)
 		maps += parent->newest->n;
 	return events < SPACE_EVENTS_MAX &&
-	       d->space_bytes + events * maps * sizeof(struct mapping) <= SPACE_BYTES_BUDGET &&
-	       d->space_names + NAME_BYTES(ev->name) + NAME_BYTES(ev->local) <=
+	       mach->space_bytes + events * maps * sizeof(struct mapping) <= SPACE_BYTES_BUDGET &&
+	       mach->space_names + NAME_BYTES(ev->name) + NAME_BYTES(ev->local) <=
 	       SPACE_NAMES_BUDGET;
 }
 
-bool space_event(struct decoder *d, const struct sb_event *ev)
+bool space_event(struct machine *mach, const struct sb_event *ev)
 {
 	const struct task_maps *parent;
-	struct space *sp = space_find(d, ev->pid);
+	struct space *sp = space_find(mach, ev->pid);
 
 	switch (ev->kind) {
 	case SB_MMAP:
 		if (!sp)
 			return false;	/* not tracked: /proc answers for it */
-		space_insert(d, sp, ev, NULL);
+		space_insert(mach, sp, ev, NULL);
 		break;
 	case SB_EXEC:
-		sp = space_new(d, ev->pid, true);
+		sp = space_new(mach, ev->pid, true);
 		if (sp)
-			space_insert(d, sp, ev, NULL);
+			space_insert(mach, sp, ev, NULL);
 		break;
 	case SB_FORK:
 		/*
@@ -727,24 +727,24 @@ bool space_event(struct decoder *d, const struct sb_event *ev)
 		 */
 		if (ev->pid == ev->ppid)
 			break;
-		parent = space_at(d, ev->ppid, ev->time);
+		parent = space_at(mach, ev->ppid, ev->time);
 		if ((!parent || parent->unknown) && !sp)
 			break;
-		sp = space_new(d, ev->pid, true);
+		sp = space_new(mach, ev->pid, true);
 		if (sp)
-			space_insert(d, sp, ev, sp->full ? NULL :
+			space_insert(mach, sp, ev, sp->full ? NULL :
 				     version_copy(parent, ev->pid, ev->time));
 		break;
 	case SB_LOST:
-		d->sb_lost += ev->start;
+		mach->sb_lost += ev->start;
 		break;
 	case SB_BEGIN:
-		space_new(d, ev->pid, true);
+		space_new(mach, ev->pid, true);
 		break;
 	default:
 		break;		/* SB_EXIT: the space stays for late samples */
 	}
-	learnt_sb(d, ev);
+	learnt_sb(mach, ev);
 	return true;
 }
 
@@ -759,11 +759,11 @@ bool space_event(struct decoder *d, const struct sb_event *ev)
  * that did not know the process was tracked dropped them as those of an
  * untracked process, and named none of the samples in them.
  */
-void space_begin(struct decoder *d, uint32_t pid)
+void space_begin(struct machine *mach, uint32_t pid)
 {
 	struct sb_event ev = { .kind = SB_BEGIN, .pid = pid, .name = "" };
 
-	space_event(d, &ev);
+	space_event(mach, &ev);
 }
 
 /*
@@ -772,19 +772,19 @@ void space_begin(struct decoder *d, uint32_t pid)
  * build-id (unless the kernel gave one), the image of a [vdso].  For
  * the side-band's MMAP2 and for -p's start from /proc alike.
  */
-void mapping_identify(struct decoder *d, struct sb_event *ev)
+void mapping_identify(struct machine *mach, struct sb_event *ev)
 {
 	const struct blob *b;
 
-	if (!d->live || !(ev->prot & PROT_EXEC))
+	if (!mach->live || !(ev->prot & PROT_EXEC))
 		return;
 	if (ev->name[0] == '/') {
-		ev->local = deleted_file(d, ev->pid, ev->start, ev->end, ev->name);
+		ev->local = deleted_file(mach, ev->pid, ev->start, ev->end, ev->name);
 		if (!ev->build_id_len)
 			file_build_id(ev->local ? ev->local : ev->name, ev->build_id,
 				      &ev->build_id_len);
 	} else if (!strcmp(ev->name, "[vdso]") && !ev->build_id_len &&
-		   (b = vdso_read(d, ev->pid, ev->start, ev->end))) {
+		   (b = vdso_read(mach, ev->pid, ev->start, ev->end))) {
 		ev->build_id_len = b->build_id_len;
 		memcpy(ev->build_id, b->build_id, b->build_id_len);
 	}
@@ -798,7 +798,7 @@ void mapping_identify(struct decoder *d, struct sb_event *ev)
  * side-band reports its changes from here on.  False, and nothing done,
  * when /proc does not answer.
  */
-bool space_seed(struct decoder *d, uint32_t pid)
+bool space_seed(struct machine *mach, uint32_t pid)
 {
 	struct sb_event ev = { .kind = SB_EXEC, .pid = pid, .name = "" };
 	char path[64], line[4096];
@@ -808,7 +808,7 @@ bool space_seed(struct decoder *d, uint32_t pid)
 	fp = fopen(path, "r");
 	if (!fp)
 		return false;
-	space_event(d, &ev);
+	space_event(mach, &ev);
 	while (fgets(line, sizeof(line), fp)) {
 		uint64_t inode;
 		uint32_t dev;
@@ -823,8 +823,8 @@ bool space_seed(struct decoder *d, uint32_t pid)
 		ev.prot = PROT_READ | PROT_EXEC;
 		ev.name = line + pos;
 		ev.build_id_len = 0;
-		mapping_identify(d, &ev);
-		space_event(d, &ev);
+		mapping_identify(mach, &ev);
+		space_event(mach, &ev);
 		str_put(ev.local);
 		ev.local = NULL;
 	}
@@ -832,17 +832,17 @@ bool space_seed(struct decoder *d, uint32_t pid)
 	return true;
 }
 
-void spaces_free(struct decoder *d)
+void spaces_free(struct machine *mach)
 {
 	unsigned int i;
 	size_t k;
 
 	for (i = 0; i < 256; i++) {
-		while (d->spaces[i]) {
-			struct space *sp = d->spaces[i];
+		while (mach->spaces[i]) {
+			struct space *sp = mach->spaces[i];
 			struct task_maps *tm, *next;
 
-			d->spaces[i] = sp->next;
+			mach->spaces[i] = sp->next;
 			for (tm = sp->newest; tm; tm = next) {
 				next = tm->older;
 				version_free(tm);
@@ -863,7 +863,7 @@ void spaces_free(struct decoder *d)
 			free(sp);
 		}
 	}
-	links_free(d->orphans);
-	d->orphans = NULL;
-	d->norphans = 0;
+	links_free(mach->orphans);
+	mach->orphans = NULL;
+	mach->norphans = 0;
 }

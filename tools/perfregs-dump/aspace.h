@@ -9,17 +9,17 @@
 #include "types.h"
 
 /* What a side-band event says, done; false when it is of nothing tracked. */
-bool space_event(struct decoder *d, const struct sb_event *ev);
-void space_begin(struct decoder *d, uint32_t pid);
-bool space_event_later(struct decoder *d, const struct sb_event *ev, uint64_t upto);
-bool space_seed(struct decoder *d, uint32_t pid);
-void mapping_identify(struct decoder *d, struct sb_event *ev);
-const struct task_maps *space_at(struct decoder *d, uint32_t pid, uint64_t time);
-struct task_maps *maps_for_sample(struct decoder *d,
+bool space_event(struct machine *mach, const struct sb_event *ev);
+void space_begin(struct machine *mach, uint32_t pid);
+bool space_event_later(struct machine *mach, const struct sb_event *ev, uint64_t upto);
+bool space_seed(struct machine *mach, uint32_t pid);
+void mapping_identify(struct machine *mach, struct sb_event *ev);
+const struct task_maps *space_at(struct machine *mach, uint32_t pid, uint64_t time);
+struct task_maps *maps_for_sample(struct machine *mach,
 				  const struct perfregs_rec_sample *s);
-int user_symbol(struct decoder *d, const struct perfregs_rec_sample *s,
+int user_symbol(struct machine *mach, const struct perfregs_rec_sample *s,
 		uint64_t ip, char *buf, size_t len);
-bool space_tracked(struct decoder *d, uint32_t pid);
-void spaces_free(struct decoder *d);
+bool space_tracked(struct machine *mach, uint32_t pid);
+void spaces_free(struct machine *mach);
 
 #endif

@@ -35,13 +35,14 @@ static int convert_run(const struct io_opts *io, struct decode_opts *opts,
 	}
 	d->o = opts->o;
 	d->o.event_name = event_name;
+	d->m.symfs = opts->o.symfs;
 	d->out = stdout;
 	if (pprof)
 		ret = pprof_convert(io->input, io->output, d, err, sizeof(err));
 	else
 		ret = perfdata_convert(io->input, io->output, d, err, sizeof(err));
 	if (!d->o.quiet)
-		diag_print(d, stderr);
+		diag_print(&d->m, stderr);
 	decoder_free(d);
 	if (ret) {
 		fprintf(stderr, "perfregs-dump: %s\n", err);

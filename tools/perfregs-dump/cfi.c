@@ -54,7 +54,7 @@ bool unwind_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *a
 		/* not addr + w > end: it wraps for addr within w of 2^64 */
 		if (addr < m->start || addr >= m->end || m->end - addr < w)
 			continue;
-		fd = open_regular(mapping_file(c->d, (struct mapping *)m));
+		fd = open_regular(mapping_file(&c->d->m, (struct mapping *)m));
 		if (fd < 0)
 			return false;
 		/*
@@ -418,7 +418,7 @@ static const struct cfi_row *row_for(struct decoder *d, struct dthread *th,
 	r->pc = pc;
 	r->nregs = (uint8_t)nregs;
 	symbols_lock();
-	mod = usyms_module_locked(d, file);
+	mod = usyms_module_locked(&d->m, file);
 	cfi = mod ? dwfl_module_eh_cfi(mod, &b) : NULL;
 	if (cfi)
 		row_derive(r, cfi, pc);
@@ -645,7 +645,7 @@ bool fast_unwind(struct decoder *d, struct dthread *th, struct unwinder *u)
 		fm = fast_mod_at(u, look);
 		if (fm) {
 			if (!fm->known) {
-				fm->shared = fm->m ? mapping_shared(d, fm->m) : NULL;
+				fm->shared = fm->m ? mapping_shared(&d->m, fm->m) : NULL;
 				fm->known = true;
 			}
 			if (!fm->shared)
@@ -657,7 +657,7 @@ bool fast_unwind(struct decoder *d, struct dthread *th, struct unwinder *u)
 				Dwfl_Module *mod;
 
 				symbols_lock();
-				mod = usyms_module_locked(d, fm->shared);
+				mod = usyms_module_locked(&d->m, fm->shared);
 				fm->dw = mod && debug_frame_cfi(mod);
 				symbols_unlock();
 				fm->dw_known = true;

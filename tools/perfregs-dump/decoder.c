@@ -25,16 +25,16 @@
  */
 void decoder_free(struct decoder *d)
 {
-	images_free(d);
-	spaces_free(d);
-	blobs_free(d);
+	images_free(&d->m);
+	spaces_free(&d->m);
+	blobs_free(&d->m);
 	unwind_free(d);
-	usyms_free(d);
-	symbols_free(d);
+	usyms_free(&d->m);
+	symbols_free(&d->m);
 	folded_free(d);
 	rec_info_free(&d->info);
-	learnt_free(d);
-	diag_free(d);
-	if (d->live)	/* the learner has stopped: nobody holds it */
-		pthread_mutex_destroy(&d->learn_lock);
+	learnt_free(&d->m);
+	diag_free(&d->m);
+	if (d->m.live)	/* the learner has stopped: nobody holds it */
+		pthread_mutex_destroy(&d->m.learn_lock);
 }

@@ -8,9 +8,9 @@
 #include <string.h>
 #include "diag.h"
 
-void diag(struct decoder *d, const char *fmt, ...)
+void diag(struct machine *mach, const char *fmt, ...)
 {
-	struct diags *g = &d->diags;
+	struct diags *g = &mach->diags;
 	char buf[DIAG_LEN];
 	va_list ap;
 	unsigned int i;
@@ -30,9 +30,9 @@ void diag(struct decoder *d, const char *fmt, ...)
 	pthread_mutex_unlock(&g->lock);
 }
 
-void diag_print(struct decoder *d, FILE *fp)
+void diag_print(struct machine *mach, FILE *fp)
 {
-	struct diags *g = &d->diags;
+	struct diags *g = &mach->diags;
 
 	pthread_mutex_lock(&g->lock);
 	for (; g->printed < g->n; g->printed++)
@@ -43,9 +43,9 @@ void diag_print(struct decoder *d, FILE *fp)
 	pthread_mutex_unlock(&g->lock);
 }
 
-void diag_free(struct decoder *d)
+void diag_free(struct machine *mach)
 {
-	struct diags *g = &d->diags;
+	struct diags *g = &mach->diags;
 	unsigned int i;
 
 	for (i = 0; i < g->n; i++)

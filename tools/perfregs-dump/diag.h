@@ -11,9 +11,9 @@
 #include "types.h"
 
 /* A message, once: the same words again add nothing.  Any thread. */
-void diag(struct decoder *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void diag(struct machine *mach, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Each message not printed yet, on a line of its own after "perfregs-dump: ". */
-void diag_print(struct decoder *d, FILE *fp);
-void diag_free(struct decoder *d);
+void diag_print(struct machine *mach, FILE *fp);
+void diag_free(struct machine *mach);
 
 #endif

@@ -45,6 +45,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 		d.o.symbols = true;
 		d.o.callgraph = true;
 		d.o.symfs = "/nonexistent/perfregs-fuzz";
+		d.m.symfs = d.o.symfs;
 	}
 	if (size % 4 == 3) {
 		prf_config_default(&cfg);

@@ -263,12 +263,12 @@ static unsigned int image_hash(uint32_t dev, uint64_t ino)
 	return (unsigned int)((ino * 0x9e3779b97f4a7c15ULL + dev) >> 56);
 }
 
-struct image *image_find(struct decoder *d, uint32_t dev, uint64_t ino)
+struct image *image_find(struct machine *mach, uint32_t dev, uint64_t ino)
 {
 	struct image *im;
 
 	/* acquire: pairs with the release in image_add(), another thread's */
-	for (im = __atomic_load_n(&d->images[image_hash(dev, ino)], __ATOMIC_ACQUIRE);
+	for (im = __atomic_load_n(&mach->images[image_hash(dev, ino)], __ATOMIC_ACQUIRE);
 	     im; im = im->next)
 		if (im->dev == dev && im->ino == ino)
 			return im;
@@ -280,7 +280,7 @@ struct image *image_find(struct decoder *d, uint32_t dev, uint64_t ino)
  * recording) before anyone can find it, so that the recording has the image before
  * any sample that a decoding thread writes after finding it.
  */
-static struct image *image_add_notify(struct decoder *d, uint32_t dev, uint64_t ino,
+static struct image *image_add_notify(struct machine *mach, uint32_t dev, uint64_t ino,
 				      const struct elf_facts *f, const char *path,
 				      bool notify, const uint8_t *id, int id_len)
 {
@@ -299,18 +299,18 @@ static struct image *image_add_notify(struct decoder *d, uint32_t dev, uint64_t 
 		memcpy(im->build_id, id, id_len);
 	}
 	im->path = path ? strdup(path) : NULL;
-	im->next = d->images[h];
+	im->next = mach->images[h];
 	if (notify)
-		learnt_image(d, im);
+		learnt_image(mach, im);
 	/* release: the entry is whole before a lock-free image_find() sees it */
-	__atomic_store_n(&d->images[h], im, __ATOMIC_RELEASE);
+	__atomic_store_n(&mach->images[h], im, __ATOMIC_RELEASE);
 	return im;
 }
 
-struct image *image_add(struct decoder *d, uint32_t dev, uint64_t ino,
+struct image *image_add(struct machine *mach, uint32_t dev, uint64_t ino,
 			const struct elf_facts *f, const char *path)
 {
-	return image_add_notify(d, dev, ino, f, path, false, NULL, -1);
+	return image_add_notify(mach, dev, ino, f, path, false, NULL, -1);
 }
 
 /* CLOCK_MONOTONIC in ns */
@@ -322,10 +322,10 @@ uint64_t now_ns(void)
 	return t.tv_sec * 1000000000ULL + t.tv_nsec;
 }
 
-static struct retry *retry_slot(struct decoder *d, enum retry_kind kind,
+static struct retry *retry_slot(struct machine *mach, enum retry_kind kind,
 				uint32_t pid, uint64_t ino)
 {
-	return &d->retries[(pid * 31 + ino * 7 + kind) % RETRY_SLOTS];
+	return &mach->retries[(pid * 31 + ino * 7 + kind) % RETRY_SLOTS];
 }
 
 static bool retry_is(const struct retry *r, enum retry_kind kind, uint32_t pid,
@@ -335,9 +335,9 @@ static bool retry_is(const struct retry *r, enum retry_kind kind, uint32_t pid,
 }
 
 /* May a lookup for (pid, ino) be made now? */
-bool retry_due(struct decoder *d, enum retry_kind kind, uint32_t pid, uint64_t ino)
+bool retry_due(struct machine *mach, enum retry_kind kind, uint32_t pid, uint64_t ino)
 {
-	struct retry *r = retry_slot(d, kind, pid, ino);
+	struct retry *r = retry_slot(mach, kind, pid, ino);
 
 	if (!retry_is(r, kind, pid, ino))
 		return true;	/* never failed (or evicted: tries again) */
@@ -348,10 +348,10 @@ bool retry_due(struct decoder *d, enum retry_kind kind, uint32_t pid, uint64_t i
  * A lookup for (pid, ino) found no answer; final: none will ever come.
  * Returns true if it is given up now (final, or out of time).
  */
-bool retry_failed(struct decoder *d, enum retry_kind kind, uint32_t pid, uint64_t ino,
+bool retry_failed(struct machine *mach, enum retry_kind kind, uint32_t pid, uint64_t ino,
 		  bool final)
 {
-	struct retry *r = retry_slot(d, kind, pid, ino);
+	struct retry *r = retry_slot(mach, kind, pid, ino);
 	uint64_t now = now_ns();
 
 	if (!retry_is(r, kind, pid, ino)) {
@@ -371,27 +371,27 @@ bool retry_failed(struct decoder *d, enum retry_kind kind, uint32_t pid, uint64_
  * The image of a sample: known already, or learnt now from the live task
  * (its /proc/PID/exe must still be the same inode).
  */
-static struct image *image_learn_locked(struct decoder *d,
+static struct image *image_learn_locked(struct machine *mach,
 					const struct perfregs_rec_sample *s);
 
-const struct image *image_learn(struct decoder *d,
+const struct image *image_learn(struct machine *mach,
 				const struct perfregs_rec_sample *s)
 {
 	const struct image *im;
 
 	if (!s->image_ino)
 		return NULL;
-	im = image_find(d, s->image_dev, s->image_ino);
-	if (im || !d->live)
+	im = image_find(mach, s->image_dev, s->image_ino);
+	if (im || !mach->live)
 		return im;
-	pthread_mutex_lock(&d->learn_lock);
-	im = image_learn_locked(d, s);
-	pthread_mutex_unlock(&d->learn_lock);
+	pthread_mutex_lock(&mach->learn_lock);
+	im = image_learn_locked(mach, s);
+	pthread_mutex_unlock(&mach->learn_lock);
 	return im;
 }
 
 /* image_learn() under learn_lock: the learner thread may learn too. */
-static struct image *image_learn_locked(struct decoder *d,
+static struct image *image_learn_locked(struct machine *mach,
 					const struct perfregs_rec_sample *s)
 {
 	struct elf_facts f = { 0 };
@@ -402,10 +402,10 @@ static struct image *image_learn_locked(struct decoder *d,
 	ssize_t n;
 	int ret, fd;
 
-	im = image_find(d, s->image_dev, s->image_ino);
+	im = image_find(mach, s->image_dev, s->image_ino);
 	if (im)
 		return im;	/* learnt while we waited for the lock */
-	if (!retry_due(d, RETRY_IMAGE, s->pid, s->image_ino))
+	if (!retry_due(mach, RETRY_IMAGE, s->pid, s->image_ino))
 		return NULL;
 	path[0] = 0;
 	snprintf(link, sizeof(link), "/proc/%u/exe", s->pid);
@@ -416,7 +416,7 @@ static struct image *image_learn_locked(struct decoder *d,
 		ret = errno;
 		if (fd >= 0)
 			close(fd);
-		retry_failed(d, RETRY_IMAGE, s->pid, s->image_ino,
+		retry_failed(mach, RETRY_IMAGE, s->pid, s->image_ino,
 			     ret == ENOENT || ret == ESRCH);
 		return NULL;
 	}
@@ -428,16 +428,16 @@ static struct image *image_learn_locked(struct decoder *d,
 		 * before its exec.  Nothing is cached for the image, which
 		 * other tasks may still run; only this task is given up.
 		 */
-		retry_failed(d, RETRY_IMAGE, s->pid, s->image_ino, true);
+		retry_failed(mach, RETRY_IMAGE, s->pid, s->image_ino, true);
 		return NULL;
 	}
 	if (ret) {
-		retry_failed(d, RETRY_IMAGE, s->pid, s->image_ino, false);
+		retry_failed(mach, RETRY_IMAGE, s->pid, s->image_ino, false);
 		return NULL;
 	}
 	n = readlink(link, path, sizeof(path) - 1);
 	path[n > 0 ? n : 0] = 0;
-	return image_add_notify(d, s->image_dev, s->image_ino, &f,
+	return image_add_notify(mach, s->image_dev, s->image_ino, &f,
 				path[0] ? path : NULL, true, id, id_len);
 }
 
@@ -449,7 +449,7 @@ static struct image *image_learn_locked(struct decoder *d,
  * is replaced meanwhile, or is a script, the samples name another inode
  * and the learner learns that one as usual.
  */
-void image_prelearn(struct decoder *d, const char *command)
+void image_prelearn(struct machine *mach, const char *command)
 {
 	char path[PATH_MAX], *real;
 	const char *dirs, *end;
@@ -478,46 +478,46 @@ void image_prelearn(struct decoder *d, const char *command)
 	    elf_peek(path, &f, id, &id_len))
 		return;
 	real = realpath(path, NULL);
-	pthread_mutex_lock(&d->learn_lock);
-	if (!image_find(d, (uint32_t)st.st_dev, st.st_ino))
-		image_add_notify(d, (uint32_t)st.st_dev, st.st_ino, &f,
+	pthread_mutex_lock(&mach->learn_lock);
+	if (!image_find(mach, (uint32_t)st.st_dev, st.st_ino))
+		image_add_notify(mach, (uint32_t)st.st_dev, st.st_ino, &f,
 				 real ? real : path, true, id, id_len);
-	pthread_mutex_unlock(&d->learn_lock);
+	pthread_mutex_unlock(&mach->learn_lock);
 	free(real);
 }
 
 struct decoded decide_layout(uint32_t kernel_abi, const struct elf_facts *f)
 {
-	struct decoded d = { LAYOUT_NONE, false, "none" };
+	struct decoded dl = { LAYOUT_NONE, false, "none" };
 	bool elf64 = f && f->known && f->elfclass == ELFCLASS64;
 	bool x32 = f && f->known && f->elfclass == ELFCLASS32 &&
 		   f->machine == EM_X86_64;
 
 	switch (kernel_abi) {
 	case PERFREGS_ABI_32:
-		d.layout = LAYOUT_I386;
-		d.abi_name = "i386";
-		d.mixed = elf64;
+		dl.layout = LAYOUT_I386;
+		dl.abi_name = "i386";
+		dl.mixed = elf64;
 		break;
 	case PERFREGS_ABI_64:
-		d.layout = x32 ? LAYOUT_X32 : LAYOUT_X86_64;
-		d.abi_name = x32 ? "x32" : "x86_64";
+		dl.layout = x32 ? LAYOUT_X32 : LAYOUT_X86_64;
+		dl.abi_name = x32 ? "x32" : "x86_64";
 		break;
 	default:
 		break;
 	}
-	return d;
+	return dl;
 }
 
-void images_free(struct decoder *d)
+void images_free(struct machine *mach)
 {
 	unsigned int i;
 
 	for (i = 0; i < 256; i++) {
-		while (d->images[i]) {
-			struct image *im = d->images[i];
+		while (mach->images[i]) {
+			struct image *im = mach->images[i];
 
-			d->images[i] = im->next;
+			mach->images[i] = im->next;
 			free(im->path);
 			free(im);
 		}

@@ -23,16 +23,16 @@ int elf_facts_of_file(const char *path, struct elf_facts *f);
 int elf_peek(const char *path, struct elf_facts *f, uint8_t *id, uint8_t *len);
 int elf_peek_fd(int fd, struct elf_facts *f, uint8_t *id, uint8_t *len);
 uint64_t now_ns(void);
-struct image *image_find(struct decoder *d, uint32_t dev, uint64_t ino);
-struct image *image_add(struct decoder *d, uint32_t dev, uint64_t ino,
+struct image *image_find(struct machine *mach, uint32_t dev, uint64_t ino);
+struct image *image_add(struct machine *mach, uint32_t dev, uint64_t ino,
 			const struct elf_facts *f, const char *path);
-const struct image *image_learn(struct decoder *d,
+const struct image *image_learn(struct machine *mach,
 				const struct perfregs_rec_sample *s);
-void image_prelearn(struct decoder *d, const char *command);
+void image_prelearn(struct machine *mach, const char *command);
 struct decoded decide_layout(uint32_t kernel_abi, const struct elf_facts *f);
-bool retry_due(struct decoder *d, enum retry_kind kind, uint32_t pid, uint64_t ino);
-bool retry_failed(struct decoder *d, enum retry_kind kind, uint32_t pid, uint64_t ino,
+bool retry_due(struct machine *mach, enum retry_kind kind, uint32_t pid, uint64_t ino);
+bool retry_failed(struct machine *mach, enum retry_kind kind, uint32_t pid, uint64_t ino,
 		  bool final);
-void images_free(struct decoder *d);
+void images_free(struct machine *mach);
 
 #endif

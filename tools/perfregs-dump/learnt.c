@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * What the decoder learnt that someone hands on (live: into the
+ * What the machine learnt that someone hands on (live: into the
  * recording), queued in the order it was learnt, from any thread.
  */
 #include <stdlib.h>
 #include <string.h>
 #include "learnt.h"
 
-void learnt_init(struct decoder *d)
+void learnt_init(struct machine *mach)
 {
-	struct learnt_queue *q = &d->learnt;
+	struct learnt_queue *q = &mach->learnt;
 
 	pthread_mutex_init(&q->lock, NULL);
 	q->head = NULL;
@@ -17,14 +17,14 @@ void learnt_init(struct decoder *d)
 	q->on = true;
 }
 
-bool learnt_on(const struct decoder *d)
+bool learnt_on(const struct machine *mach)
 {
-	return d->learnt.on;
+	return mach->learnt.on;
 }
 
-static void push(struct decoder *d, struct learnt_item *it)
+static void push(struct machine *mach, struct learnt_item *it)
 {
-	struct learnt_queue *q = &d->learnt;
+	struct learnt_queue *q = &mach->learnt;
 
 	it->next = NULL;
 	pthread_mutex_lock(&q->lock);
@@ -44,36 +44,36 @@ static struct learnt_item *item(enum learnt_kind kind, const void *what)
 	return it;
 }
 
-void learnt_image(struct decoder *d, const struct image *im)
+void learnt_image(struct machine *mach, const struct image *im)
 {
 	struct learnt_item *it;
 
-	if (d->learnt.on && (it = item(LEARNT_IMAGE, im)))
-		push(d, it);
+	if (mach->learnt.on && (it = item(LEARNT_IMAGE, im)))
+		push(mach, it);
 }
 
-void learnt_maps(struct decoder *d, const struct task_maps *tm)
+void learnt_maps(struct machine *mach, const struct task_maps *tm)
 {
 	struct learnt_item *it;
 
-	if (d->learnt.on && (it = item(LEARNT_MAPS, tm)))
-		push(d, it);
+	if (mach->learnt.on && (it = item(LEARNT_MAPS, tm)))
+		push(mach, it);
 }
 
-void learnt_ksym(struct decoder *d, const struct ksym *k)
+void learnt_ksym(struct machine *mach, const struct ksym *k)
 {
 	struct learnt_item *it;
 
-	if (d->learnt.on && (it = item(LEARNT_KSYM, k)))
-		push(d, it);
+	if (mach->learnt.on && (it = item(LEARNT_KSYM, k)))
+		push(mach, it);
 }
 
 /* The event and its strings, copied: the side-band's buffer moves on. */
-void learnt_sb(struct decoder *d, const struct sb_event *ev)
+void learnt_sb(struct machine *mach, const struct sb_event *ev)
 {
 	struct learnt_item *it;
 
-	if (!d->learnt.on || !(it = item(LEARNT_SB, NULL)))
+	if (!mach->learnt.on || !(it = item(LEARNT_SB, NULL)))
 		return;
 	it->ev = *ev;
 	it->ev.name = it->name = strdup(ev->name ? ev->name : "");
@@ -82,15 +82,15 @@ void learnt_sb(struct decoder *d, const struct sb_event *ev)
 		learnt_items_free(it);
 		return;
 	}
-	push(d, it);
+	push(mach, it);
 }
 
 /* The image's bytes, copied: the caller's buffer goes. */
-void learnt_blob(struct decoder *d, const struct blob *b, const void *data)
+void learnt_blob(struct machine *mach, const struct blob *b, const void *data)
 {
 	struct learnt_item *it;
 
-	if (!d->learnt.on || !(it = item(LEARNT_BLOB, b)))
+	if (!mach->learnt.on || !(it = item(LEARNT_BLOB, b)))
 		return;
 	it->data = malloc(b->size);
 	if (!it->data) {
@@ -98,12 +98,12 @@ void learnt_blob(struct decoder *d, const struct blob *b, const void *data)
 		return;
 	}
 	memcpy(it->data, data, b->size);
-	push(d, it);
+	push(mach, it);
 }
 
-struct learnt_item *learnt_take(struct decoder *d)
+struct learnt_item *learnt_take(struct machine *mach)
 {
-	struct learnt_queue *q = &d->learnt;
+	struct learnt_queue *q = &mach->learnt;
 	struct learnt_item *it;
 
 	if (!q->on)
@@ -129,11 +129,11 @@ void learnt_items_free(struct learnt_item *it)
 	}
 }
 
-void learnt_free(struct decoder *d)
+void learnt_free(struct machine *mach)
 {
-	if (!d->learnt.on)
+	if (!mach->learnt.on)
 		return;
-	learnt_items_free(learnt_take(d));
-	pthread_mutex_destroy(&d->learnt.lock);
-	d->learnt.on = false;
+	learnt_items_free(learnt_take(mach));
+	pthread_mutex_destroy(&mach->learnt.lock);
+	mach->learnt.on = false;
 }

@@ -1151,7 +1151,7 @@ void out_summary(struct decoder *d, FILE *fp, enum out_format fmt,
 		for (i = 0; i < PERFREGS_LOST_MAX; i++)
 			fprintf(fp, "%s\"%s\":%" PRIu64, i ? "," : "",
 				lost_cause_name(i), d->lost[i]);
-		fprintf(fp, "},\"sideband_lost\":%" PRIu64 "}\n", d->sb_lost);
+		fprintf(fp, "},\"sideband_lost\":%" PRIu64 "}\n", d->m.sb_lost);
 		return;
 	}
 	fprintf(fp, "# %" PRIu64 " samples decoded, %" PRIu64 " produced; lost:",
@@ -1160,7 +1160,7 @@ void out_summary(struct decoder *d, FILE *fp, enum out_format fmt,
 		fprintf(fp, " %s %" PRIu64, lost_cause_name(i), d->lost[i]);
 	if (d->bad_records)
 		fprintf(fp, "; %" PRIu64 " malformed records skipped", d->bad_records);
-	if (d->sb_lost)
-		fprintf(fp, "; side-band events lost %" PRIu64, d->sb_lost);
+	if (d->m.sb_lost)
+		fprintf(fp, "; side-band events lost %" PRIu64, d->m.sb_lost);
 	fputc('\n', fp);
 }

@@ -423,11 +423,11 @@ void pool_record(struct decoder *d, int cpu, const struct perfregs_rec_header *r
 	 * before it, which the reading thread does not move until the
 	 * workers wait again.
 	 */
-	if (ksyms_due(d)) {
+	if (ksyms_due(&d->m)) {
 		pool_drain(d);
-		ksyms_settle(d);
+		ksyms_settle(&d->m);
 	}
-	br.nksyms = d->nksyms;
+	br.nksyms = d->m.nksyms;
 	b = &p->slots[p->filled % p->nslots];
 	/*
 	 * The windows held stay bounded: a recording whose items make the
@@ -652,6 +652,7 @@ struct pool *pool_start(struct decoder *d, unsigned int threads)
 		pool_free(p);
 		return NULL;
 	}
+	d->m.threaded = true;	/* kernel symbols: as each record saw them */
 	return p;
 }
 
@@ -753,6 +754,7 @@ int pool_end(struct decoder *d)
 	err = p->error;
 	pool_free(p);
 	d->pool = NULL;
+	d->m.threaded = false;
 	d->threads = 1;
 	return err ? -err : 0;
 }

@@ -413,7 +413,7 @@ static int64_t loc_id(struct pprof *p, uint32_t map, uint64_t address, const cha
 			return -1;
 		/* --no-symbols: no file read for names, nor for lines */
 		if (m && p->d->o.symbols &&
-		    !mapping_source(p->d, m, address, src, sizeof(src), &line))
+		    !mapping_source(&p->d->m, m, address, src, sizeof(src), &line))
 			file = str_id(p, src, strlen(src));
 		else
 			line = 0;
@@ -514,7 +514,7 @@ static unsigned int frames_of(struct pprof *p, const struct perfregs_rec_sample 
 {
 	struct sample_frame sf[SAMPLE_FRAMES_MAX];
 	struct decoder *d = p->d;
-	const struct task_maps *tm = maps_for_sample(d, s);
+	const struct task_maps *tm = maps_for_sample(&d->m, s);
 	unsigned int i, n;
 
 	resolve_sample(d, &d->self, s, st, RESOLVE_SYM, r);
@@ -906,10 +906,10 @@ int pprof_write(struct pprof *p, char *err, size_t errlen)
 
 	for (i = 0; i < T_NR; i++)
 		if (p->dropped[i])
-			diag(p->d, "%" PRIu64 " samples are missing from the profile: they "
+			diag(&p->d->m, "%" PRIu64 " samples are missing from the profile: they "
 			     "needed more than %u %s", p->dropped[i], tab_max[i], tab_names[i]);
 	if (p->dropped[T_NR])
-		diag(p->d, "%" PRIu64 " samples are missing from the profile: out of memory",
+		diag(&p->d->m, "%" PRIu64 " samples are missing from the profile: out of memory",
 		     p->dropped[T_NR]);
 	if (!o) {
 		gzclose(p->gz);

@@ -24,16 +24,16 @@ void resolve_sample(struct decoder *d, struct dthread *t,
 	r->st = st;
 	r->vals = vals;
 	r->uvals = uvals;
-	r->im = image_find(d, s->image_dev, s->image_ino);
+	r->im = image_find(&d->m, s->image_dev, s->image_ino);
 	r->dd = decide_layout(s->abi, r->im ? &r->im->facts : NULL);
 	r->in_user = !(s->flags & PERFREGS_SF_KERNEL);
 	r->have_ip = ip_idx >= 0 || uip_idx >= 0;
 	r->ip = ip_idx >= 0 ? vals[ip_idx] : uip_idx >= 0 ? uvals[uip_idx] : 0;
 	if ((what & RESOLVE_SYM) && r->have_ip && d->o.symbols) {
 		if (resolve_kernel_addr(r->ip))
-			ret = kernel_symbol(d, t, r->ip, r->sym, sizeof(r->sym));
+			ret = kernel_symbol(&d->m, t, r->ip, r->sym, sizeof(r->sym));
 		else
-			ret = user_symbol(d, s, r->ip, r->sym, sizeof(r->sym));
+			ret = user_symbol(&d->m, s, r->ip, r->sym, sizeof(r->sym));
 	}
 	if (ret)
 		r->sym[0] = 0;

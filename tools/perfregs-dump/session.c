@@ -116,10 +116,10 @@ static bool drain_before(struct decoder *d, const struct rec_item *it)
 		wait = false;
 		break;
 	case ITEM_KSYM:
-		wait = ksyms_full(d);
+		wait = ksyms_full(&d->m);
 		break;
 	case ITEM_SB:
-		wait = it->sb.kind == SB_LOST || !space_event_later(d, &it->sb, pool_upto(d));
+		wait = it->sb.kind == SB_LOST || !space_event_later(&d->m, &it->sb, pool_upto(d));
 		break;
 	default:
 		wait = true;
@@ -144,36 +144,36 @@ static int deliver(struct decoder *d, struct tool *t, const struct rec_item *it,
 		d->o.event_name = d->event_name;
 		break;
 	case ITEM_IMAGE:
-		if (!image_find(d, it->image.dev, it->image.ino)) {
-			im = image_add(d, it->image.dev, it->image.ino, &it->image.facts,
+		if (!image_find(&d->m, it->image.dev, it->image.ino)) {
+			im = image_add(&d->m, it->image.dev, it->image.ino, &it->image.facts,
 				       it->image.path);
 			if (im && t->image)
 				t->image(t, im);
 		}
 		break;
 	case ITEM_MAPS:
-		if (maps_find(d, it->maps.pid, it->maps.ino)) {
+		if (maps_find(&d->m, it->maps.pid, it->maps.ino)) {
 			mappings_free(it->maps.m, it->maps.n);
 			break;
 		}
-		tm = maps_add(d, it->maps.pid, it->maps.ino, it->maps.m, it->maps.n);
+		tm = maps_add(&d->m, it->maps.pid, it->maps.ino, it->maps.m, it->maps.n);
 		/* replayed for convert, which turns them into MMAPs */
 		if (tm && t->maps)
 			t->maps(t, tm);
 		break;
 	case ITEM_KSYM:
-		ksym_add(d, it->ksym.start, it->ksym.end, it->ksym.name);
+		ksym_add(&d->m, it->ksym.start, it->ksym.end, it->ksym.name);
 		break;
 	case ITEM_KREC:
 		return deliver_krec(d, t, it, err, errlen);
 	case ITEM_SB:
-		if (space_event(d, &it->sb) && t->sb)
+		if (space_event(&d->m, &it->sb) && t->sb)
 			t->sb(t, &it->sb);
 		break;
 	case ITEM_BLOB:
 		/* an image it cannot use (another kind): decode without */
 		if (it->blob.kind == 1) {
-			b = blob_add(d, it->blob.data, it->blob.size);
+			b = blob_add(&d->m, it->blob.data, it->blob.size);
 			if (b && t->blob)
 				t->blob(t, b, it->blob.data);
 		}
@@ -315,7 +315,7 @@ int rec_decode_buf(const unsigned char *buf, size_t size, struct decoder *d,
 
 void session_forward_learnt(struct decoder *d, struct tool *t)
 {
-	struct learnt_item *items = learnt_take(d), *it;
+	struct learnt_item *items = learnt_take(&d->m), *it;
 
 	for (it = items; it; it = it->next) {
 		switch (it->kind) {

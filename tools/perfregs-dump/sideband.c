@@ -295,24 +295,24 @@ fail:
 	return NULL;
 }
 
-static void sb_record_locked(struct sideband *sb, struct decoder *d,
+static void sb_record_locked(struct sideband *sb, struct machine *mach,
 			     const struct perf_event_header *h);
 
 /*
  * Under learn_lock: the learner thread also keeps files open for
  * deleted mappings (deleted_file()) when it reads /proc.
  */
-static void sb_record(struct sideband *sb, struct decoder *d,
+static void sb_record(struct sideband *sb, struct machine *mach,
 		      const struct perf_event_header *h)
 {
-	if (d->live)
-		pthread_mutex_lock(&d->learn_lock);
-	sb_record_locked(sb, d, h);
-	if (d->live)
-		pthread_mutex_unlock(&d->learn_lock);
+	if (mach->live)
+		pthread_mutex_lock(&mach->learn_lock);
+	sb_record_locked(sb, mach, h);
+	if (mach->live)
+		pthread_mutex_unlock(&mach->learn_lock);
 }
 
-static void sb_record_locked(struct sideband *sb, struct decoder *d,
+static void sb_record_locked(struct sideband *sb, struct machine *mach,
 			     const struct perf_event_header *h)
 {
 	const uint8_t *p = (const uint8_t *)h;
@@ -352,7 +352,7 @@ static void sb_record_locked(struct sideband *sb, struct decoder *d,
 			ev.build_id_len = mm.bid_size;
 			memcpy(ev.build_id, mm.bid, mm.bid_size);
 		}
-		mapping_identify(d, &ev);
+		mapping_identify(mach, &ev);
 		break;
 	}
 	case PERF_RECORD_COMM: {
@@ -397,11 +397,11 @@ static void sb_record_locked(struct sideband *sb, struct decoder *d,
 		return;
 	}
 	sb->events++;
-	space_event(d, &ev);
+	space_event(mach, &ev);
 	str_put(ev.local);
 }
 
-static int drain_ring(struct sideband *sb, struct sb_ring *r, struct decoder *d)
+static int drain_ring(struct sideband *sb, struct sb_ring *r, struct machine *mach)
 {
 	uint64_t head, tail, mask = r->size - 1;
 	int n = 0;
@@ -422,7 +422,7 @@ static int drain_ring(struct sideband *sb, struct sb_ring *r, struct decoder *d)
 			break;
 		}
 		prf_span_copy(sb->rec, r->data, r->size, r->data, pos, h.size);
-		sb_record(sb, d, (const struct perf_event_header *)sb->rec);
+		sb_record(sb, mach, (const struct perf_event_header *)sb->rec);
 		tail += h.size;
 		n++;
 	}
@@ -431,7 +431,7 @@ static int drain_ring(struct sideband *sb, struct sb_ring *r, struct decoder *d)
 	return n;
 }
 
-int sb_drain(struct sideband *sb, struct decoder *d)
+int sb_drain(struct sideband *sb, struct machine *mach)
 {
 	unsigned int i;
 	int n = 0;
@@ -440,7 +440,7 @@ int sb_drain(struct sideband *sb, struct decoder *d)
 		return 0;
 	pthread_mutex_lock(&sb->lock);
 	for (i = 0; i < sb->nrings; i++)
-		n += drain_ring(sb, &sb->rings[i], d);
+		n += drain_ring(sb, &sb->rings[i], mach);
 	pthread_mutex_unlock(&sb->lock);
 	return n;
 }

@@ -31,12 +31,12 @@ static unsigned int maps_hash(uint32_t pid, uint64_t ino)
 	return (pid * 2654435761U + (unsigned int)ino) & 255;
 }
 
-struct task_maps *maps_find(struct decoder *d, uint32_t pid, uint64_t ino)
+struct task_maps *maps_find(struct machine *mach, uint32_t pid, uint64_t ino)
 {
 	struct task_maps *tm;
 
 	/* acquire: pairs with the release in maps_add(), another thread's */
-	for (tm = __atomic_load_n(&d->maps[maps_hash(pid, ino)], __ATOMIC_ACQUIRE);
+	for (tm = __atomic_load_n(&mach->maps[maps_hash(pid, ino)], __ATOMIC_ACQUIRE);
 	     tm; tm = tm->next)
 		if (tm->pid == pid && tm->ino == ino)
 			return tm;
@@ -44,7 +44,7 @@ struct task_maps *maps_find(struct decoder *d, uint32_t pid, uint64_t ino)
 }
 
 /* As image_add_notify(): the recording gets the maps before any finder. */
-static struct task_maps *maps_add_notify(struct decoder *d, uint32_t pid, uint64_t ino,
+static struct task_maps *maps_add_notify(struct machine *mach, uint32_t pid, uint64_t ino,
 					 struct mapping *m, unsigned int n, bool notify)
 {
 	unsigned int h = maps_hash(pid, ino);
@@ -56,18 +56,18 @@ static struct task_maps *maps_add_notify(struct decoder *d, uint32_t pid, uint64
 	tm->ino = ino;
 	tm->m = m;
 	tm->n = n;
-	tm->next = d->maps[h];
+	tm->next = mach->maps[h];
 	if (notify)
-		learnt_maps(d, tm);
+		learnt_maps(mach, tm);
 	/* release: the entry is whole before a lock-free maps_find() sees it */
-	__atomic_store_n(&d->maps[h], tm, __ATOMIC_RELEASE);
+	__atomic_store_n(&mach->maps[h], tm, __ATOMIC_RELEASE);
 	return tm;
 }
 
-struct task_maps *maps_add(struct decoder *d, uint32_t pid, uint64_t ino,
+struct task_maps *maps_add(struct machine *mach, uint32_t pid, uint64_t ino,
 			   struct mapping *m, unsigned int n)
 {
-	return maps_add_notify(d, pid, ino, m, n, false);
+	return maps_add_notify(mach, pid, ino, m, n, false);
 }
 
 /*
@@ -166,7 +166,7 @@ void symbols_unlock(void)
  * /usr/lib/debug/.build-id/XX/REST.debug, else the recorded path; with
  * --symfs, nothing outside the root but those by build-id ("": none).
  */
-const char *mapping_file_locked(struct decoder *d, struct mapping *m)
+const char *mapping_file_locked(struct machine *mach, struct mapping *m)
 {
 	char hex[41], path[PATH_MAX], *local;
 	const char *dir;
@@ -177,7 +177,7 @@ const char *mapping_file_locked(struct decoder *d, struct mapping *m)
 	if (m->local)
 		return m->local;
 	if (!strcmp(m->path, "[vdso]")) {
-		const struct blob *b = blob_for(d, m);
+		const struct blob *b = blob_for(mach, m);
 
 		/* none: no file (a file "[vdso]" here is not it) */
 		local = str_intern(b ? b->path : "", NULL);
@@ -189,8 +189,8 @@ const char *mapping_file_locked(struct decoder *d, struct mapping *m)
 	for (i = 0; i < m->build_id_len; i++)
 		sprintf(hex + 2 * i, "%02x", m->build_id[i]);
 	hex[2 * m->build_id_len] = 0;
-	n = snprintf(path, sizeof(path), "%s%s", d->o.symfs ? d->o.symfs : "", m->path);
-	if ((!d->o.symfs || (symfs_path_ok(m->path) && n < (int)sizeof(path))) &&
+	n = snprintf(path, sizeof(path), "%s%s", mach->symfs ? mach->symfs : "", m->path);
+	if ((!mach->symfs || (symfs_path_ok(m->path) && n < (int)sizeof(path))) &&
 	    build_id_matches(path, m))
 		goto found;
 	/*
@@ -199,9 +199,9 @@ const char *mapping_file_locked(struct decoder *d, struct mapping *m)
 	 */
 	len = strlen(m->path);
 	if (m->build_id_len && len > 10 && !strcmp(m->path + len - 10, " (deleted)")) {
-		n = snprintf(path, sizeof(path), "%s%.*s", d->o.symfs ? d->o.symfs : "",
+		n = snprintf(path, sizeof(path), "%s%.*s", mach->symfs ? mach->symfs : "",
 			     (int)(len - 10), m->path);
-		if ((!d->o.symfs || symfs_path_ok(m->path)) && n < (int)sizeof(path) &&
+		if ((!mach->symfs || symfs_path_ok(m->path)) && n < (int)sizeof(path) &&
 		    build_id_matches(path, m))
 			goto found;
 	}
@@ -222,15 +222,15 @@ const char *mapping_file_locked(struct decoder *d, struct mapping *m)
 	 * the one mapped (replaced, or swapped for a symlink by the user
 	 * who mapped it) is not read.
 	 */
-	snprintf(path, sizeof(path), "%s", d->o.symfs || m->build_id_len ? "" : m->path);
+	snprintf(path, sizeof(path), "%s", mach->symfs || m->build_id_len ? "" : m->path);
 found:
 	local = str_intern(path, NULL);	/* shared by the copies of m (aspace.c) */
 	/* release: pairs with the acquire in mapping_file() */
 	__atomic_store_n(&m->local, local, __ATOMIC_RELEASE);
-	return local ? local : d->o.symfs ? "" : m->path;
+	return local ? local : mach->symfs ? "" : m->path;
 }
 
-const char *mapping_file(struct decoder *d, struct mapping *m)
+const char *mapping_file(struct machine *mach, struct mapping *m)
 {
 	/* acquire: pairs with the releases in mapping_file_locked() */
 	const char *local = __atomic_load_n(&m->local, __ATOMIC_ACQUIRE);
@@ -238,7 +238,7 @@ const char *mapping_file(struct decoder *d, struct mapping *m)
 	if (local)
 		return local;
 	pthread_mutex_lock(&resolve_lock);
-	local = mapping_file_locked(d, m);
+	local = mapping_file_locked(mach, m);
 	pthread_mutex_unlock(&resolve_lock);
 	return local;
 }
@@ -247,7 +247,7 @@ const char *mapping_file(struct decoder *d, struct mapping *m)
  * A mapping of a live task whose file has been deleted (its name ends
  * in " (deleted)": a program or library upgraded while it runs):
  * /proc/PID/map_files/START-END still opens the file (for root), which
- * is kept open, as "/proc/self/fd/N", for as long as the decoder lives.
+ * is kept open, as "/proc/self/fd/N", for as long as the machine lives.
  * NULL for any other name, or when that cannot be opened.
  *
  * One file is held once, however many processes map it: after an
@@ -256,7 +256,7 @@ const char *mapping_file(struct decoder *d, struct mapping *m)
  * as the first to map them: any process can name a file "x (deleted)"
  * and map many, and would take the slots of the others.
  */
-char *deleted_file(struct decoder *d, uint32_t pid, uint64_t start, uint64_t end,
+char *deleted_file(struct machine *mach, uint32_t pid, uint64_t start, uint64_t end,
 		   const char *name)
 {
 	size_t len = strlen(name);
@@ -266,7 +266,7 @@ char *deleted_file(struct decoder *d, uint32_t pid, uint64_t start, uint64_t end
 	char *p;
 	int fd;
 
-	if (!d->live || len <= 10 || strcmp(name + len - 10, " (deleted)"))
+	if (!mach->live || len <= 10 || strcmp(name + len - 10, " (deleted)"))
 		return NULL;
 	snprintf(path, sizeof(path), "/proc/%u/map_files/%" PRIx64 "-%" PRIx64,
 		 pid, start, end);
@@ -275,21 +275,21 @@ char *deleted_file(struct decoder *d, uint32_t pid, uint64_t start, uint64_t end
 		return NULL;
 	if (fstat(fd, &st))
 		goto fail_close;
-	for (i = 0; i < d->nheld; i++) {
-		if (d->held[i].dev == st.st_dev && d->held[i].ino == st.st_ino) {
+	for (i = 0; i < mach->nheld; i++) {
+		if (mach->held[i].dev == st.st_dev && mach->held[i].ino == st.st_ino) {
 			close(fd);
-			fd = d->held[i].fd;
+			fd = mach->held[i].fd;
 			goto named;
 		}
-		mine += d->held[i].pid == pid;
+		mine += mach->held[i].pid == pid;
 	}
-	if (d->nheld == HELD_MAX || mine == HELD_PID_MAX)
+	if (mach->nheld == HELD_MAX || mine == HELD_PID_MAX)
 		goto fail_close;
-	d->held[d->nheld].fd = fd;
-	d->held[d->nheld].pid = pid;
-	d->held[d->nheld].dev = st.st_dev;
-	d->held[d->nheld].ino = st.st_ino;
-	d->nheld++;
+	mach->held[mach->nheld].fd = fd;
+	mach->held[mach->nheld].pid = pid;
+	mach->held[mach->nheld].dev = st.st_dev;
+	mach->held[mach->nheld].ino = st.st_ino;
+	mach->nheld++;
 named:
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 	p = str_intern(path, NULL);
@@ -300,7 +300,7 @@ fail_close:
 	return NULL;
 }
 
-static void maps_learn_locked(struct decoder *d, const struct perfregs_rec_sample *s);
+static void maps_learn_locked(struct machine *mach, const struct perfregs_rec_sample *s);
 
 /* A hex or decimal field of a maps line, and the separator after it. */
 static const char *maps_num(const char *p, int base, char sep, uint64_t *v)
@@ -346,13 +346,13 @@ int maps_line(const char *line, uint64_t *start, uint64_t *end, char perms[8],
 }
 
 /* Learn the executable mappings of a live task, once per image. */
-void maps_learn(struct decoder *d, const struct perfregs_rec_sample *s)
+void maps_learn(struct machine *mach, const struct perfregs_rec_sample *s)
 {
-	if (!d->live || !s->pid || maps_find(d, s->pid, s->image_ino))
+	if (!mach->live || !s->pid || maps_find(mach, s->pid, s->image_ino))
 		return;
-	pthread_mutex_lock(&d->learn_lock);
-	maps_learn_locked(d, s);
-	pthread_mutex_unlock(&d->learn_lock);
+	pthread_mutex_lock(&mach->learn_lock);
+	maps_learn_locked(mach, s);
+	pthread_mutex_unlock(&mach->learn_lock);
 }
 
 /*
@@ -362,9 +362,9 @@ void maps_learn(struct decoder *d, const struct perfregs_rec_sample *s)
  * waits for the CPU.  Files it maps executable itself are not seen
  * (dlopen() needs an interpreter).
  */
-static bool maps_from_image(struct decoder *d, const struct perfregs_rec_sample *s)
+static bool maps_from_image(struct machine *mach, const struct perfregs_rec_sample *s)
 {
-	const struct image *im = image_find(d, s->image_dev, s->image_ino);
+	const struct image *im = image_find(mach, s->image_dev, s->image_ino);
 	struct mapping *m;
 	unsigned int i;
 
@@ -383,12 +383,12 @@ static bool maps_from_image(struct decoder *d, const struct perfregs_rec_sample 
 			m[i].build_id_len = im->build_id_len;
 		}
 	}
-	maps_add_notify(d, s->pid, s->image_ino, m, im->facts.nexec, true);
+	maps_add_notify(mach, s->pid, s->image_ino, m, im->facts.nexec, true);
 	return true;
 }
 
 /* maps_learn() under learn_lock: the learner thread may learn too. */
-static void maps_learn_locked(struct decoder *d, const struct perfregs_rec_sample *s)
+static void maps_learn_locked(struct machine *mach, const struct perfregs_rec_sample *s)
 {
 	struct mapping *m = NULL;
 	unsigned int n = 0, cap = 0, lines = 0, i;
@@ -396,14 +396,14 @@ static void maps_learn_locked(struct decoder *d, const struct perfregs_rec_sampl
 	bool saw_image = false;
 	FILE *fp;
 
-	if (maps_find(d, s->pid, s->image_ino) ||	/* learnt meanwhile */
-	    !retry_due(d, RETRY_MAPS, s->pid, s->image_ino) ||
-	    maps_from_image(d, s))
+	if (maps_find(mach, s->pid, s->image_ino) ||	/* learnt meanwhile */
+	    !retry_due(mach, RETRY_MAPS, s->pid, s->image_ino) ||
+	    maps_from_image(mach, s))
 		return;
 	snprintf(path, sizeof(path), "/proc/%u/maps", s->pid);
 	fp = fopen(path, "r");
 	if (!fp && errno != ENOENT && errno != ESRCH &&
-	    !retry_failed(d, RETRY_MAPS, s->pid, s->image_ino, false))
+	    !retry_failed(mach, RETRY_MAPS, s->pid, s->image_ino, false))
 		return;		/* refused for a moment: a later sample retries */
 	while (fp && fgets(line, sizeof(line), fp)) {
 		uint64_t start, end, pgoff, inode;
@@ -434,10 +434,10 @@ static void maps_learn_locked(struct decoder *d, const struct perfregs_rec_sampl
 		m[n].end = end;
 		m[n].pgoff = pgoff;
 		m[n].path = str_intern(line + pos, NULL);
-		m[n].local = m[n].path ? deleted_file(d, s->pid, start, end, m[n].path) : NULL;
+		m[n].local = m[n].path ? deleted_file(mach, s->pid, start, end, m[n].path) : NULL;
 		/* the image's build-id was read with its ELF header */
 		if (inode == s->image_ino && dev == s->image_dev &&
-		    (im = image_find(d, s->image_dev, s->image_ino)) && im->build_id_known) {
+		    (im = image_find(mach, s->image_dev, s->image_ino)) && im->build_id_known) {
 			memcpy(m[n].build_id, im->build_id, im->build_id_len);
 			m[n].build_id_len = im->build_id_len;
 		} else {
@@ -469,11 +469,11 @@ static void maps_learn_locked(struct decoder *d, const struct perfregs_rec_sampl
 		n = 0;	/* another image's maps are no answer for this one */
 		snprintf(path, sizeof(path), "/proc/%u/exe", s->pid);
 		final = stat(path, &st) || st.st_ino != s->image_ino;
-		if (!retry_failed(d, RETRY_MAPS, s->pid, s->image_ino, final))
+		if (!retry_failed(mach, RETRY_MAPS, s->pid, s->image_ino, final))
 			return;
 	}
 	/* remembered even when empty: the task may be gone already */
-	maps_add_notify(d, s->pid, s->image_ino, m, n, true);
+	maps_add_notify(mach, s->pid, s->image_ino, m, n, true);
 }
 
 /*
@@ -484,27 +484,27 @@ static void maps_learn_locked(struct decoder *d, const struct perfregs_rec_sampl
  * there, next to a file a recording names, hung the decoder.  "-": no
  * CRC check of .gnu_debuglink files (a build-id decides).
  */
-char **dwfl_debuginfo_path_locked(struct decoder *d)
+char **dwfl_debuginfo_path_locked(struct machine *mach)
 {
 	char buf[PATH_MAX + 64];
 
-	if (!d->debuginfo_path) {
-		if (d->o.symfs && strlen(d->o.symfs) < PATH_MAX)
+	if (!mach->debuginfo_path) {
+		if (mach->symfs && strlen(mach->symfs) < PATH_MAX)
 			snprintf(buf, sizeof(buf), "-%s/usr/lib/debug:/usr/lib/debug",
-				 d->o.symfs);
+				 mach->symfs);
 		else
 			snprintf(buf, sizeof(buf), "-/usr/lib/debug");
-		d->debuginfo_path = strdup(buf);
+		mach->debuginfo_path = strdup(buf);
 	}
-	return &d->debuginfo_path;
+	return &mach->debuginfo_path;
 }
 
-char **dwfl_debuginfo_path(struct decoder *d)
+char **dwfl_debuginfo_path(struct machine *mach)
 {
 	char **path;
 
 	pthread_mutex_lock(&resolve_lock);
-	path = dwfl_debuginfo_path_locked(d);
+	path = dwfl_debuginfo_path_locked(mach);
 	pthread_mutex_unlock(&resolve_lock);
 	return path;
 }
@@ -581,22 +581,22 @@ out:
 	return base;
 }
 
-static void mapping_base_locked(struct decoder *d, struct mapping *m)
+static void mapping_base_locked(struct machine *mach, struct mapping *m)
 {
 	if (m->base_known)
 		return;
 	m->first = UINT64_MAX;
-	m->base = base_from_phdrs(mapping_file_locked(d, m), m->start, m->pgoff, &m->first);
+	m->base = base_from_phdrs(mapping_file_locked(mach, m), m->start, m->pgoff, &m->first);
 	/* release: pairs with the acquire in mapping_base() */
 	__atomic_store_n(&m->base_known, true, __ATOMIC_RELEASE);
 }
 
-uint64_t mapping_base(struct decoder *d, struct mapping *m)
+uint64_t mapping_base(struct machine *mach, struct mapping *m)
 {
 	/* acquire: pairs with the release in mapping_base_locked() */
 	if (!__atomic_load_n(&m->base_known, __ATOMIC_ACQUIRE)) {
 		pthread_mutex_lock(&resolve_lock);
-		mapping_base_locked(d, m);
+		mapping_base_locked(mach, m);
 		pthread_mutex_unlock(&resolve_lock);
 	}
 	return m->base;
@@ -640,69 +640,69 @@ static int ksym_cmp(const void *a, const void *b)
  * Is the array full: would the next ksym_add() move it?  (--threads:
  * the workers read it, it moves only while they wait.)
  */
-bool ksyms_full(const struct decoder *d)
+bool ksyms_full(const struct machine *mach)
 {
-	return d->nksyms == d->ksyms_cap;
+	return mach->nksyms == mach->ksyms_cap;
 }
 
-void ksym_add(struct decoder *d, uint64_t start, uint64_t end, const char *name)
+void ksym_add(struct machine *mach, uint64_t start, uint64_t end, const char *name)
 {
 	struct ksym *k;
 	char *copy;
 
-	if (d->nksyms == d->ksyms_cap) {
-		size_t cap = d->ksyms_cap ? d->ksyms_cap * 2 : 1024;
-		void *p = cap <= UINT32_MAX ? realloc(d->ksyms, cap * sizeof(*d->ksyms)) : NULL;
+	if (mach->nksyms == mach->ksyms_cap) {
+		size_t cap = mach->ksyms_cap ? mach->ksyms_cap * 2 : 1024;
+		void *p = cap <= UINT32_MAX ? realloc(mach->ksyms, cap * sizeof(*mach->ksyms)) : NULL;
 
 		if (!p)
 			return;
-		d->ksyms = p;
-		d->ksyms_cap = cap;
+		mach->ksyms = p;
+		mach->ksyms_cap = cap;
 	}
 	copy = strdup(name);
 	if (!copy)
 		return;		/* without a name, none: sym_offset() reads it */
-	k = &d->ksyms[d->nksyms];
+	k = &mach->ksyms[mach->nksyms];
 	k->start = start;
 	k->end = end;
 	k->name = copy;
 	k->owned = true;
 	k->recorded = true;
-	k->seq = (uint32_t)d->nksyms;	/* the order of the adds: ksym_cmp() */
-	d->nksyms++;
+	k->seq = (uint32_t)mach->nksyms;	/* the order of the adds: ksym_cmp() */
+	mach->nksyms++;
 }
 
 /* Are the symbols added since the last merge due to be merged? */
-bool ksyms_due(const struct decoder *d)
+bool ksyms_due(const struct machine *mach)
 {
-	size_t tail = d->nksyms - d->ksyms_sorted;
+	size_t tail = mach->nksyms - mach->ksyms_sorted;
 
-	return tail > KSYM_TAIL_MIN && tail * tail > d->ksyms_sorted;
+	return tail > KSYM_TAIL_MIN && tail * tail > mach->ksyms_sorted;
 }
 
 /* The symbols added since the last merge, into the sorted part. */
-static void ksyms_merge(struct decoder *d)
+static void ksyms_merge(struct machine *mach)
 {
-	size_t s = d->ksyms_sorted, n = d->nksyms, k = n - s, i = s, j = k, o = n;
+	size_t s = mach->ksyms_sorted, n = mach->nksyms, k = n - s, i = s, j = k, o = n;
 	struct ksym *tail;
 
-	qsort(d->ksyms + s, k, sizeof(*d->ksyms), ksym_cmp);
+	qsort(mach->ksyms + s, k, sizeof(*mach->ksyms), ksym_cmp);
 	tail = malloc(k * sizeof(*tail));
 	if (!tail) {
-		qsort(d->ksyms, n, sizeof(*d->ksyms), ksym_cmp);
-		d->ksyms_sorted = n;
+		qsort(mach->ksyms, n, sizeof(*mach->ksyms), ksym_cmp);
+		mach->ksyms_sorted = n;
 		return;
 	}
-	memcpy(tail, d->ksyms + s, k * sizeof(*tail));
+	memcpy(tail, mach->ksyms + s, k * sizeof(*tail));
 	/* from the top: in ksym_cmp()'s order, no two of which are equal */
 	while (j) {
-		if (i && ksym_cmp(&d->ksyms[i - 1], &tail[j - 1]) > 0)
-			d->ksyms[--o] = d->ksyms[--i];
+		if (i && ksym_cmp(&mach->ksyms[i - 1], &tail[j - 1]) > 0)
+			mach->ksyms[--o] = mach->ksyms[--i];
 		else
-			d->ksyms[--o] = tail[--j];
+			mach->ksyms[--o] = tail[--j];
 	}
 	free(tail);
-	d->ksyms_sorted = n;
+	mach->ksyms_sorted = n;
 }
 
 /*
@@ -710,16 +710,16 @@ static void ksyms_merge(struct decoder *d)
  * file has >100k lines: read it whole, name symbols in place, and sort
  * only if the kernel did not list them in order already.
  */
-void ksyms_load(struct decoder *d)
+void ksyms_load(struct machine *mach)
 {
 	size_t len = 0, cap = 1 << 22, i;
 	char *buf, *line, *next;
 	bool sorted = true;
 	FILE *fp;
 
-	if (d->ksyms_loaded || !d->live)
+	if (mach->ksyms_loaded || !mach->live)
 		return;
-	d->ksyms_loaded = true;
+	mach->ksyms_loaded = true;
 	fp = fopen("/proc/kallsyms", "r");
 	buf = malloc(cap);
 	while (fp && buf) {
@@ -741,7 +741,7 @@ void ksyms_load(struct decoder *d)
 	if (!buf)
 		return;
 	buf[len] = 0;
-	d->ksyms_blob = buf;
+	mach->ksyms_blob = buf;
 	for (line = buf; line < buf + len; line = next) {
 		char *end, *name, type;
 		uint64_t addr;
@@ -756,32 +756,32 @@ void ksyms_load(struct decoder *d)
 			continue;
 		name = end + 3;
 		name[strcspn(name, " \t\n")] = 0;
-		if (d->nksyms == d->ksyms_cap) {
-			size_t c = d->ksyms_cap ? d->ksyms_cap * 2 : 65536;
-			void *p = realloc(d->ksyms, c * sizeof(*d->ksyms));
+		if (mach->nksyms == mach->ksyms_cap) {
+			size_t c = mach->ksyms_cap ? mach->ksyms_cap * 2 : 65536;
+			void *p = realloc(mach->ksyms, c * sizeof(*mach->ksyms));
 
 			if (!p)
 				break;
-			d->ksyms = p;
-			d->ksyms_cap = c;
+			mach->ksyms = p;
+			mach->ksyms_cap = c;
 		}
-		if (d->nksyms && addr < d->ksyms[d->nksyms - 1].start)
+		if (mach->nksyms && addr < mach->ksyms[mach->nksyms - 1].start)
 			sorted = false;
-		d->ksyms[d->nksyms].start = addr;
-		d->ksyms[d->nksyms].end = 0;
-		d->ksyms[d->nksyms].recorded = false;
-		d->ksyms[d->nksyms].name = name;
-		d->ksyms[d->nksyms].owned = false;
-		d->ksyms[d->nksyms].seq = (uint32_t)d->nksyms;
-		d->nksyms++;
+		mach->ksyms[mach->nksyms].start = addr;
+		mach->ksyms[mach->nksyms].end = 0;
+		mach->ksyms[mach->nksyms].recorded = false;
+		mach->ksyms[mach->nksyms].name = name;
+		mach->ksyms[mach->nksyms].owned = false;
+		mach->ksyms[mach->nksyms].seq = (uint32_t)mach->nksyms;
+		mach->nksyms++;
 	}
 	if (!sorted)
-		qsort(d->ksyms, d->nksyms, sizeof(*d->ksyms), ksym_cmp);
-	for (i = 0; i + 1 < d->nksyms; i++)
-		d->ksyms[i].end = d->ksyms[i + 1].start;
-	if (d->nksyms)
-		d->ksyms[d->nksyms - 1].end = d->ksyms[d->nksyms - 1].start + 4096;
-	d->ksyms_sorted = d->nksyms;
+		qsort(mach->ksyms, mach->nksyms, sizeof(*mach->ksyms), ksym_cmp);
+	for (i = 0; i + 1 < mach->nksyms; i++)
+		mach->ksyms[i].end = mach->ksyms[i + 1].start;
+	if (mach->nksyms)
+		mach->ksyms[mach->nksyms - 1].end = mach->ksyms[mach->nksyms - 1].start + 4096;
+	mach->ksyms_sorted = mach->nksyms;
 }
 
 /*
@@ -789,10 +789,10 @@ void ksyms_load(struct decoder *d)
  * are due (ksyms_due()): with --threads, by the reading thread, while
  * no worker reads them (pool_record()).
  */
-void ksyms_settle(struct decoder *d)
+void ksyms_settle(struct machine *mach)
 {
-	if (ksyms_due(d))
-		ksyms_merge(d);
+	if (ksyms_due(mach))
+		ksyms_merge(mach);
 }
 
 /*
@@ -803,32 +803,32 @@ void ksyms_settle(struct decoder *d)
  * appends past them, and moves or merges them only while the workers
  * wait (session.c, pool_record()).
  */
-static const struct ksym *ksym_find_upto(struct decoder *d, uint64_t ip, size_t upto)
+static const struct ksym *ksym_find_upto(struct machine *mach, uint64_t ip, size_t upto)
 {
-	size_t lo = 0, hi = d->ksyms_sorted, i;
+	size_t lo = 0, hi = mach->ksyms_sorted, i;
 	const struct ksym *best = NULL;
 
 	while (lo < hi) {	/* the first that starts above ip */
 		size_t mid = (lo + hi) / 2;
 
-		if (ip < d->ksyms[mid].start)
+		if (ip < mach->ksyms[mid].start)
 			hi = mid;
 		else
 			lo = mid + 1;
 	}
 	if (lo)
-		best = &d->ksyms[lo - 1];
-	for (i = d->ksyms_sorted; i < upto; i++)
-		if (d->ksyms[i].start <= ip && (!best || ksym_cmp(&d->ksyms[i], best) > 0))
-			best = &d->ksyms[i];
+		best = &mach->ksyms[lo - 1];
+	for (i = mach->ksyms_sorted; i < upto; i++)
+		if (mach->ksyms[i].start <= ip && (!best || ksym_cmp(&mach->ksyms[i], best) > 0))
+			best = &mach->ksyms[i];
 	return best && ip < best->end ? best : NULL;
 }
 
-const struct ksym *ksym_find(struct decoder *d, uint64_t ip)
+const struct ksym *ksym_find(struct machine *mach, uint64_t ip)
 {
-	if (!d->pool)
-		ksyms_settle(d);
-	return ksym_find_upto(d, ip, d->nksyms);
+	if (!mach->threaded)
+		ksyms_settle(mach);
+	return ksym_find_upto(mach, ip, mach->nksyms);
 }
 
 /*
@@ -836,33 +836,33 @@ const struct ksym *ksym_find(struct decoder *d, uint64_t ip)
  * of symbols already handed on spares the binary search over ~100k
  * symbols (~200 instructions) for the functions samples keep hitting.
  */
-void ksym_learn(struct decoder *d, uint64_t ip)
+void ksym_learn(struct machine *mach, uint64_t ip)
 {
 	unsigned int slot = (ip >> 4) % 64;
 	struct ksym *k;
 
-	if (ip >= d->ksym_seen[slot].start && ip < d->ksym_seen[slot].end)
+	if (ip >= mach->ksym_seen[slot].start && ip < mach->ksym_seen[slot].end)
 		return;
-	ksyms_load(d);
-	k = (struct ksym *)ksym_find(d, ip);
-	if (k && !k->recorded && learnt_on(d)) {
+	ksyms_load(mach);
+	k = (struct ksym *)ksym_find(mach, ip);
+	if (k && !k->recorded && learnt_on(mach)) {
 		k->recorded = true;
-		learnt_ksym(d, k);
+		learnt_ksym(mach, k);
 	}
 	if (k && k->recorded) {
-		d->ksym_seen[slot].start = k->start;
-		d->ksym_seen[slot].end = k->end;
+		mach->ksym_seen[slot].start = k->start;
+		mach->ksym_seen[slot].end = k->end;
 	}
 }
 
-int kernel_symbol(struct decoder *d, const struct dthread *t, uint64_t ip, char *buf,
+int kernel_symbol(struct machine *mach, const struct dthread *t, uint64_t ip, char *buf,
 		  size_t len)
 {
 	const struct ksym *k;
 
-	ksyms_load(d);
+	ksyms_load(mach);
 	/* a worker: of the symbols, those of its record (pool.c) */
-	k = t->worker ? ksym_find_upto(d, ip, t->nksyms) : ksym_find(d, ip);
+	k = t->worker ? ksym_find_upto(mach, ip, t->nksyms) : ksym_find(mach, ip);
 	if (!k)
 		return -1;
 	sym_offset(buf, len, k->name, ip - k->start);
@@ -873,16 +873,16 @@ int kernel_symbol(struct decoder *d, const struct dthread *t, uint64_t ip, char 
  * What this file made for d: the task maps from /proc, the deleted files
  * kept open, the kernel symbols.
  */
-void symbols_free(struct decoder *d)
+void symbols_free(struct machine *mach)
 {
 	unsigned int i, j;
 	size_t k;
 
 	for (i = 0; i < 256; i++) {
-		while (d->maps[i]) {
-			struct task_maps *tm = d->maps[i];
+		while (mach->maps[i]) {
+			struct task_maps *tm = mach->maps[i];
 
-			d->maps[i] = tm->next;
+			mach->maps[i] = tm->next;
 			for (j = 0; j < tm->n; j++) {
 				str_put(tm->m[j].path);
 				str_put(tm->m[j].local);
@@ -891,13 +891,13 @@ void symbols_free(struct decoder *d)
 			free(tm);
 		}
 	}
-	for (k = 0; k < d->nksyms; k++)
-		if (d->ksyms[k].owned)
-			free(d->ksyms[k].name);
-	free(d->ksyms);
-	free(d->ksyms_blob);
-	while (d->nheld)
-		close(d->held[--d->nheld].fd);
-	free(d->debuginfo_path);
-	d->debuginfo_path = NULL;
+	for (k = 0; k < mach->nksyms; k++)
+		if (mach->ksyms[k].owned)
+			free(mach->ksyms[k].name);
+	free(mach->ksyms);
+	free(mach->ksyms_blob);
+	while (mach->nheld)
+		close(mach->held[--mach->nheld].fd);
+	free(mach->debuginfo_path);
+	mach->debuginfo_path = NULL;
 }

@@ -8,35 +8,35 @@
 
 #include "types.h"
 
-struct task_maps *maps_find(struct decoder *d, uint32_t pid, uint64_t ino);
-struct task_maps *maps_add(struct decoder *d, uint32_t pid, uint64_t ino,
+struct task_maps *maps_find(struct machine *mach, uint32_t pid, uint64_t ino);
+struct task_maps *maps_add(struct machine *mach, uint32_t pid, uint64_t ino,
 			   struct mapping *m, unsigned int n);
-void maps_learn(struct decoder *d, const struct perfregs_rec_sample *s);
+void maps_learn(struct machine *mach, const struct perfregs_rec_sample *s);
 int maps_line(const char *line, uint64_t *start, uint64_t *end, char perms[8],
 	      uint64_t *pgoff, uint32_t *dev, uint64_t *inode, int *pos);
 int file_build_id(const char *path, uint8_t *id, uint8_t *len);
-const char *mapping_file(struct decoder *d, struct mapping *m);
+const char *mapping_file(struct machine *mach, struct mapping *m);
 /* The same, with symbols_lock() held; "" for none */
-const char *mapping_file_locked(struct decoder *d, struct mapping *m);
-char **dwfl_debuginfo_path(struct decoder *d);
-char **dwfl_debuginfo_path_locked(struct decoder *d);	/* symbols_lock() held */
-char *deleted_file(struct decoder *d, uint32_t pid, uint64_t start, uint64_t end,
+const char *mapping_file_locked(struct machine *mach, struct mapping *m);
+char **dwfl_debuginfo_path(struct machine *mach);
+char **dwfl_debuginfo_path_locked(struct machine *mach);	/* symbols_lock() held */
+char *deleted_file(struct machine *mach, uint32_t pid, uint64_t start, uint64_t end,
 		   const char *name);
 /*
  * The address of the first PT_LOAD of m's file as the task mapped it,
  * the base libdwfl's dwfl_report_elf() takes (add_p_vaddr false).
  */
-uint64_t mapping_base(struct decoder *d, struct mapping *m);
-int kernel_symbol(struct decoder *d, const struct dthread *t, uint64_t ip, char *buf,
+uint64_t mapping_base(struct machine *mach, struct mapping *m);
+int kernel_symbol(struct machine *mach, const struct dthread *t, uint64_t ip, char *buf,
 		  size_t len);
-bool ksyms_full(const struct decoder *d);	/* the next ksym_add() moves them */
-void ksym_add(struct decoder *d, uint64_t start, uint64_t end, const char *name);
-bool ksyms_due(const struct decoder *d);	/* ksyms_settle() would merge */
-void ksym_learn(struct decoder *d, uint64_t ip);
-void ksyms_load(struct decoder *d);
-const struct ksym *ksym_find(struct decoder *d, uint64_t ip);
-void symbols_free(struct decoder *d);
-void ksyms_settle(struct decoder *d);	/* merge them, if due */
+bool ksyms_full(const struct machine *mach);	/* the next ksym_add() moves them */
+void ksym_add(struct machine *mach, uint64_t start, uint64_t end, const char *name);
+bool ksyms_due(const struct machine *mach);	/* ksyms_settle() would merge */
+void ksym_learn(struct machine *mach, uint64_t ip);
+void ksyms_load(struct machine *mach);
+const struct ksym *ksym_find(struct machine *mach, uint64_t ip);
+void symbols_free(struct machine *mach);
+void ksyms_settle(struct machine *mach);	/* merge them, if due */
 void symbols_lock(void);	/* around libdw calls on usyms.c's modules */
 void symbols_unlock(void);	/* and what mappings learn of their files */
 

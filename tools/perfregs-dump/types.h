@@ -307,17 +307,22 @@ struct dthread {
 	size_t nksyms;			/* the kernel symbols its record sees */
 };
 
-/* What a decoder knows: images, task maps, kernel symbols. */
-struct decoder {
-	struct opts o;
-	FILE *out;
+/*
+ * What is known of the machine the samples were taken on: its processes'
+ * address spaces (from side-band events, or /proc), their executable
+ * images and mapped files with their symbols, the vDSO images, the
+ * kernel's symbols; what was learnt of them for the session to hand on,
+ * and what there is to say.  Below the session: no field of it says
+ * how samples are printed.
+ */
+struct machine {
 	bool live;			/* may look at /proc */
+	const char *symfs;		/* --symfs: look for files under this root */
+	bool threaded;			/* --threads' workers run (pool.c) */
 	struct image *images[256];
 	struct task_maps *maps[256];
 	struct space *spaces[256];	/* by pid, from side-band events */
 	struct space_link *orphans;	/* children of processes not yet known */
-	struct folded *folded;		/* -f folded: the stacks so far */
-	uint64_t folded_dropped;	/* samples it has no room for */
 	unsigned int norphans;
 	uint64_t rebuild_stamp;		/* children_rebuild()'s, per late event */
 	struct blob *blobs;		/* vDSO images */
@@ -333,23 +338,9 @@ struct decoder {
 	unsigned int nheld;
 	/*
 	 * The caches of usyms.c, shared by the decoding threads (see
-	 * mapping_file()), and the decoder's own thread's (unwind.c).
+	 * mapping_file()).
 	 */
 	struct usyms *usyms;		/* a Dwfl and symbol table per file */
-	struct dthread self;
-	unsigned int threads;		/* that decode samples (--threads), 0: 1 */
-	/* the workers' unwinders of tasks of more modules than a share (unwind.c) */
-	struct unwinder *shared_unwinders;
-	struct pool *pool;		/* their batches, while -i decodes (pool.c) */
-	/* --threads' default: the workers start once the work is worth it */
-	unsigned int pool_later;	/* threads to start then, 0: none */
-	unsigned int pool_tick;		/* records decoded alone, mod 256 */
-	uint64_t pool_t0;		/* this thread's CPU time at the start (ns) */
-	uint64_t pool_size;		/* the recording's bytes, 0: not known */
-	bool pool_clock_records;	/* test hook: 1 ms a record, not CPU time */
-	uint64_t pool_after;		/* and how much more before they start */
-	uint64_t pool_alone;		/* samples decoded alone before they did */
-	uint64_t pool_waits;		/* pool_drain()s that waited for a batch */
 	char *debuginfo_path;		/* where libdw finds debug files */
 	bool sideband;			/* side-band events are coming */
 	struct ksym *ksyms;		/* [0, ksyms_sorted) by start, then as added */
@@ -366,15 +357,43 @@ struct decoder {
 	 */
 	pthread_mutex_t learn_lock;
 	struct retry retries[RETRY_SLOTS];
+	/* what was learnt, for the session to hand on (learnt.c) */
+	struct learnt_queue learnt;
+	/* what the layers below the session have to say (diag.c) */
+	struct diags diags;
+};
+
+/*
+ * A decoding session: what the samples are printed as and where, the
+ * machine they were taken on, the threads that print them, and what was
+ * counted of them.
+ */
+struct decoder {
+	struct opts o;
+	FILE *out;
+	struct machine m;		/* what is known of the machine */
+	struct folded *folded;		/* -f folded: the stacks so far */
+	uint64_t folded_dropped;	/* samples it has no room for */
+	/* the decoder's own thread's caches (unwind.c) */
+	struct dthread self;
+	unsigned int threads;		/* that decode samples (--threads), 0: 1 */
+	/* the workers' unwinders of tasks of more modules than a share (unwind.c) */
+	struct unwinder *shared_unwinders;
+	struct pool *pool;		/* their batches, while -i decodes (pool.c) */
+	/* --threads' default: the workers start once the work is worth it */
+	unsigned int pool_later;	/* threads to start then, 0: none */
+	unsigned int pool_tick;		/* records decoded alone, mod 256 */
+	uint64_t pool_t0;		/* this thread's CPU time at the start (ns) */
+	uint64_t pool_size;		/* the recording's bytes, 0: not known */
+	bool pool_clock_records;	/* test hook: 1 ms a record, not CPU time */
+	uint64_t pool_after;		/* and how much more before they start */
+	uint64_t pool_alone;		/* samples decoded alone before they did */
+	uint64_t pool_waits;		/* pool_drain()s that waited for a batch */
 	uint64_t samples;
 	uint64_t lost[PERFREGS_LOST_MAX];
 	uint64_t bad_records;
 	char event_name[64];		/* a recording's event, o.event_name */
 	struct rec_info info;		/* and the rest of its ITEM_INFO */
-	/* what was learnt, for the session to hand on (learnt.c) */
-	struct learnt_queue learnt;
-	/* what the layers below the session have to say (diag.c) */
-	struct diags diags;
 };
 
 #endif

@@ -348,7 +348,7 @@ static struct unwinder *unwinder_for(struct decoder *d, struct unwinder **head,
 	u->tm = tm;
 	u->layout = layout;
 	pthread_mutex_lock(&cbs_lock);
-	dwfl_cbs.debuginfo_path = dwfl_debuginfo_path(d);
+	dwfl_cbs.debuginfo_path = dwfl_debuginfo_path(&d->m);
 	u->dwfl = dwfl_begin(&dwfl_cbs);
 	pthread_mutex_unlock(&cbs_lock);
 	if (u->dwfl) {
@@ -357,8 +357,8 @@ static struct unwinder *unwinder_for(struct decoder *d, struct unwinder **head,
 			Dwfl_Module *mod;
 			void **ud;
 
-			mod = report_elf(u->dwfl, tm->m[i].path, mapping_file(d, &tm->m[i]),
-					 mapping_base(d, &tm->m[i]));
+			mod = report_elf(u->dwfl, tm->m[i].path, mapping_file(&d->m, &tm->m[i]),
+					 mapping_base(&d->m, &tm->m[i]));
 			/* for fast_unwind(): the first mapping that reported it */
 			if (mod && dwfl_module_info(mod, &ud, NULL, NULL, NULL, NULL, NULL,
 						    NULL) && !*ud)
@@ -432,7 +432,7 @@ int unwind_sample(struct decoder *d, struct dthread *t,
 		return 0;
 	c.sp = layout == LAYOUT_I386 ? (uint32_t)c.regs[PERFREGS_REG_SP] :
 				       c.regs[PERFREGS_REG_SP];
-	c.tm = maps_for_sample(d, s);
+	c.tm = maps_for_sample(&d->m, s);
 	if (!c.tm)
 		return 0;
 	/* more modules than this thread's share: the shared unwinders' */
@@ -480,7 +480,7 @@ unwound:
 			if (frames[i].lookup < m->start || frames[i].lookup >= m->end)
 				continue;
 			/* the symbols shared by every process that maps the file */
-			if (mapping_symbol(d, m, frames[i].lookup, frames[i].ip,
+			if (mapping_symbol(&d->m, m, frames[i].lookup, frames[i].ip,
 					   frames[i].sym, sizeof(frames[i].sym)) == -2)
 				break;
 			/*

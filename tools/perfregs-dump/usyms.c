@@ -285,7 +285,7 @@ static int file_open(struct usyms *c, const char *path)
  * or, with fd -1, from e->path again, if it is still that file.  False,
  * and e failed for good, when it cannot be.  Under the lock.
  */
-static bool entry_open(struct decoder *d, struct usyms *c, struct dwfl_entry *e, int fd)
+static bool entry_open(struct machine *mach, struct usyms *c, struct dwfl_entry *e, int fd)
 {
 	struct stat st;
 
@@ -299,7 +299,7 @@ static bool entry_open(struct decoder *d, struct usyms *c, struct dwfl_entry *e,
 		fd = file_open(c, e->path);
 	if (fd < 0 || fstat(fd, &st) || st.st_dev != e->dev || st.st_ino != e->ino)
 		goto fail;
-	dwfl_cbs.debuginfo_path = dwfl_debuginfo_path_locked(d);
+	dwfl_cbs.debuginfo_path = dwfl_debuginfo_path_locked(mach);
 	e->dwfl = dwfl_begin(&dwfl_cbs);
 	if (!e->dwfl)
 		goto fail;
@@ -355,17 +355,17 @@ static struct dwfl_entry *entry_find(struct usyms *c, uint64_t h, const uint8_t 
  * The entry of m's file, found or made (and opened); NULL when there is
  * no file to read.  Under the lock, m's base known.
  */
-static struct dwfl_entry *entry_for(struct decoder *d, struct mapping *m)
+static struct dwfl_entry *entry_for(struct machine *mach, struct mapping *m)
 {
-	const char *path = mapping_file_locked(d, m);
-	struct usyms *c = d->usyms;
+	const char *path = mapping_file_locked(mach, m);
+	struct usyms *c = mach->usyms;
 	struct dwfl_entry *e;
 	struct stat st;
 	uint64_t h = 0;
 	int fd;
 
 	if (!c)
-		c = d->usyms = calloc(1, sizeof(*c));
+		c = mach->usyms = calloc(1, sizeof(*c));
 	if (!c || !path[0])
 		return NULL;
 	if (m->build_id_len) {	/* found without opening a file */
@@ -405,7 +405,7 @@ static struct dwfl_entry *entry_for(struct decoder *d, struct mapping *m)
 	e->hash = h;
 	e->next = c->bucket[h % USYMS_BUCKETS];
 	c->bucket[h % USYMS_BUCKETS] = e;
-	entry_open(d, c, e, fd);
+	entry_open(mach, c, e, fd);
 	return e;
 }
 
@@ -417,10 +417,10 @@ static struct dwfl_entry no_entry;
  * of a file address is that plus the bias); NULL when it has none: no
  * file to read, or an offset in no segment of it.
  */
-static struct dwfl_entry *mapping_entry(struct decoder *d, struct mapping *m,
+static struct dwfl_entry *mapping_entry(struct machine *mach, struct mapping *m,
 					uint64_t *bias)
 {
-	uint64_t base = mapping_base(d, m);
+	uint64_t base = mapping_base(mach, m);
 	/* acquire: pairs with the release below, another thread's */
 	struct dwfl_entry *e = __atomic_load_n(&m->syms, __ATOMIC_ACQUIRE);
 
@@ -431,7 +431,7 @@ static struct dwfl_entry *mapping_entry(struct decoder *d, struct mapping *m,
 		symbols_lock();
 		e = m->syms;
 		if (!e) {
-			e = entry_for(d, m);
+			e = entry_for(mach, m);
 			if (!e)
 				e = &no_entry;
 			/* release: the entry is whole before another thread uses it */
@@ -446,13 +446,13 @@ static struct dwfl_entry *mapping_entry(struct decoder *d, struct mapping *m,
  * e open, pinned (not to be closed until entry_unpin()), and its symbol
  * table read: the table, or NULL when e cannot be read.
  */
-static struct symtab *entry_pin(struct decoder *d, struct dwfl_entry *e)
+static struct symtab *entry_pin(struct machine *mach, struct dwfl_entry *e)
 {
 	struct symtab *tab = NULL;
 
 	symbols_lock();
-	if (entry_open(d, d->usyms, e, -1)) {
-		entry_used(d->usyms, e);
+	if (entry_open(mach, mach->usyms, e, -1)) {
+		entry_used(mach->usyms, e);
 		if (!e->tab)
 			e->tab = symtab_read(e->mod);
 		tab = e->tab;
@@ -495,10 +495,10 @@ struct sym_cache {
 static __thread struct sym_cache *sym_cache;
 
 /* The function at lookup of e's file, "name+0xoff" from show (usyms.h). */
-static int entry_symbol(struct decoder *d, struct dwfl_entry *e, uint64_t lookup,
+static int entry_symbol(struct machine *mach, struct dwfl_entry *e, uint64_t lookup,
 			uint64_t show, char *buf, size_t len)
 {
-	struct symtab *tab = entry_pin(d, e);
+	struct symtab *tab = entry_pin(mach, e);
 	int ret;
 
 	if (!tab)
@@ -515,11 +515,11 @@ static int entry_symbol(struct decoder *d, struct dwfl_entry *e, uint64_t lookup
  * (file, load address) made libc's table be read and sorted again for
  * every process.  -1: no symbol there, -2: the file cannot be read.
  */
-int mapping_symbol(struct decoder *d, struct mapping *m, uint64_t lookup,
+int mapping_symbol(struct machine *mach, struct mapping *m, uint64_t lookup,
 		   uint64_t show, char *buf, size_t len)
 {
 	uint64_t bias = 0;
-	struct dwfl_entry *e = mapping_entry(d, m, &bias);
+	struct dwfl_entry *e = mapping_entry(mach, m, &bias);
 	struct sym_slot *sl;
 
 	if (!e || __atomic_load_n(&e->failed, __ATOMIC_RELAXED))
@@ -527,16 +527,16 @@ int mapping_symbol(struct decoder *d, struct mapping *m, uint64_t lookup,
 	lookup -= bias;
 	show -= bias;
 	if (len != sizeof(sl->name))
-		return entry_symbol(d, e, lookup, show, buf, len);
+		return entry_symbol(mach, e, lookup, show, buf, len);
 	if (!sym_cache)
 		sym_cache = calloc(1, sizeof(*sym_cache));
 	if (!sym_cache)
-		return entry_symbol(d, e, lookup, show, buf, len);
+		return entry_symbol(mach, e, lookup, show, buf, len);
 	sl = &sym_cache->slot[((lookup ^ show * 31 ^ (uintptr_t)e) *
 			       0x9e3779b97f4a7c15ULL) >> 54 & (SYM_CACHE - 1)];
 	if (sl->e != e || sl->lookup != lookup || sl->show != show) {
 		sl->name[0] = 0;
-		sl->ret = entry_symbol(d, e, lookup, show, sl->name, sizeof(sl->name));
+		sl->ret = entry_symbol(mach, e, lookup, show, sl->name, sizeof(sl->name));
 		if (sl->ret == -2) {
 			sl->e = NULL;	/* not a name: asked again */
 			return -2;
@@ -563,17 +563,17 @@ void usyms_thread_free(void)
  * was read from is not the one m names (the same build-id from another
  * file).
  */
-struct dwfl_entry *mapping_shared(struct decoder *d, struct mapping *m)
+struct dwfl_entry *mapping_shared(struct machine *mach, struct mapping *m)
 {
 	uint64_t bias;
-	struct dwfl_entry *e = mapping_entry(d, m, &bias);
+	struct dwfl_entry *e = mapping_entry(mach, m, &bias);
 	bool ok;
 
 	if (!e)
 		return NULL;
 	symbols_lock();
-	ok = entry_open(d, d->usyms, e, -1) &&
-	     (!e->build_id_len || !strcmp(e->path, mapping_file_locked(d, m)));
+	ok = entry_open(mach, mach->usyms, e, -1) &&
+	     (!e->build_id_len || !strcmp(e->path, mapping_file_locked(mach, m)));
 	symbols_unlock();
 	return ok ? e : NULL;
 }
@@ -582,11 +582,11 @@ struct dwfl_entry *mapping_shared(struct decoder *d, struct mapping *m)
  * Under symbols_lock(): e's module, opened again if it was closed since;
  * valid until the lock is let go.  NULL when it cannot be read (again).
  */
-Dwfl_Module *usyms_module_locked(struct decoder *d, struct dwfl_entry *e)
+Dwfl_Module *usyms_module_locked(struct machine *mach, struct dwfl_entry *e)
 {
-	if (!entry_open(d, d->usyms, e, -1))
+	if (!entry_open(mach, mach->usyms, e, -1))
 		return NULL;
-	entry_used(d->usyms, e);
+	entry_used(mach->usyms, e);
 	return e->mod;
 }
 
@@ -597,11 +597,11 @@ Dwfl_Module *usyms_module_locked(struct decoder *d, struct dwfl_entry *e)
  * -1 when there is none.  The same Dwfl as the symbols': a file's line
  * tables are read once, whoever maps it, while it stays open.
  */
-int mapping_source(struct decoder *d, struct mapping *m, uint64_t lookup,
+int mapping_source(struct machine *mach, struct mapping *m, uint64_t lookup,
 		   char *file, size_t len, int *line)
 {
 	uint64_t bias = 0;
-	struct dwfl_entry *e = mapping_entry(d, m, &bias);
+	struct dwfl_entry *e = mapping_entry(mach, m, &bias);
 	Dwfl_Module *mod;
 	const char *name = NULL;
 	Dwfl_Line *l;
@@ -609,7 +609,7 @@ int mapping_source(struct decoder *d, struct mapping *m, uint64_t lookup,
 	if (!e || !len)
 		return -1;
 	symbols_lock();
-	mod = usyms_module_locked(d, e);
+	mod = usyms_module_locked(mach, e);
 	l = mod ? dwfl_module_getsrc(mod, lookup - bias) : NULL;
 	*line = 0;
 	if (l)
@@ -621,9 +621,9 @@ int mapping_source(struct decoder *d, struct mapping *m, uint64_t lookup,
 }
 
 /* The entries, their Dwfls and tables, and the calling thread's names. */
-void usyms_free(struct decoder *d)
+void usyms_free(struct machine *mach)
 {
-	struct usyms *c = d->usyms;
+	struct usyms *c = mach->usyms;
 	struct dwfl_entry *e;
 	unsigned int i;
 
@@ -641,5 +641,5 @@ void usyms_free(struct decoder *d)
 		}
 	}
 	free(c);
-	d->usyms = NULL;
+	mach->usyms = NULL;
 }

@@ -26,19 +26,19 @@
 #include "learnt.h"
 #include "vdso.h"
 
-static const struct blob *blob_find(struct decoder *d, const uint8_t *id, uint8_t len)
+static const struct blob *blob_find(struct machine *mach, const uint8_t *id, uint8_t len)
 {
 	const struct blob *b;
 
 	/* acquire: pairs with the release in blob_add() */
-	for (b = __atomic_load_n(&d->blobs, __ATOMIC_ACQUIRE); b; b = b->next)
+	for (b = __atomic_load_n(&mach->blobs, __ATOMIC_ACQUIRE); b; b = b->next)
 		if (len && b->build_id_len == len && !memcmp(b->build_id, id, len))
 			return b;
 	return NULL;
 }
 
 /* Validate and keep an image; the same image twice is kept once. */
-const struct blob *blob_add(struct decoder *d, const void *data, size_t size)
+const struct blob *blob_add(struct machine *mach, const void *data, size_t size)
 {
 	const unsigned char *e = data;
 	const struct blob *old;
@@ -48,7 +48,7 @@ const struct blob *blob_add(struct decoder *d, const void *data, size_t size)
 	ssize_t n = -1;
 	Elf *elf;
 
-	if (d->nblobs >= BLOBS_MAX || size < sizeof(Elf32_Ehdr) || size > BLOB_MAX ||
+	if (mach->nblobs >= BLOBS_MAX || size < sizeof(Elf32_Ehdr) || size > BLOB_MAX ||
 	    memcmp(e, ELFMAG, SELFMAG) ||
 	    (e[EI_CLASS] != ELFCLASS32 && e[EI_CLASS] != ELFCLASS64) ||
 	    e[EI_DATA] != ELFDATA2LSB)
@@ -75,7 +75,7 @@ const struct blob *blob_add(struct decoder *d, const void *data, size_t size)
 	free(copy);
 	if (!b->build_id_len || (b->machine != EM_386 && b->machine != EM_X86_64))
 		goto fail;
-	old = blob_find(d, b->build_id, b->build_id_len);
+	old = blob_find(mach, b->build_id, b->build_id_len);
 	if (old) {
 		free(b);
 		return old;
@@ -90,11 +90,11 @@ const struct blob *blob_add(struct decoder *d, const void *data, size_t size)
 		goto fail;
 	}
 	snprintf(b->path, sizeof(b->path), "/proc/self/fd/%d", b->fd);
-	learnt_blob(d, b, data);
-	b->next = d->blobs;
-	d->nblobs++;
+	learnt_blob(mach, b, data);
+	b->next = mach->blobs;
+	mach->nblobs++;
 	/* release: whole before a lock-free blob_for() on another thread sees it */
-	__atomic_store_n(&d->blobs, b, __ATOMIC_RELEASE);
+	__atomic_store_n(&mach->blobs, b, __ATOMIC_RELEASE);
 	return b;
 fail:
 	free(b);
@@ -107,13 +107,13 @@ fail:
  * one of the same size is not the same image (the tool's own 64-bit one
  * named i386 samples wrongly).
  */
-const struct blob *blob_for(struct decoder *d, const struct mapping *m)
+const struct blob *blob_for(struct machine *mach, const struct mapping *m)
 {
-	return blob_find(d, m->build_id, m->build_id_len);
+	return blob_find(mach, m->build_id, m->build_id_len);
 }
 
 /* The image mapped at [start, end) of a live task. */
-const struct blob *vdso_read(struct decoder *d, uint32_t pid, uint64_t start,
+const struct blob *vdso_read(struct machine *mach, uint32_t pid, uint64_t start,
 			     uint64_t end)
 {
 	const struct blob *b = NULL;
@@ -131,17 +131,17 @@ const struct blob *vdso_read(struct decoder *d, uint32_t pid, uint64_t start,
 	remote.iov_len = end - start;
 	if (process_vm_readv((pid_t)pid, &local, 1, &remote, 1, 0) ==
 	    (ssize_t)(end - start))
-		b = blob_add(d, buf, end - start);
+		b = blob_add(mach, buf, end - start);
 	free(buf);
 	return b;
 }
 
-void blobs_free(struct decoder *d)
+void blobs_free(struct machine *mach)
 {
 	struct blob *b;
 
-	while ((b = d->blobs)) {
-		d->blobs = b->next;
+	while ((b = mach->blobs)) {
+		mach->blobs = b->next;
 		close(b->fd);
 		free(b);
 	}

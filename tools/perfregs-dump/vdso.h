@@ -5,10 +5,10 @@
 
 #include "types.h"
 
-const struct blob *blob_add(struct decoder *d, const void *data, size_t size);
-const struct blob *blob_for(struct decoder *d, const struct mapping *m);
-const struct blob *vdso_read(struct decoder *d, uint32_t pid, uint64_t start,
+const struct blob *blob_add(struct machine *mach, const void *data, size_t size);
+const struct blob *blob_for(struct machine *mach, const struct mapping *m);
+const struct blob *vdso_read(struct machine *mach, uint32_t pid, uint64_t start,
 			     uint64_t end);
-void blobs_free(struct decoder *d);
+void blobs_free(struct machine *mach);
 
 #endif

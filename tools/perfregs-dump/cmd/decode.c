@@ -25,7 +25,7 @@ void sb_lost_note(const struct decoder *d)
 {
 	fprintf(stderr, "perfregs-dump: the side-band lost %" PRIu64 " events: samples "
 		"in mappings made then may go unnamed, or be named by what was "
-		"mapped there before\n", d->sb_lost);
+		"mapped there before\n", d->m.sb_lost);
 }
 
 /* -v after -i: where and how the recording was made, and what it held. */
@@ -57,8 +57,8 @@ static void verbose_recording(const char *path, const struct decoder *d)
 	/* the header as it was read: a FIFO or a pipe gives it once */
 	if (in->cfg_known)
 		verbose_session(&in->cfg, d->o.event_name);
-	fprintf(stderr, "perfregs-dump: %zu kernel symbols, %u vDSO images\n", d->nksyms,
-		d->nblobs);
+	fprintf(stderr, "perfregs-dump: %zu kernel symbols, %u vDSO images\n", d->m.nksyms,
+		d->m.nblobs);
 }
 
 /*
@@ -129,7 +129,7 @@ static int decode_file_run(const char *path, struct decoder *d, unsigned int thr
 		d->pool = pool_start(d, threads);
 	ret = rec_decode(path, d, &produced, err, sizeof(err));
 	if (!d->o.quiet)
-		diag_print(d, stderr);
+		diag_print(&d->m, stderr);
 	if (d->pool)
 		used = d->threads;
 	if (d->pool)
@@ -148,7 +148,7 @@ static int decode_file_run(const char *path, struct decoder *d, unsigned int thr
 	if (d->o.verbose)
 		verbose_recording(path, d);
 	stacks = print_stacks(d);
-	if (d->sb_lost && !d->o.quiet)
+	if (d->m.sb_lost && !d->o.quiet)
 		sb_lost_note(d);
 	if (d->o.summary || d->o.format == FMT_JSON)
 		out_summary(d, d->out, d->o.format, produced);

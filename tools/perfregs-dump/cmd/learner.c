@@ -25,12 +25,12 @@ void learn_task(struct decoder *d, struct learnt *memo, int cpu,
 
 	if (learnt_already(memo, cpu, s))
 		return;
-	if (!image_learn(d, s) && s->image_ino)
+	if (!image_learn(&d->m, s) && s->image_ino)
 		return;		/* not known (yet): no memo */
 	/* the side-band tells about a tracked process: no /proc for it */
-	if (d->o.symbols && !space_tracked(d, s->pid)) {
-		maps_learn(d, s);
-		if (s->pid && !maps_find(d, s->pid, s->image_ino))
+	if (d->o.symbols && !space_tracked(&d->m, s->pid)) {
+		maps_learn(&d->m, s);
+		if (s->pid && !maps_find(&d->m, s->pid, s->image_ino))
 			return;
 	}
 	if (m) {

@@ -41,7 +41,7 @@ static void learn_sample(struct live *lv, int cpu,
 
 	learn_task(&lv->d, lv->memo, cpu, s);
 	if (lv->d.o.symbols && kernel_ip(s, size, &ip))
-		ksym_learn(&lv->d, ip);
+		ksym_learn(&lv->d.m, ip);
 }
 
 static int on_record(void *arg, int cpu, const struct perfregs_rec_header *ring_rec,
@@ -82,7 +82,7 @@ static int on_record(void *arg, int cpu, const struct perfregs_rec_header *ring_
 			return 0;
 		learn_task(d, lv->memo, cpu, s);
 		if (d->o.symbols && lv->rec && kernel_ip(s, size, &ip))
-			ksym_learn(d, ip);
+			ksym_learn(&d->m, ip);
 	}
 	if (lv->rec) {
 		bool summary = d->o.summary;
@@ -93,7 +93,7 @@ static int on_record(void *arg, int cpu, const struct perfregs_rec_header *ring_
 		 * file and publish it: that comes before both or after both,
 		 * so a later decode of the file knows what this one knew.
 		 */
-		pthread_mutex_lock(&d->learn_lock);
+		pthread_mutex_lock(&d->m.learn_lock);
 		session_forward_learnt(d, lv->rec_tool);
 		if (rec_records(lv->rec, cpu, rec, size, NULL, 0))
 			lv->rec_error = 1;
@@ -103,7 +103,7 @@ static int on_record(void *arg, int cpu, const struct perfregs_rec_header *ring_
 		d->o.summary = summary;
 		/* what decoding it learnt, in its place: after it, as it was learnt */
 		session_forward_learnt(d, lv->rec_tool);
-		pthread_mutex_unlock(&d->learn_lock);
+		pthread_mutex_unlock(&d->m.learn_lock);
 	} else {
 		decode_record(d, cpu, rec, size);
 	}

@@ -77,7 +77,7 @@ static void apply_sideband(void *arg)
 {
 	struct live *lv = arg;
 
-	sb_drain(lv->sb, &lv->d);
+	sb_drain(lv->sb, &lv->d.m);
 }
 
 /*
@@ -98,7 +98,7 @@ static void sideband_start(struct live *lv, int pid, bool inherit, pid_t child)
 				"libraries loaded later may go unnamed\n", err);
 		return;
 	}
-	lv->d.sideband = true;
+	lv->d.m.sideband = true;
 	if (child > 0) {
 		/*
 		 * COMMAND runs our own code until its exec: from the go
@@ -109,15 +109,15 @@ static void sideband_start(struct live *lv, int pid, bool inherit, pid_t child)
 		 * starts as /proc shows it now, blocked on the pipe, and
 		 * the exec's events replace it.
 		 */
-		pthread_mutex_lock(&lv->d.learn_lock);
-		if (!space_seed(&lv->d, (uint32_t)child))
-			space_begin(&lv->d, (uint32_t)child);	/* its exec will come */
-		pthread_mutex_unlock(&lv->d.learn_lock);
+		pthread_mutex_lock(&lv->d.m.learn_lock);
+		if (!space_seed(&lv->d.m, (uint32_t)child))
+			space_begin(&lv->d.m, (uint32_t)child);	/* its exec will come */
+		pthread_mutex_unlock(&lv->d.m.learn_lock);
 	} else if (pid > 0) {
 		/* events from now on; what it has mapped so far from /proc */
-		pthread_mutex_lock(&lv->d.learn_lock);
-		space_seed(&lv->d, (uint32_t)pid);
-		pthread_mutex_unlock(&lv->d.learn_lock);
+		pthread_mutex_lock(&lv->d.m.learn_lock);
+		space_seed(&lv->d.m, (uint32_t)pid);
+		pthread_mutex_unlock(&lv->d.m.learn_lock);
 	}
 	lv->r->before_records = apply_sideband;
 	lv->r->before_arg = lv;
@@ -201,7 +201,7 @@ static int live_prepare(struct live_args *o, struct live *lv)
 			return EXIT_IO;
 		}
 		/* what is learnt is queued, and goes to the file before the samples */
-		learnt_init(d);
+		learnt_init(&d->m);
 		lv->rec_tool = rec_tool(lv->rec);
 		/*
 		 * Whole runs of records, unless -t keeps only some, or they
@@ -221,7 +221,7 @@ static int command_fork(struct live_args *o, struct live *lv, struct live_run *r
 {
 	int go_pipe[2];
 
-	image_prelearn(&lv->d, o->command[0]);
+	image_prelearn(&lv->d.m, o->command[0]);
 	if (pipe(go_pipe)) {
 		perror("perfregs-dump: pipe");
 		return EXIT_SETUP;
@@ -398,7 +398,7 @@ static int live_start(struct live_args *o, struct live *lv, struct live_run *run
 	 * of the samples go into the recording).
 	 */
 	if (d->o.symbols)
-		ksyms_load(d);
+		ksyms_load(&d->m);
 	if (d->o.symbols)
 		sideband_start(lv, cfg->pid, !!(cfg->flags & PERFREGS_CF_INHERIT), run->child);
 	ret = prf_start(&run->r);
@@ -454,9 +454,9 @@ static void live_loop(const struct live_args *o, struct live *lv, struct live_ru
 		ev = prf_wait_also(&run->r, waitfd, ms);
 		if (!(cfg->flags & PERFREGS_CF_OVERWRITE) && live_drain(&run->r, lv) == -EBADMSG)
 			run->exit_code = EXIT_DATA;
-		sb_drain(lv->sb, d);	/* keep its rings from filling */
+		sb_drain(lv->sb, &d->m);	/* keep its rings from filling */
 		if (!d->o.quiet)
-			diag_print(d, stderr);
+			diag_print(&d->m, stderr);
 		if (interrupted)
 			break;
 		if (run->child > 0 && waitpid(run->child, &run->status, WNOHANG) == run->child) {
@@ -504,7 +504,7 @@ static void live_finish(const struct live_args *o, struct live *lv, struct live_
 	if (live_drain(r, lv) == -EBADMSG)
 		run->exit_code = EXIT_DATA;
 	if (!d->o.quiet)
-		diag_print(d, stderr);
+		diag_print(&d->m, stderr);
 
 	if (lv->rec) {
 		uint64_t lost[PERFREGS_LOST_MAX];
@@ -535,7 +535,7 @@ static void live_finish(const struct live_args *o, struct live *lv, struct live_
 		out_summary(d, d->out, d->o.format, prf_produced(r));
 	if (!d->o.quiet && !(d->o.summary && !lv->rec) && !verified)
 		out_summary(d, stderr, FMT_TEXT, prf_produced(r));
-	if (d->sb_lost && !d->o.quiet)
+	if (d->m.sb_lost && !d->o.quiet)
 		sb_lost_note(d);
 	if (interrupted && !d->o.quiet)
 		fprintf(stderr, "perfregs-dump: interrupted, stopped cleanly\n");
@@ -587,8 +587,8 @@ static int run_live(struct live_args *o, struct live *lv)
 	ret = live_prepare(o, lv);
 	if (ret != GO_ON)
 		goto out;
-	d->live = true;
-	pthread_mutex_init(&d->learn_lock, NULL);
+	d->m.live = true;
+	pthread_mutex_init(&d->m.learn_lock, NULL);
 	/* from here on Ctrl-C ends the run cleanly, with its summary */
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
@@ -635,6 +635,7 @@ int live_run(struct live_args *a)
 	}
 	lv->d.o = a->d->o;
 	lv->d.o.event_name = a->s->event_name;
+	lv->d.m.symfs = a->d->o.symfs;
 	lv->d.out = stdout;
 	ret = run_live(a, lv);
 	free(lv);
