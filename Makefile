@@ -334,7 +334,7 @@ dkms-install:
 		dkms install perfregs/$(VERSION); fi
 
 dkms-uninstall:
-	-dkms remove perfregs/$(VERSION) --all
+	@if [ -z "$(DESTDIR)" ]; then dkms remove perfregs/$(VERSION) --all || true; fi
 	rm -rf $(DKMS_SRC)
 
 clean:

@@ -33,6 +33,8 @@
 #    FIFO or symlink in a sticky directory (/tmp); -o lets go of what it
 #    holds on every way out (valgrind);
 #  - record -o - writes to the standard output, as perf record -o -;
+#  - dkms builds, installs and removes the module in trees of its own
+#    (tests/dkms_check.sh; the guest loads what it built);
 #  - checkpatch is clean, and every barrier comment names its real pair;
 #  - perfregs-dump's files include and call each other in the layers of its
 #    decoder.h, calls too, with no circle (tests/layers.py);
@@ -2765,6 +2767,10 @@ if [ ! -e /dev/perfregs ]; then
 else
 	echo "ok - selftests without the module # SKIP a perfregs module is loaded here"
 fi
+
+# dkms builds the module from make dkms-install's sources, natively, in
+# trees of its own; the guest's test_install.sh loads what it built
+tests/dkms_check.sh "$B"
 
 # every barrier of the ring protocol names itself and its pair
 /usr/bin/python3 tests/barriers.py . | sed 1d
