@@ -31,7 +31,8 @@
 #include <sys/wait.h>
 #include "../tools/perfregs-dump/types.h"
 #include "../tools/perfregs-dump/images.h"
-#include "../tools/perfregs-dump/symbols.h"
+#include "../tools/perfregs-dump/maps.h"
+#include "../tools/perfregs-dump/files.h"
 
 /* Fixed addresses (ET_EXEC, no PT_INTERP): the executable PT_LOADs, paged */
 static void oracle_fixed(Elf *elf, const GElf_Ehdr *eh, struct elf_facts *f)

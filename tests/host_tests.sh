@@ -1445,7 +1445,7 @@ fi
 # 832 KB).  The symbols' Dwfls were keyed by start - offset then: 2000
 # of them, 1651 MiB peak RSS and 3996 open files, and under ulimit -n
 # 1024 1500 of the 2000 samples lost their names (-f folded --call-graph
-# dwarf).  Keyed by the file (usyms.c): one, every sample named under
+# dwarf).  Keyed by the file (dso.c): one, every sample named under
 # ulimit -n 64, with --threads 2 too, below 64 MiB.  A mapping from an
 # offset past every segment of its file names nothing (start - offset
 # named it "__stop___libc_freeres_ptrs+0x22b610").  And 2000 processes

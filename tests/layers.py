@@ -32,7 +32,8 @@ INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"', re.M)
 def sources(top, exts=(".c", ".h")):
     out = subprocess.run(["git", "-C", ROOT, "ls-files", os.path.relpath(top, ROOT)],
                          capture_output=True, text=True).stdout.split()
-    files = [os.path.join(ROOT, f) for f in out if f.endswith(exts)]
+    files = [os.path.join(ROOT, f) for f in out
+             if f.endswith(exts) and os.path.exists(os.path.join(ROOT, f))]
     # new files not committed yet count too
     for d, _, names in os.walk(top):
         for n in names:

@@ -32,8 +32,9 @@
 #include <sys/mman.h>
 #include "types.h"
 #include "intern.h"
-#include "symbols.h"
-#include "usyms.h"
+#include "maps.h"
+#include "files.h"
+#include "dso.h"
 #include "vdso.h"
 #include "learnt.h"
 #include "diag.h"

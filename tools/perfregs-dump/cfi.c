@@ -17,8 +17,8 @@
 #include <unistd.h>
 #include "types.h"
 #include "images.h"
-#include "symbols.h"
-#include "usyms.h"
+#include "files.h"
+#include "dso.h"
 #include "cfi.h"
 
 /* DWARF register number -> perfregs, for each ABI's register file */
@@ -100,11 +100,11 @@ bool unwind_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *a
  * tests) unwinds every sample with libdwfl.
  */
 /*
- * The modules and their CFI are the symbols' (mapping_shared()), shared
+ * The modules and their CFI are the symbols' (mapping_dso()), shared
  * by the decoding threads, and libdw and libelf cache what they read of
  * a module without a lock of their own: every call into them here takes
- * the symbols' lock (symbols_lock()), the one usyms.c reads the same
- * modules' tables under, and asks for the module under it (usyms.c may
+ * the symbols' lock (symbols_lock()), the one dso.c reads the same
+ * modules' tables under, and asks for the module under it (dso.c may
  * have closed it since, and opens it again).  Each thread keeps the
  * rows it derived (struct dthread), keyed by the file's entry, which
  * stays as long as the decoder, so once warm a thread takes the lock
@@ -125,7 +125,7 @@ enum { ROW_FREE, ROW_FAST, ROW_SLOW, ROW_NONE };
  * the cache in two lines: 24% of the fast path's time on xz's samples.
  */
 struct cfi_row {
-	const struct dwfl_entry *file;	/* key: the file (usyms.c) */
+	const struct dso *file;	/* key: the file (dso.c) */
 	uint64_t pc;			/* key: the address in the file */
 	uint8_t nregs;			/* key: 17 or 9 */
 	uint8_t state;			/* ROW_*; NONE: no FDE there */
@@ -345,7 +345,7 @@ out:
 	free(fr);
 }
 
-static unsigned int row_hash(const struct dwfl_entry *file, uint64_t pc, unsigned int nregs)
+static unsigned int row_hash(const struct dso *file, uint64_t pc, unsigned int nregs)
 {
 	uint64_t h = (pc ^ (uintptr_t)file * 31 ^ nregs) * 0x9e3779b97f4a7c15ULL;
 
@@ -388,7 +388,7 @@ static bool rows_grow(struct cfi_rules *t)
  * row there at all (or no .eh_frame).
  */
 static const struct cfi_row *row_for(struct decoder *d, struct dthread *th,
-				     struct dwfl_entry *file, uint64_t pc,
+				     struct dso *file, uint64_t pc,
 				     unsigned int nregs, bool *none)
 {
 	struct cfi_rules *t = th->cfi_rules;
@@ -418,7 +418,7 @@ static const struct cfi_row *row_for(struct decoder *d, struct dthread *th,
 	r->pc = pc;
 	r->nregs = (uint8_t)nregs;
 	symbols_lock();
-	mod = usyms_module_locked(&d->m, file);
+	mod = dso_module_locked(&d->m, file);
 	cfi = mod ? dwfl_module_eh_cfi(mod, &b) : NULL;
 	if (cfi)
 		row_derive(r, cfi, pc);
@@ -645,7 +645,7 @@ bool fast_unwind(struct decoder *d, struct dthread *th, struct unwinder *u)
 		fm = fast_mod_at(u, look);
 		if (fm) {
 			if (!fm->known) {
-				fm->shared = fm->m ? mapping_shared(&d->m, fm->m) : NULL;
+				fm->shared = fm->m ? mapping_dso(&d->m, fm->m) : NULL;
 				fm->known = true;
 			}
 			if (!fm->shared)
@@ -657,7 +657,7 @@ bool fast_unwind(struct decoder *d, struct dthread *th, struct unwinder *u)
 				Dwfl_Module *mod;
 
 				symbols_lock();
-				mod = usyms_module_locked(&d->m, fm->shared);
+				mod = dso_module_locked(&d->m, fm->shared);
 				fm->dw = mod && debug_frame_cfi(mod);
 				symbols_unlock();
 				fm->dw_known = true;

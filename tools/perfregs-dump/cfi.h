@@ -35,7 +35,7 @@ struct fast_mod {
 	uint64_t lo, hi;	/* the module's addresses, as libdwfl has them */
 	uint64_t bias;		/* its load bias: CFI addresses are pc - bias */
 	struct mapping *m;	/* the mapping that reported it */
-	struct dwfl_entry *shared;	/* its file's module, shared (mapping_shared()) */
+	struct dso *shared;	/* its file's module, shared (mapping_dso()) */
 	bool dw;		/* which has a .debug_frame */
 	bool known, dw_known;
 };

@@ -8,7 +8,6 @@
 #include "util.h"
 #include "images.h"
 #include "regs_x86.h"
-#include "symbols.h"
 #include "aspace.h"
 #include "unwind.h"
 #include "folded.h"

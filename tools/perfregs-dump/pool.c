@@ -71,8 +71,8 @@
 #include <time.h>
 #include "types.h"
 #include "unwind.h"
-#include "symbols.h"
-#include "usyms.h"
+#include "ksyms.h"
+#include "dso.h"
 #include "folded.h"
 #include "output.h"
 #include "pool.h"
@@ -244,7 +244,7 @@ static void *worker_main(void *arg)
 		pthread_cond_signal(&p->done);	/* only the reading thread waits */
 	}
 	pthread_mutex_unlock(&p->lock);
-	usyms_thread_free();	/* this thread's, keyed by the decoder's entries */
+	dso_thread_free();	/* this thread's, keyed by the decoder's entries */
 	return NULL;
 }
 

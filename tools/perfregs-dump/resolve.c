@@ -6,7 +6,7 @@
  * symbol and its frames.
  */
 #include <string.h>
-#include "symbols.h"
+#include "ksyms.h"
 #include "aspace.h"
 #include "resolve.h"
 

@@ -12,7 +12,8 @@
 #include <string.h>
 #include "images.h"
 #include "vdso.h"
-#include "symbols.h"
+#include "maps.h"
+#include "ksyms.h"
 #include "aspace.h"
 #include "output.h"
 #include "pool.h"

@@ -97,7 +97,7 @@ struct mapping {
 	uint8_t build_id[20];	/* GNU build-id of the file, if any */
 	uint8_t build_id_len;
 	char *local;		/* the file to read here, once resolved */
-	struct dwfl_entry *syms;	/* its file's symbols, once found (usyms.c) */
+	struct dso *syms;	/* its file's symbols, once found (dso.c) */
 	uint64_t base;		/* where its first PT_LOAD is, once known */
 	uint64_t first;		/* its own address, UINT64_MAX if not found */
 	bool base_known;
@@ -337,10 +337,10 @@ struct machine {
 	} held[HELD_MAX];
 	unsigned int nheld;
 	/*
-	 * The caches of usyms.c, shared by the decoding threads (see
+	 * The caches of dso.c, shared by the decoding threads (see
 	 * mapping_file()).
 	 */
-	struct usyms *usyms;		/* a Dwfl and symbol table per file */
+	struct dsos *dsos;		/* files by identity, a Dwfl and symbols each */
 	char *debuginfo_path;		/* where libdw finds debug files */
 	bool sideband;			/* side-band events are coming */
 	struct ksym *ksyms;		/* [0, ksyms_sorted) by start, then as added */

@@ -24,8 +24,9 @@
 #include <sys/resource.h>
 #include "types.h"
 #include "images.h"
-#include "symbols.h"
-#include "usyms.h"
+#include "maps.h"
+#include "files.h"
+#include "dso.h"
 #include "aspace.h"
 #include "unwind.h"
 #include "cfi.h"

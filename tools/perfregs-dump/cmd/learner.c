@@ -13,7 +13,7 @@
 #include <unistd.h>
 #include <sys/eventfd.h>
 #include "../images.h"
-#include "../symbols.h"
+#include "../maps.h"
 #include "../aspace.h"
 #include "../util.h"
 #include "learner.h"

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include "../symbols.h"
+#include "../ksyms.h"
 #include "../output.h"
 #include "../rec-write.h"
 #include "../session.h"

@@ -16,7 +16,7 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include "../images.h"
-#include "../symbols.h"
+#include "../ksyms.h"
 #include "../aspace.h"
 #include "../sideband.h"
 #include "../output.h"

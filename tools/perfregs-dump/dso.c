@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The symbols of user code: one Dwfl and sorted symbol table per file,
+ * Files by identity (struct dso), with their symbols: one Dwfl and
+ * sorted symbol table per file,
  * shared by every mapping of it in every process and version of an
  * address space, a bounded number of them open at once.
  *
@@ -16,10 +17,10 @@
  * ulimit -n 1024 three quarters of the samples lost their names
  * (tests/mkbomb.c bases).
  *
- * At most usyms_open_max() Dwfls are open: past that, the least recently
+ * At most dso_open_max() Dwfls are open: past that, the least recently
  * used is closed (its file and debug file, its symbol table), and opened
  * again from its file when asked for, if it is still the same file.  An
- * entry itself stays until usyms_free(): the mappings that found it keep
+ * entry itself stays until dsos_free(): the mappings that found it keep
  * pointing at it, and the names each thread keeps (sym_cache) and the
  * CFI rows of unwind.c are keyed by it.
  *
@@ -27,7 +28,7 @@
  * (symbols_lock()), and so is every libdw call on an entry's Dwfl.
  * mapping_symbol() searches a table without it, having pinned the entry
  * (an entry pinned is not closed); unwind.c calls into libdw on an entry's
- * module under the lock only (usyms_module_locked()), and keys what it
+ * module under the lock only (dso_module_locked()), and keys what it
  * derives by the entry.
  */
 #include <elfutils/libdwfl.h>
@@ -43,8 +44,9 @@
 #include "types.h"
 #include "util.h"
 #include "images.h"
-#include "symbols.h"
-#include "usyms.h"
+#include "maps.h"
+#include "files.h"
+#include "dso.h"
 
 /*
  * Symbol tables of libdw modules, sorted for binary search: libdw's own
@@ -145,7 +147,7 @@ static void symtab_free(struct symtab *t)
 
 
 /* One Dwfl per file, shared by every mapping of it (see above). */
-struct dwfl_entry {
+struct dso {
 	/* the key: the build-id if the mapping had one, else dev and ino */
 	uint8_t build_id[20];
 	uint8_t build_id_len;
@@ -160,15 +162,15 @@ struct dwfl_entry {
 	struct symtab *tab;	/* its symbols, sorted, once asked for */
 	bool failed;		/* cannot be read (again): none */
 	unsigned int pins;	/* mapping_symbol()s searching tab */
-	struct dwfl_entry *newer, *older;	/* the open ones, most recent first */
-	struct dwfl_entry *next;	/* in its bucket */
+	struct dso *newer, *older;	/* the open ones, most recent first */
+	struct dso *next;	/* in its bucket */
 };
 
-#define USYMS_BUCKETS	1024
+#define DSO_BUCKETS	1024
 
-struct usyms {
-	struct dwfl_entry *bucket[USYMS_BUCKETS];
-	struct dwfl_entry *newest, *oldest;	/* the open entries */
+struct dsos {
+	struct dso *bucket[DSO_BUCKETS];
+	struct dso *newest, *oldest;	/* the open entries */
 	unsigned int open;
 };
 
@@ -185,7 +187,7 @@ struct usyms {
 #define USYMS_OPEN_MAX	64
 #define USYMS_OPEN_MIN	4
 
-unsigned int usyms_open_max(void)
+unsigned int dso_open_max(void)
 {
 	static unsigned int max;	/* any thread may be the first: the same value */
 	unsigned int n = __atomic_load_n(&max, __ATOMIC_RELAXED);
@@ -208,7 +210,7 @@ static Dwfl_Callbacks dwfl_cbs = {
 	.section_address = dwfl_offline_section_address,
 };
 
-static void lru_unlink(struct usyms *c, struct dwfl_entry *e)
+static void lru_unlink(struct dsos *c, struct dso *e)
 {
 	if (e->newer)
 		e->newer->older = e->older;
@@ -221,7 +223,7 @@ static void lru_unlink(struct usyms *c, struct dwfl_entry *e)
 	e->newer = e->older = NULL;
 }
 
-static void lru_front(struct usyms *c, struct dwfl_entry *e)
+static void lru_front(struct dsos *c, struct dso *e)
 {
 	e->older = c->newest;
 	e->newer = NULL;
@@ -233,7 +235,7 @@ static void lru_front(struct usyms *c, struct dwfl_entry *e)
 }
 
 /* e was used: the last to be closed.  Under the lock. */
-static void entry_used(struct usyms *c, struct dwfl_entry *e)
+static void entry_used(struct dsos *c, struct dso *e)
 {
 	if (e->dwfl && c->newest != e) {
 		lru_unlink(c, e);
@@ -241,7 +243,7 @@ static void entry_used(struct usyms *c, struct dwfl_entry *e)
 	}
 }
 
-static void entry_close(struct usyms *c, struct dwfl_entry *e)
+static void entry_close(struct dsos *c, struct dso *e)
 {
 	lru_unlink(c, e);
 	symtab_free(e->tab);
@@ -253,9 +255,9 @@ static void entry_close(struct usyms *c, struct dwfl_entry *e)
 }
 
 /* At most keep open: the least recently used unpinned ones go. */
-static void make_room(struct usyms *c, unsigned int keep)
+static void make_room(struct dsos *c, unsigned int keep)
 {
-	struct dwfl_entry *e = c->oldest, *newer;
+	struct dso *e = c->oldest, *newer;
 
 	for (; e && c->open > keep; e = newer) {
 		newer = e->newer;
@@ -269,7 +271,7 @@ static void make_room(struct usyms *c, unsigned int keep)
  * unwinders hold theirs, the limit is low), after closing the Dwfls of
  * every entry not in use.  Under the lock.
  */
-static int file_open(struct usyms *c, const char *path)
+static int file_open(struct dsos *c, const char *path)
 {
 	int fd = open_regular(path);
 
@@ -285,7 +287,7 @@ static int file_open(struct usyms *c, const char *path)
  * or, with fd -1, from e->path again, if it is still that file.  False,
  * and e failed for good, when it cannot be.  Under the lock.
  */
-static bool entry_open(struct machine *mach, struct usyms *c, struct dwfl_entry *e, int fd)
+static bool entry_open(struct machine *mach, struct dsos *c, struct dso *e, int fd)
 {
 	struct stat st;
 
@@ -294,7 +296,7 @@ static bool entry_open(struct machine *mach, struct usyms *c, struct dwfl_entry 
 			close(fd);
 		return e->dwfl != NULL;
 	}
-	make_room(c, usyms_open_max() - 1);
+	make_room(c, dso_open_max() - 1);
 	if (fd < 0)
 		fd = file_open(c, e->path);
 	if (fd < 0 || fstat(fd, &st) || st.st_dev != e->dev || st.st_ino != e->ino)
@@ -339,12 +341,12 @@ static uint64_t entry_hash(const uint8_t *id, size_t idlen, dev_t dev, ino_t ino
 	return h ^ h >> 29;
 }
 
-static struct dwfl_entry *entry_find(struct usyms *c, uint64_t h, const uint8_t *id,
+static struct dso *entry_find(struct dsos *c, uint64_t h, const uint8_t *id,
 				     size_t idlen, dev_t dev, ino_t ino, uint64_t base)
 {
-	struct dwfl_entry *e;
+	struct dso *e;
 
-	for (e = c->bucket[h % USYMS_BUCKETS]; e; e = e->next)
+	for (e = c->bucket[h % DSO_BUCKETS]; e; e = e->next)
 		if (e->hash == h && e->base == base && e->build_id_len == idlen &&
 		    (idlen ? !memcmp(e->build_id, id, idlen) : e->dev == dev && e->ino == ino))
 			return e;
@@ -355,17 +357,17 @@ static struct dwfl_entry *entry_find(struct usyms *c, uint64_t h, const uint8_t 
  * The entry of m's file, found or made (and opened); NULL when there is
  * no file to read.  Under the lock, m's base known.
  */
-static struct dwfl_entry *entry_for(struct machine *mach, struct mapping *m)
+static struct dso *entry_for(struct machine *mach, struct mapping *m)
 {
 	const char *path = mapping_file_locked(mach, m);
-	struct usyms *c = mach->usyms;
-	struct dwfl_entry *e;
+	struct dsos *c = mach->dsos;
+	struct dso *e;
 	struct stat st;
 	uint64_t h = 0;
 	int fd;
 
 	if (!c)
-		c = mach->usyms = calloc(1, sizeof(*c));
+		c = mach->dsos = calloc(1, sizeof(*c));
 	if (!c || !path[0])
 		return NULL;
 	if (m->build_id_len) {	/* found without opening a file */
@@ -403,26 +405,26 @@ static struct dwfl_entry *entry_for(struct machine *mach, struct mapping *m)
 	e->ino = st.st_ino;
 	e->base = m->first;
 	e->hash = h;
-	e->next = c->bucket[h % USYMS_BUCKETS];
-	c->bucket[h % USYMS_BUCKETS] = e;
+	e->next = c->bucket[h % DSO_BUCKETS];
+	c->bucket[h % DSO_BUCKETS] = e;
 	entry_open(mach, c, e, fd);
 	return e;
 }
 
 /* what m->syms holds for a mapping whose file has no entry */
-static struct dwfl_entry no_entry;
+static struct dso no_entry;
 
 /*
  * The entry of mapping m's file and the bias of m (the task's address
  * of a file address is that plus the bias); NULL when it has none: no
  * file to read, or an offset in no segment of it.
  */
-static struct dwfl_entry *mapping_entry(struct machine *mach, struct mapping *m,
+static struct dso *mapping_entry(struct machine *mach, struct mapping *m,
 					uint64_t *bias)
 {
 	uint64_t base = mapping_base(mach, m);
 	/* acquire: pairs with the release below, another thread's */
-	struct dwfl_entry *e = __atomic_load_n(&m->syms, __ATOMIC_ACQUIRE);
+	struct dso *e = __atomic_load_n(&m->syms, __ATOMIC_ACQUIRE);
 
 	if (m->first == UINT64_MAX)
 		return NULL;
@@ -446,13 +448,13 @@ static struct dwfl_entry *mapping_entry(struct machine *mach, struct mapping *m,
  * e open, pinned (not to be closed until entry_unpin()), and its symbol
  * table read: the table, or NULL when e cannot be read.
  */
-static struct symtab *entry_pin(struct machine *mach, struct dwfl_entry *e)
+static struct symtab *entry_pin(struct machine *mach, struct dso *e)
 {
 	struct symtab *tab = NULL;
 
 	symbols_lock();
-	if (entry_open(mach, mach->usyms, e, -1)) {
-		entry_used(mach->usyms, e);
+	if (entry_open(mach, mach->dsos, e, -1)) {
+		entry_used(mach->dsos, e);
 		if (!e->tab)
 			e->tab = symtab_read(e->mod);
 		tab = e->tab;
@@ -463,7 +465,7 @@ static struct symtab *entry_pin(struct machine *mach, struct dwfl_entry *e)
 	return tab;
 }
 
-static void entry_unpin(struct dwfl_entry *e)
+static void entry_unpin(struct dso *e)
 {
 	symbols_lock();
 	e->pins--;
@@ -479,7 +481,7 @@ static void entry_unpin(struct dwfl_entry *e)
 
 struct sym_cache {
 	struct sym_slot {
-		const struct dwfl_entry *e;	/* NULL: empty */
+		const struct dso *e;	/* NULL: empty */
 		uint64_t lookup, show;		/* the file's own addresses */
 		int ret;
 		char name[256];
@@ -489,13 +491,13 @@ struct sym_cache {
 /*
  * Each decoding thread's own (a worker's, or the reading thread's):
  * mapping_symbol() has no thread to hand it.  Its keys are a decoder's
- * entries, so it goes with them: usyms_free() empties the calling
+ * entries, so it goes with them: dsos_free() empties the calling
  * thread's, and each worker's goes when it ends (pool.c).
  */
 static __thread struct sym_cache *sym_cache;
 
-/* The function at lookup of e's file, "name+0xoff" from show (usyms.h). */
-static int entry_symbol(struct machine *mach, struct dwfl_entry *e, uint64_t lookup,
+/* The function at lookup of e's file, "name+0xoff" from show (dso.h). */
+static int entry_symbol(struct machine *mach, struct dso *e, uint64_t lookup,
 			uint64_t show, char *buf, size_t len)
 {
 	struct symtab *tab = entry_pin(mach, e);
@@ -519,7 +521,7 @@ int mapping_symbol(struct machine *mach, struct mapping *m, uint64_t lookup,
 		   uint64_t show, char *buf, size_t len)
 {
 	uint64_t bias = 0;
-	struct dwfl_entry *e = mapping_entry(mach, m, &bias);
+	struct dso *e = mapping_entry(mach, m, &bias);
 	struct sym_slot *sl;
 
 	if (!e || __atomic_load_n(&e->failed, __ATOMIC_RELAXED))
@@ -551,7 +553,7 @@ int mapping_symbol(struct machine *mach, struct mapping *m, uint64_t lookup,
 }
 
 /* The calling thread's sym_cache goes: a decoder or a worker is done. */
-void usyms_thread_free(void)
+void dso_thread_free(void)
 {
 	free(sym_cache);
 	sym_cache = NULL;
@@ -559,20 +561,20 @@ void usyms_thread_free(void)
 
 /*
  * The entry of m's file, whose module unwind.c takes CFI from
- * (usyms_module_locked()); NULL when there is none, or when the file it
+ * (dso_module_locked()); NULL when there is none, or when the file it
  * was read from is not the one m names (the same build-id from another
  * file).
  */
-struct dwfl_entry *mapping_shared(struct machine *mach, struct mapping *m)
+struct dso *mapping_dso(struct machine *mach, struct mapping *m)
 {
 	uint64_t bias;
-	struct dwfl_entry *e = mapping_entry(mach, m, &bias);
+	struct dso *e = mapping_entry(mach, m, &bias);
 	bool ok;
 
 	if (!e)
 		return NULL;
 	symbols_lock();
-	ok = entry_open(mach, mach->usyms, e, -1) &&
+	ok = entry_open(mach, mach->dsos, e, -1) &&
 	     (!e->build_id_len || !strcmp(e->path, mapping_file_locked(mach, m)));
 	symbols_unlock();
 	return ok ? e : NULL;
@@ -582,11 +584,11 @@ struct dwfl_entry *mapping_shared(struct machine *mach, struct mapping *m)
  * Under symbols_lock(): e's module, opened again if it was closed since;
  * valid until the lock is let go.  NULL when it cannot be read (again).
  */
-Dwfl_Module *usyms_module_locked(struct machine *mach, struct dwfl_entry *e)
+Dwfl_Module *dso_module_locked(struct machine *mach, struct dso *e)
 {
-	if (!entry_open(mach, mach->usyms, e, -1))
+	if (!entry_open(mach, mach->dsos, e, -1))
 		return NULL;
-	entry_used(mach->usyms, e);
+	entry_used(mach->dsos, e);
 	return e->mod;
 }
 
@@ -601,7 +603,7 @@ int mapping_source(struct machine *mach, struct mapping *m, uint64_t lookup,
 		   char *file, size_t len, int *line)
 {
 	uint64_t bias = 0;
-	struct dwfl_entry *e = mapping_entry(mach, m, &bias);
+	struct dso *e = mapping_entry(mach, m, &bias);
 	Dwfl_Module *mod;
 	const char *name = NULL;
 	Dwfl_Line *l;
@@ -609,7 +611,7 @@ int mapping_source(struct machine *mach, struct mapping *m, uint64_t lookup,
 	if (!e || !len)
 		return -1;
 	symbols_lock();
-	mod = usyms_module_locked(mach, e);
+	mod = dso_module_locked(mach, e);
 	l = mod ? dwfl_module_getsrc(mod, lookup - bias) : NULL;
 	*line = 0;
 	if (l)
@@ -621,16 +623,16 @@ int mapping_source(struct machine *mach, struct mapping *m, uint64_t lookup,
 }
 
 /* The entries, their Dwfls and tables, and the calling thread's names. */
-void usyms_free(struct machine *mach)
+void dsos_free(struct machine *mach)
 {
-	struct usyms *c = mach->usyms;
-	struct dwfl_entry *e;
+	struct dsos *c = mach->dsos;
+	struct dso *e;
 	unsigned int i;
 
-	usyms_thread_free();
+	dso_thread_free();
 	if (!c)
 		return;
-	for (i = 0; i < USYMS_BUCKETS; i++) {
+	for (i = 0; i < DSO_BUCKETS; i++) {
 		while ((e = c->bucket[i])) {
 			c->bucket[i] = e->next;
 			symtab_free(e->tab);
@@ -641,5 +643,5 @@ void usyms_free(struct machine *mach)
 		}
 	}
 	free(c);
-	mach->usyms = NULL;
+	mach->dsos = NULL;
 }
