@@ -12,7 +12,11 @@
 #  - a hostile recording (mkhostile): its names keep their UTF-8 in JSON,
 #    a FIFO it names is not opened, nor a path outside --symfs, and its
 #    samples are labelled with its event; -i refuses sampling options;
-#    the unwinder reads no word of a non-ELF or disowned mapped file;
+#    the unwinder reads no word of a non-ELF or disowned mapped file; no
+#    C0 or C1 control of a name reaches any output;
+#  - recordings small on disk made to cost memory or open files (mkbomb)
+#    decode within the decoder's resource promise (docs/security.md),
+#    under a hard RLIMIT_AS and RLIMIT_NOFILE;
 #  - the unwinder's fast path gives libdwfl's frames on every recording
 #    with stacks, live and made up (mkunwind), of every layout;
 #  - convert's perf.data shows perf its chains of live processes (mksnap);
@@ -1413,12 +1417,14 @@ print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024)' \
 fi
 
 # Bomb 2: one exec and 1400 code mappings of 4000-byte paths, each its
-# own (mkbomb paths, 5.7 MB).  Every version of the space held a copy of
-# every path before it: 3854 MiB at the peak, 1022 under ulimit -v 1 GiB
-# (the copies failing).  Versions share the names now (intern.c), and
-# are budgeted in bytes (aspace.c): under ulimit -v 1 GiB, below 256 MiB
-# (98 measured), with --threads 2 too.
-if [ -x "$B/mkbomb" ] && "$B/mkbomb" "$T/bomb2.prf" paths 1400 4000; then
+# own (mkbomb paths, 5.7 MB), the last of them libc.so.6, with the
+# sample.  Every version of the space held a copy of every path before
+# it: 3854 MiB at the peak, 1022 under ulimit -v 1 GiB (the copies
+# failing).  Versions share the names now (intern.c), and are budgeted
+# in bytes (aspace.c): under ulimit -v 1 GiB, below 256 MiB (98
+# measured), with --threads 2 too.
+libc=$(ldd "$B/perfregs-dump" | awk '$1 ~ /^libc\.so/ { print $3 }')
+if [ -x "$B/mkbomb" ] && "$B/mkbomb" "$T/bomb2.prf" paths 1400 4000 "$libc"; then
 	bad=""
 	for thr in 1 2; do
 		rss=$(ulimit -v 1048576; /usr/bin/python3 -c 'import resource, subprocess, sys
@@ -1452,7 +1458,6 @@ fi
 # of 200 libraries in turn: under ulimit -n 64 (4 Dwfls open at once,
 # the least recently used closed, and opened again when asked for),
 # with 1 thread and 4, the JSON of no limit.
-libc=$(ldd "$B/perfregs-dump" | awk '$1 ~ /^libc\.so/ { print $3 }')
 if [ -x "$B/mkbomb" ] && [ -n "$libc" ] && "$B/mkbomb" "$T/bomb3.prf" bases 2000 "$libc"; then
 	bad=""
 	for thr in 1 2; do
@@ -1501,10 +1506,67 @@ print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024 if p.return
 	else
 		echo "not ok - 2000 mappings of libc.so.6 at starts of their own: one Dwfl, every sample named under ulimit -n 64; 200 libraries: 4 open at a time:$bad"
 	fi
-	rm -f "$T"/bomb3*.prf
+	rm -f "$T/bomb3_past.prf"
 else
 	echo "not ok - 2000 mappings of libc.so.6 at starts of their own (mkbomb failed)"
 fi
+
+# The decoder's resources (docs/security.md): decoding a recording of S
+# bytes takes at most 8 x S + 256 MiB resident and 1024 open files;
+# with up to 4 threads, recordings of this system's libraries need at
+# most 8 x S + 1 GiB of address space.  Each bomb (2, 3, and 3 over 200
+# libraries) under a hard RLIMIT_AS of 8 x S + 1 GiB and RLIMIT_NOFILE of
+# 1024: -f json --call-graph dwarf with --threads 1 and 4, and -f folded
+# --call-graph dwarf with --flamegraph, each give what they give with no
+# limit (exit, output, SVG), and the peak resident set of the two runs
+# stays within 8 x S + 256 MiB.  Before: bomb 2 took 3861 MiB resident,
+# and lost its sample's name under the limit; bomb 3 1832 MiB and 4034
+# files.
+for bomb in bomb2 bomb3 bomb3_libs; do
+	[ -s "$T/$bomb.prf" ] || { echo "not ok - the decoder's resources: no $bomb recording"; continue; }
+	size=$(stat -c %s "$T/$bomb.prf")
+	bad=""
+	for args in "-f json --call-graph dwarf --threads 1" "-f json --call-graph dwarf --threads 4" \
+		    "-f folded --call-graph dwarf --flamegraph $T/res.svg"; do
+		# shellcheck disable=SC2086
+		out=$(/usr/bin/python3 - "$size" "$T/res.svg" "$B/perfregs-dump" -q $args \
+			-i "$T/$bomb.prf" <<'PY'
+import os, resource, subprocess, sys
+size, svg, cmd = int(sys.argv[1]), sys.argv[2], sys.argv[3:]
+as_max, rss_max = 8 * size + (1 << 30), 8 * size + (256 << 20)
+def run(limit):
+    def pre():
+        if limit:
+            resource.setrlimit(resource.RLIMIT_AS, (as_max, as_max))
+            resource.setrlimit(resource.RLIMIT_NOFILE, (1024, 1024))
+    if os.path.exists(svg):
+        os.unlink(svg)
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                       preexec_fn=pre, timeout=120)
+    return p.returncode, p.stdout, open(svg, "rb").read() if os.path.exists(svg) else b""
+want, got = run(False), run(True)
+rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024
+why = []
+if want[0] != 0:
+    why.append(f"exit {want[0]} with no limit")
+if got != want:
+    why.append(f"under the limits exit {got[0]}, {'the same' if got[1] == want[1] else 'other'} output" +
+               (f", {'the same' if got[2] == want[2] else 'another'} SVG" if want[2] else ""))
+if rss > rss_max:
+    why.append(f"{rss >> 20} MiB resident, more than {rss_max >> 20}")
+print(f"{rss >> 20} MiB of {rss_max >> 20}; " + "; ".join(why) if why else f"{rss >> 20} MiB of {rss_max >> 20}")
+sys.exit(1 if why else 0)
+PY
+		) || bad="$bad $args: $out;"
+		echo "# $bomb ($size bytes), ${args%% $T/*}: $out"
+	done
+	if [ -z "$bad" ]; then
+		echo "ok - the decoder's resources: $bomb under RLIMIT_AS 8 x S + 1 GiB and RLIMIT_NOFILE 1024, as with no limit, within 8 x S + 256 MiB"
+	else
+		echo "not ok - the decoder's resources: $bomb under RLIMIT_AS 8 x S + 1 GiB and RLIMIT_NOFILE 1024, as with no limit, within 8 x S + 256 MiB:$bad"
+	fi
+done
+rm -f "$T"/bomb*.prf "$T/res.svg"
 
 # A recording is anyone's who can write the file, also while it is
 # decoded: a sample rewritten in the file after decode_record() checked
@@ -2545,8 +2607,19 @@ if [ -x "$B/fuzz_recording" ]; then
 	# made-up stacks over this machine's vDSO, the image in the recording:
 	# what the harness unwinds (its --symfs lets no other file in)
 	"$B/mkunwind" "$T/corpus/unwind.prf" 1 16 64:vdso
-	# UBSan goes on after a report: the log has it
-	if "$B/fuzz_recording" -max_total_time="$SECS" -timeout=10 -rss_limit_mb=1024 \
+	# bomb 2 at the fuzzer's scale: 600 code mappings of 1000-byte paths
+	# (650 KB; the whole bomb, 5.7 MB, takes a second a run).  Before the
+	# versions shared their paths it took 577 MiB under AddressSanitizer,
+	# now 79.
+	"$B/mkbomb" "$T/corpus/bomb2.prf" paths 600 1000 "$libc"
+	# The decoder's promise (docs/security.md) for the largest input,
+	# 8 x 1 MiB + 256 MiB, and 128 MiB for what ASan and libFuzzer keep
+	# of their own (ASan's quarantine of freed blocks cut to 64 MiB from
+	# 256, libFuzzer's corpus, the shadow); no single allocation above
+	# 64 MiB.  UBSan goes on after a report: the log has it.
+	if ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=64 \
+	   "$B/fuzz_recording" -max_total_time="$SECS" -timeout=10 -max_len=1048576 \
+		-rss_limit_mb=$((8 * 1 + 256 + 128)) -malloc_limit_mb=64 \
 		-print_final_stats=1 "$T/corpus" > "$T/fuzz.log" 2>&1 &&
 	   ! grep -q 'runtime error:' "$T/fuzz.log"; then
 		runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$T/fuzz.log")

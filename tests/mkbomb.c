@@ -5,7 +5,8 @@
  *   paths  (bomb 2) one exec, then N executable mappings of LEN-byte
  *          paths, each a different path, none overlapping another:
  *          every new version of the address space holds every mapping
- *          made before it (N versions of up to N mappings)
+ *          made before it (N versions of up to N mappings); with LIB,
+ *          the last of them is LIB's, whole (its name is not LEN bytes)
  *   bases  (bomb 3) N processes, each an exec and a mapping of the
  *          shared library LIB (of the LIBs in turn) at a start of its
  *          own (256 MiB apart, a library must be smaller), from file offset
@@ -14,10 +15,11 @@
  *          its first executable PT_LOAD; past the file's end, 0x10 into
  *          the mapping): a start the recording chooses for each mapping
  *          of one file
- * Then one sample in the last mapping (paths).  Samples have IP, SP and
- * BP, for --call-graph dwarf.
+ * Then one sample in the last mapping (paths; at LIB's entry point, so
+ * that it is named only if that mapping was kept).  Samples have IP, SP
+ * and BP, for --call-graph dwarf.
  *
- * usage: mkbomb FILE paths N LEN
+ * usage: mkbomb FILE paths N LEN [LIB]
  *        mkbomb FILE bases N LIB[:LIB]... [PGOFF]
  */
 #include <elf.h>
@@ -106,7 +108,7 @@ int main(int argc, char **argv)
 	bool bases;
 
 	if (argc < 5 || (strcmp(argv[2], "paths") && strcmp(argv[2], "bases")) ||
-	    (argv[2][0] == 'p' && argc != 5) || (argv[2][0] == 'b' && argc > 6))
+	    argc > 6)
 		goto usage;
 	bases = argv[2][0] == 'b';
 	n = atol(argv[3]);
@@ -128,6 +130,10 @@ int main(int argc, char **argv)
 		len = atol(argv[4]);
 		if (len < 32 || len >= PATH_BYTES)
 			goto usage;
+		if (argc == 6 && lib_code(argv[5], &code[0], &size[0])) {
+			fprintf(stderr, "mkbomb: %s: no 64-bit ELF file with code\n", argv[5]);
+			return 1;
+		}
 	}
 	prf_config_default(&cfg);
 	r = rec_create(argv[1], &cfg, "cpu-clock");
@@ -170,15 +176,20 @@ int main(int argc, char **argv)
 		ev.end = ev.start + 0x1000;
 		ev.pgoff = 0;
 		ev.name = path;
+		if (i == n - 1 && argc == 6) {	/* LIB, past the others */
+			ev.start = 0x7e0000000000ULL;
+			ev.end = ev.start + size[0];
+			ev.name = argv[5];
+		}
 		rec_sb(r, &ev);
 	}
 	if (!bases && n > 0) {
-		sample(r, 42, 2 + (uint64_t)n, ev.start + 0x10);
+		sample(r, 42, 2 + (uint64_t)n, argc == 6 ? ev.start + code[0] : ev.start + 0x10);
 		nsamples++;
 	}
 	return rec_close(r, nsamples, lostv) ? 1 : 0;
 usage:
-	fprintf(stderr, "usage: mkbomb FILE paths N LEN\n"
+	fprintf(stderr, "usage: mkbomb FILE paths N LEN [LIB]\n"
 		"       mkbomb FILE bases N LIB[:LIB]... [PGOFF]\n");
 	return 2;
 }
