@@ -41,7 +41,7 @@
 #    (tests/dkms_check.sh; the guest loads what it built);
 #  - checkpatch is clean, and every barrier comment names its real pair;
 #  - perfregs-dump's files include and call each other in the layers of its
-#    decoder.h, calls too, with no circle (tests/layers.py);
+#    docs/architecture.md, calls too, with no circle (tests/layers.py);
 #  - every output of perfregs-dump (text, JSON, folded, flame graph,
 #    perf.data, pprof, errors) on the generators' recordings is byte for
 #    byte that of the commit tests/compare/BASE pins, built under

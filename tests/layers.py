@@ -3,9 +3,9 @@
 """The layers of perfregs-dump, held against its includes and its calls,
 and the module's files against circles.
 
-perfregs-dump: tools/perfregs-dump/decoder.h lists its layers, lowest
-first (" * layer N: MODULE... - what they are", a line each).  A module
-is foo.c with its foo.h, or a folder of them (cmd/).  Checked:
+perfregs-dump: docs/architecture.md lists its layers, lowest first, in
+a table ("| N | MODULE... | what they are |").  A module is foo.c with
+its foo.h, or a folder of them (cmd/).  Checked:
   - every source file is in a module of exactly one layer;
   - no file includes a header of a higher layer, and no object calls
     (or takes the address of) a function, or uses data, that a module of
@@ -25,7 +25,8 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TOOL = os.path.join(ROOT, "tools", "perfregs-dump")
-LAYER = re.compile(r"^ \* layer (\d+): (.*?) - ")
+LAYER = re.compile(r"^\| (\d+) \| ([^|]*?) \|")
+DOC = os.path.join(ROOT, "docs", "architecture.md")
 INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"', re.M)
 
 
@@ -137,7 +138,7 @@ def circles(nodes, edges):
 
 def check_tool(build):
     layer, bad = {}, []
-    for line in open(os.path.join(TOOL, "decoder.h")):
+    for line in open(DOC):
         m = LAYER.match(line)
         if m:
             for mod in m.group(2).split():
@@ -145,11 +146,11 @@ def check_tool(build):
                     bad.append(f"{mod} is in layer {layer[mod]} and in layer {m.group(1)}")
                 layer[mod] = int(m.group(1))
     if not layer:
-        bad.append("decoder.h lists no layers")
+        bad.append("docs/architecture.md lists no layers")
     files = [f for f in sources(TOOL)]
     mods = {module_of(f, TOOL) for f in files}
     for mod in sorted(mods - set(layer)):
-        bad.append(f"{mod} is in no layer of decoder.h")
+        bad.append(f"{mod} is in no layer of docs/architecture.md")
     edges = edges_of(files, TOOL, os.path.join(build, "obj", "tools", "perfregs-dump"))
     calls = sum(1 for why in edges.values() for w in why if " calls " in w)
     for (a, b), why in sorted(edges.items()):
@@ -159,8 +160,8 @@ def check_tool(build):
     for c in circles(mods, edges):
         bad.append("a circle: " + " <-> ".join(c) + " (" + "; ".join(
             w for (a, b), why in edges.items() if a in c and b in c for w in why[:1]) + ")")
-    what = ("perfregs-dump's includes and calls keep the layers of decoder.h, "
-            "going down only, with no circle")
+    what = ("perfregs-dump's includes and calls keep the layers of "
+            "docs/architecture.md, going down only, with no circle")
     if calls == 0:
         bad.append(f"no calls found: are the objects built under {build}/obj?")
     if bad:

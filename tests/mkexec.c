@@ -54,7 +54,7 @@ static void pin(int cpu)
 
 int main(int argc, char **argv)
 {
-	static struct decoder d;
+	static struct session d;
 	uint64_t lostv[PERFREGS_LOST_MAX] = { 0 }, buf[32] = { 0 }, addr, t;
 	struct perfregs_rec_sample *s = (void *)buf;
 	uint64_t *v = (uint64_t *)s->regs;

@@ -73,7 +73,7 @@ static uint64_t vdso_sym(const char *name)
 
 int main(int argc, char **argv)
 {
-	static struct decoder d;	/* only to learn the build-id */
+	static struct session d;	/* only to learn the build-id */
 	uint64_t lost[PERFREGS_LOST_MAX] = { 0 }, start = 0, end = 0, addr;
 	struct perfregs_config cfg;
 	struct sb_event ev = { 0 };

@@ -57,7 +57,7 @@ static void sample(struct recorder *r, pid_t pid, uint64_t ino, uint64_t addr,
 
 int main(int argc, char **argv)
 {
-	static struct decoder d;
+	static struct session d;
 	uint64_t lostv[PERFREGS_LOST_MAX] = { 0 }, addr[2], t[2];
 	int go[2], to[2], from[2], status, i;
 	struct perfregs_config cfg;

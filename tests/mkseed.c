@@ -18,13 +18,12 @@
 #include "../tools/perfregs-dump/rec-write.h"
 #include "../tools/perfregs-dump/session.h"
 #include "../tools/perfregs-dump/learnt.h"
-#include "../tools/perfregs-dump/decoder.h"
 
 #define R(x) (1ULL << PERFREGS_REG_##x)
 
 int main(int argc, char **argv)
 {
-	static struct decoder d;
+	static struct session d;
 	uint64_t lostv[PERFREGS_LOST_MAX] = { 0 }, buf[32], addr;
 	struct perfregs_rec_sample *s = (void *)buf;
 	struct perfregs_config cfg;
@@ -75,6 +74,6 @@ int main(int argc, char **argv)
 		perror(argv[1]);
 		return 1;
 	}
-	decoder_free(&d);
+	session_free(&d);
 	return 0;
 }

@@ -26,7 +26,6 @@
 #include "../tools/perfregs-dump/rec-write.h"
 #include "../tools/perfregs-dump/session.h"
 #include "../tools/perfregs-dump/learnt.h"
-#include "../tools/perfregs-dump/decoder.h"
 
 #define R(x) (1ULL << PERFREGS_REG_##x)
 
@@ -82,7 +81,7 @@ static size_t peek(int pid, uint64_t addr, unsigned char *buf, size_t len)
 
 int main(int argc, char **argv)
 {
-	static struct decoder d;
+	static struct session d;
 	uint64_t lostv[PERFREGS_LOST_MAX] = { 0 };
 	struct perfregs_config cfg;
 	struct recorder *r;
@@ -169,6 +168,6 @@ int main(int argc, char **argv)
 		perror(argv[1]);
 		return 1;
 	}
-	decoder_free(&d);
+	session_free(&d);
 	return 0;
 }

@@ -39,7 +39,6 @@
 #include "../tools/perfregs-dump/rec-write.h"
 #include "../tools/perfregs-dump/session.h"
 #include "../tools/perfregs-dump/pprof.h"
-#include "../tools/perfregs-dump/decoder.h"
 
 #define NSAMPLES	16000	/* 10 MB: far more than the reader holds at once */
 #define VICTIM		64
@@ -193,7 +192,7 @@ static int decode(const char *path, const char *out, bool pprof, bool raced,
 	struct perfregs_config cfg;
 	struct pprof *pp = NULL;
 	struct printer printer;
-	struct decoder d;
+	struct session d;
 	uint64_t produced;
 	FILE *fp;
 	int ret;
@@ -233,7 +232,7 @@ static int decode(const char *path, const char *out, bool pprof, bool raced,
 		pprof_free(pp);
 	}
 	fclose(fp);
-	decoder_free(&d);
+	session_free(&d);
 	return ret;
 }
 

@@ -23,7 +23,7 @@
  * fills in, under symbols.c's lock; the learner thread only asks
  * space_tracked().
  * A version is whole before the release store that publishes it, and
- * stays until decoder_free().
+ * stays until session_free().
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -385,7 +385,7 @@ static void space_give_up(struct machine *mach, struct space *sp)
 	if (!tm)
 		return;
 	tm->unknown = true;
-	tm->older = sp->newest;	/* still reachable for decoder_free() */
+	tm->older = sp->newest;	/* still reachable for session_free() */
 	/* release: whole before a lock-free space_at() sees it; t0 0: for all times */
 	__atomic_store_n(&sp->newest, tm, __ATOMIC_RELEASE);
 	diag(mach, "process %u changed its mappings too often to follow; its symbols "

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include "perfdata.h"
 #include "pprof.h"
-#include "decoder.h"
+#include "session.h"
 #include "diag.h"
 #include "builtin.h"
 
@@ -25,7 +25,7 @@ static int convert_run(const struct io_opts *io, struct decode_opts *opts,
 		       const char *event_name)
 {
 	bool pprof = io->to == TO_PPROF;
-	struct decoder *d = calloc(1, sizeof(*d));
+	struct session *d = calloc(1, sizeof(*d));
 	char err[512];
 	int ret;
 
@@ -43,7 +43,7 @@ static int convert_run(const struct io_opts *io, struct decode_opts *opts,
 		ret = perfdata_convert(io->input, io->output, d, err, sizeof(err));
 	if (!d->o.quiet)
 		diag_print(&d->m, stderr);
-	decoder_free(d);
+	session_free(d);
 	if (ret) {
 		fprintf(stderr, "perfregs-dump: %s\n", err);
 		ret = ret == -EIO ? EXIT_IO : EXIT_DATA;

@@ -26,7 +26,7 @@ void globals_apply(const struct globals *g, struct decode_opts *d)
 int script_decode(const struct sample_opts *s, struct decode_opts *d,
 		  const struct io_opts *io, char **command)
 {
-	struct decoder *dec;
+	struct session *dec;
 	int ret;
 
 	if (command || io->output || s->all_cpus || s->pid > 0 || s->tid > 0) {

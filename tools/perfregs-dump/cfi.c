@@ -387,7 +387,7 @@ static bool rows_grow(struct cfi_rules *t)
  * fast path takes it; else NULL, with *none set when the file has no
  * row there at all (or no .eh_frame).
  */
-static const struct cfi_row *row_for(struct decoder *d, struct dthread *th,
+static const struct cfi_row *row_for(struct session *d, struct dthread *th,
 				     struct dso *file, uint64_t pc,
 				     unsigned int nregs, bool *none)
 {
@@ -616,7 +616,7 @@ static bool fp_step(struct unwinder *u, bool is32, uint64_t mask, uint64_t *regs
  * Unwind u->ctx's sample as libdwfl would, from the rows of row_for();
  * false: a frame needs libdwfl, which unwinds the whole sample again.
  */
-bool fast_unwind(struct decoder *d, struct dthread *th, struct unwinder *u)
+bool fast_unwind(struct session *d, struct dthread *th, struct unwinder *u)
 {
 	struct unwind_ctx *c = &u->ctx;
 	bool is32 = c->layout == LAYOUT_I386;

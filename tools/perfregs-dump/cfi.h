@@ -13,7 +13,7 @@
 #include "types.h"
 
 struct unwind_ctx {
-	struct decoder *d;
+	struct session *d;
 	const struct perfregs_rec_sample *s;
 	const struct task_maps *tm;
 	enum layout layout;
@@ -90,7 +90,7 @@ bool unwind_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *a
 /* An i386 sample left in the vDSO: its caller, found by its frame. */
 bool unwind_vdso32_caller(struct unwind_ctx *c, Dwfl *dwfl);
 /* The fast path (cfi.c): true if it unwound the sample of u->ctx. */
-bool fast_unwind(struct decoder *d, struct dthread *th, struct unwinder *u);
+bool fast_unwind(struct session *d, struct dthread *th, struct unwinder *u);
 bool fast_path_wanted(void);
 void cfi_rules_free(struct dthread *t);
 

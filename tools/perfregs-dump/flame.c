@@ -456,7 +456,7 @@ static void put_legend(FILE *fp)
 	fputs("</g>\n", fp);
 }
 
-static void put_svg(struct flame *f, struct decoder *d)
+static void put_svg(struct flame *f, struct session *d)
 {
 	FILE *fp = f->fp;
 	int h = (int)f->base + FRAME_H + BOTTOM;
@@ -499,7 +499,7 @@ static void put_svg(struct flame *f, struct decoder *d)
  * The flame graph of the stacks so far onto fp; the table stays as it
  * is, for -f folded.  0, -ENOMEM or -EIO (fp's error).
  */
-int flame_print(struct decoder *d, FILE *fp)
+int flame_print(struct session *d, FILE *fp)
 {
 	struct flame f = { .fp = fp };
 	struct folded_stack *st;
@@ -536,7 +536,7 @@ int flame_print(struct decoder *d, FILE *fp)
  * --flamegraph FILE: 0, or -errno with what went wrong in err (the
  * command layer says it).  A file only whole, or none.
  */
-int flame_write(struct decoder *d, const char *path, char *err, size_t errlen)
+int flame_write(struct session *d, const char *path, char *err, size_t errlen)
 {
 	struct out_file of;
 	FILE *fp = NULL;

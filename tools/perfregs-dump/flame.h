@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include "types.h"
 
-int flame_print(struct decoder *d, FILE *fp);
-int flame_write(struct decoder *d, const char *path, char *err, size_t errlen);
+int flame_print(struct session *d, FILE *fp);
+int flame_write(struct session *d, const char *path, char *err, size_t errlen);
 
 #endif

@@ -198,7 +198,7 @@ void folded_line(char *line, const char *comm, const struct folded_frame *f,
 }
 
 /* count samples of the stack line (len bytes, hash h) into d's table */
-static int count_line(struct decoder *d, const char *line, size_t len, uint64_t h,
+static int count_line(struct session *d, const char *line, size_t len, uint64_t h,
 		      uint64_t count)
 {
 	struct folded *fo = d->folded;
@@ -231,7 +231,7 @@ static int count_line(struct decoder *d, const char *line, size_t len, uint64_t 
 }
 
 /* A line of folded_line() into the table of stacks.  -ENOMEM if lost. */
-int folded_count(struct decoder *d, const char *line)
+int folded_count(struct session *d, const char *line)
 {
 	size_t len = strlen(line);
 
@@ -312,7 +312,7 @@ void folded_cell_count(struct folded_cell *c)
  * t's counts into d's table, once every thread that wrote t is done with
  * it; then t is empty.  What does not fit is missing, and said so.
  */
-void folded_cells_merge(struct decoder *d, struct folded_cells *t)
+void folded_cells_merge(struct session *d, struct folded_cells *t)
 {
 	size_t i;
 
@@ -336,7 +336,7 @@ void folded_cells_free(struct folded_cells *t)
 }
 
 /* One sample: comm, then its frames outermost first.  -ENOMEM if lost. */
-int folded_add(struct decoder *d, const char *comm, const struct folded_frame *f,
+int folded_add(struct session *d, const char *comm, const struct folded_frame *f,
 	       unsigned int n)
 {
 	static char line[FOLDED_LINE_MAX];
@@ -378,7 +378,7 @@ static int by_frames(const void *a, const void *b)
  * frees (NULL if there are none).  The strings stay the table's, valid
  * until folded_print() or folded_free().  0, or -ENOMEM.
  */
-int folded_sorted(struct decoder *d, struct folded_stack **st, size_t *n)
+int folded_sorted(struct session *d, struct folded_stack **st, size_t *n)
 {
 	struct folded *fo = d->folded;
 	size_t i, k = 0;
@@ -399,7 +399,7 @@ int folded_sorted(struct decoder *d, struct folded_stack **st, size_t *n)
 }
 
 /* Every stack, sorted, with its count; then the table is empty again. */
-int folded_print(struct decoder *d, FILE *fp)
+int folded_print(struct session *d, FILE *fp)
 {
 	struct folded *fo = d->folded;
 	size_t i, k = 0;
@@ -419,7 +419,7 @@ int folded_print(struct decoder *d, FILE *fp)
 	return 0;
 }
 
-void folded_free(struct decoder *d)
+void folded_free(struct session *d)
 {
 	struct folded *fo = d->folded;
 	size_t i;

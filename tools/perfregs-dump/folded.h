@@ -26,8 +26,8 @@ struct folded_stack {
 size_t folded_func_len(const char *sym);
 void folded_line(char *line, const char *comm, const struct folded_frame *f,
 		 unsigned int n);
-int folded_count(struct decoder *d, const char *line);
-int folded_add(struct decoder *d, const char *comm, const struct folded_frame *f,
+int folded_count(struct session *d, const char *line);
+int folded_add(struct session *d, const char *comm, const struct folded_frame *f,
 	       unsigned int n);
 /*
  * --threads: each thread that prints has a table of the stacks it made,
@@ -43,10 +43,10 @@ struct folded_cells {
 
 struct folded_cell *folded_cell(struct folded_cells *t, const char *line);
 void folded_cell_count(struct folded_cell *c);
-void folded_cells_merge(struct decoder *d, struct folded_cells *t);
+void folded_cells_merge(struct session *d, struct folded_cells *t);
 void folded_cells_free(struct folded_cells *t);
-int folded_sorted(struct decoder *d, struct folded_stack **st, size_t *n);
-int folded_print(struct decoder *d, FILE *fp);
-void folded_free(struct decoder *d);
+int folded_sorted(struct session *d, struct folded_stack **st, size_t *n);
+int folded_print(struct session *d, FILE *fp);
+void folded_free(struct session *d);
 
 #endif

@@ -22,7 +22,6 @@
 #include "flame.h"
 #include "pprof.h"
 #include "pool.h"
-#include "decoder.h"
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size);
 
@@ -31,7 +30,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 	static FILE *null;
 	struct perfregs_config cfg;
 	struct pprof *pp = NULL;
-	struct decoder d;
+	struct session d;
 	uint64_t produced;
 	char err[256];
 
@@ -66,6 +65,6 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 		flame_print(&d, null);	/* its names are the input's bytes */
 		folded_print(&d, null);
 	}
-	decoder_free(&d);
+	session_free(&d);
 	return 0;
 }

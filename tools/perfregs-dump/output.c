@@ -674,7 +674,7 @@ static size_t text_safe(char *s)
 	return o;
 }
 
-static void out_callchain(struct decoder *d, struct dthread *t,
+static void out_callchain(struct session *d, struct dthread *t,
 			  const struct perfregs_rec_sample *s, enum layout layout,
 			  const struct sample_stack *st)
 {
@@ -742,7 +742,7 @@ static void out_callchain(struct decoder *d, struct dthread *t,
  * of its stack to t->out, for the reading thread to count in order
  * (pool.c).
  */
-static void out_folded(struct decoder *d, struct dthread *t, const struct resolved *r,
+static void out_folded(struct session *d, struct dthread *t, const struct resolved *r,
 		       const char *comm)
 {
 	struct sample_frame sf[SAMPLE_FRAMES_MAX];
@@ -893,7 +893,7 @@ static char *text_line(char *p, const struct shown *v, const struct opts *o)
  * built at p as the first line is, the stack and the callchain printed
  * after what is built so far.  Returns where what is left to print ends.
  */
-static char *text_blocks(struct decoder *d, struct dthread *t, const struct shown *v,
+static char *text_blocks(struct session *d, struct dthread *t, const struct shown *v,
 			 char *line, char *p)
 {
 	const struct perfregs_rec_sample *s = v->s;
@@ -926,7 +926,7 @@ static char *text_blocks(struct decoder *d, struct dthread *t, const struct show
 }
 
 /* A sample as text, built in line (LINE_BYTES). */
-static void out_text(struct decoder *d, struct dthread *t, const struct shown *v,
+static void out_text(struct session *d, struct dthread *t, const struct shown *v,
 		     char *line)
 {
 	char *p = text_line(line, v, &d->o);
@@ -937,7 +937,7 @@ static void out_text(struct decoder *d, struct dthread *t, const struct shown *v
 }
 
 /* A sample, by thread t, to t->out (or -f folded's table). */
-static void out_sample(struct decoder *d, struct dthread *t,
+static void out_sample(struct session *d, struct dthread *t,
 		       const struct perfregs_rec_sample *s, const struct sample_stack *st)
 {
 	struct resolved r;
@@ -1019,7 +1019,7 @@ static void out_sample(struct decoder *d, struct dthread *t,
 	out_text(d, t, &v, line);
 }
 
-static void out_lost(struct decoder *d, FILE *fp, const struct perfregs_rec_lost *l,
+static void out_lost(struct session *d, FILE *fp, const struct perfregs_rec_lost *l,
 		     int cpu)
 {
 	int i;
@@ -1043,7 +1043,7 @@ static void out_lost(struct decoder *d, FILE *fp, const struct perfregs_rec_lost
 }
 
 /* What of a record is printed: not with --summary, the losses not with stacks. */
-static bool record_shown(const struct decoder *d, const struct perfregs_rec_header *rec)
+static bool record_shown(const struct session *d, const struct perfregs_rec_header *rec)
 {
 	if (d->o.summary)
 		return false;
@@ -1058,7 +1058,7 @@ static bool record_shown(const struct decoder *d, const struct perfregs_rec_head
  * sample or a loss, well-formed; false for other types (from a newer
  * module, skipped) and for a malformed one (counted as such).
  */
-bool record_check(struct decoder *d, const struct perfregs_rec_header *rec, size_t size,
+bool record_check(struct session *d, const struct perfregs_rec_header *rec, size_t size,
 		  struct sample_stack *st, struct perfregs_rec_lost *l)
 {
 	int i;
@@ -1084,7 +1084,7 @@ bool record_check(struct decoder *d, const struct perfregs_rec_header *rec, size
 	return false;
 }
 
-void record_out(struct decoder *d, int cpu, const struct perfregs_rec_header *rec,
+void record_out(struct session *d, int cpu, const struct perfregs_rec_header *rec,
 		const struct sample_stack *st, const struct perfregs_rec_lost *l)
 {
 	if (!record_shown(d, rec))
@@ -1104,7 +1104,7 @@ void record_out(struct decoder *d, int cpu, const struct perfregs_rec_header *re
  * (those of decode_record()), as it goes.  False if it is malformed:
  * nothing printed or counted.
  */
-bool record_print(struct decoder *d, struct dthread *t, int cpu,
+bool record_print(struct session *d, struct dthread *t, int cpu,
 		  const struct perfregs_rec_header *rec, size_t size, struct rec_counts *c)
 {
 	struct perfregs_rec_lost l;
@@ -1128,7 +1128,7 @@ bool record_print(struct decoder *d, struct dthread *t, int cpu,
 	return true;	/* other types: from a newer module, skipped */
 }
 
-void decode_record(struct decoder *d, int cpu,
+void decode_record(struct session *d, int cpu,
 		   const struct perfregs_rec_header *rec, size_t size)
 {
 	struct perfregs_rec_lost l;
@@ -1138,7 +1138,7 @@ void decode_record(struct decoder *d, int cpu,
 		record_out(d, cpu, rec, &st, &l);
 }
 
-void out_summary(struct decoder *d, FILE *fp, enum out_format fmt,
+void out_summary(struct session *d, FILE *fp, enum out_format fmt,
 		 uint64_t produced)
 {
 	int i;

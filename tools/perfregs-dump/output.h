@@ -14,7 +14,7 @@
  * is checked here is read again by the output and the hooks.  Counts
  * what is malformed.
  */
-void decode_record(struct decoder *d, int cpu,
+void decode_record(struct session *d, int cpu,
 		   const struct perfregs_rec_header *rec, size_t size);
 /*
  * decode_record()'s two steps: a record checked and counted (its stack
@@ -22,18 +22,18 @@ void decode_record(struct decoder *d, int cpu,
  * then printed as the options say (nothing with --summary, the losses
  * not with stacks), by the calling thread (d->self).
  */
-bool record_check(struct decoder *d, const struct perfregs_rec_header *rec, size_t size,
+bool record_check(struct session *d, const struct perfregs_rec_header *rec, size_t size,
 		  struct sample_stack *st, struct perfregs_rec_lost *l);
-void record_out(struct decoder *d, int cpu, const struct perfregs_rec_header *rec,
+void record_out(struct session *d, int cpu, const struct perfregs_rec_header *rec,
 		const struct sample_stack *st, const struct perfregs_rec_lost *l);
 /* What decode_record() counts of each record, as record_print() does. */
 struct rec_counts {
 	uint64_t samples;
 	uint64_t lost[PERFREGS_LOST_MAX];
 };
-bool record_print(struct decoder *d, struct dthread *t, int cpu,
+bool record_print(struct session *d, struct dthread *t, int cpu,
 		  const struct perfregs_rec_header *rec, size_t size, struct rec_counts *c);
-void out_summary(struct decoder *d, FILE *fp, enum out_format fmt,
+void out_summary(struct session *d, FILE *fp, enum out_format fmt,
 		 uint64_t produced);
 const char *lost_cause_name(int cause);
 

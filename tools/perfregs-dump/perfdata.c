@@ -102,7 +102,7 @@ struct bid {
 
 struct conv {
 	struct tool tool;		/* what the session hands over */
-	struct decoder *d;
+	struct session *d;
 	struct bid *bids;	/* 2 * BUILD_IDS_MAX slots, once one is added */
 	size_t nbids;
 	FILE *fp;
@@ -601,7 +601,7 @@ static void put_features(struct conv *c, struct perf_file_header *h,
 		c->error = errno ? errno : EIO;
 }
 
-int perfdata_convert(const char *in, const char *out, struct decoder *d,
+int perfdata_convert(const char *in, const char *out, struct session *d,
 		     char *err, size_t errlen)
 {
 	static const uint32_t types[] = {

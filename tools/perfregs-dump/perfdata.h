@@ -5,7 +5,7 @@
 
 #include "types.h"
 
-int perfdata_convert(const char *in, const char *out, struct decoder *d,
+int perfdata_convert(const char *in, const char *out, struct session *d,
 		     char *err, size_t errlen);
 
 #endif

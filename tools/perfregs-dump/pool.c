@@ -138,7 +138,7 @@ struct worker {
 };
 
 struct pool {
-	struct decoder *d;
+	struct session *d;
 	pthread_mutex_t lock;
 	pthread_cond_t queued;	/* a batch for the workers, or stop */
 	pthread_cond_t done;	/* a batch printed, for the reading thread */
@@ -248,7 +248,7 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
-static void counts_add(struct decoder *d, const struct rec_counts *c)
+static void counts_add(struct session *d, const struct rec_counts *c)
 {
 	int i;
 
@@ -264,7 +264,7 @@ static void counts_add(struct decoder *d, const struct rec_counts *c)
  */
 static void batch_write(struct pool *p, struct batch *b)
 {
-	struct decoder *d = p->d;
+	struct session *d = p->d;
 	struct folded_cell *c;
 	unsigned int i;
 	size_t k;
@@ -408,7 +408,7 @@ static bool batch_room(struct batch *b, struct rec_chunk *c)
  * the decode).  Without memory for it in the batch, everything before
  * it is written out and it is printed here.
  */
-void pool_record(struct decoder *d, int cpu, const struct perfregs_rec_header *rec,
+void pool_record(struct session *d, int cpu, const struct perfregs_rec_header *rec,
 		 size_t size, struct rec_chunk *c, uint64_t off)
 {
 	struct pool *p = d->pool;
@@ -491,7 +491,7 @@ void pool_record(struct decoder *d, int cpu, const struct perfregs_rec_header *r
  * Its offset in the recording into *off.  Nothing after it is printed
  * or counted: the decode is to stop there, as with one thread.
  */
-bool pool_malformed(const struct decoder *d, uint64_t *off)
+bool pool_malformed(const struct session *d, uint64_t *off)
 {
 	if (!d->pool || !d->pool->bad)
 		return false;
@@ -504,7 +504,7 @@ bool pool_malformed(const struct decoder *d, uint64_t *off)
  * Every record handed to pool_record() so far printed and written out:
  * before the reading thread changes what they are printed against.
  */
-void pool_drain(struct decoder *d)
+void pool_drain(struct session *d)
 {
 	struct pool *p = d->pool;
 
@@ -520,7 +520,7 @@ void pool_drain(struct decoder *d)
  * side-band event after it may be applied without pool_drain()
  * (space_event_later()).
  */
-uint64_t pool_upto(const struct decoder *d)
+uint64_t pool_upto(const struct session *d)
 {
 	return d->pool->upto;
 }
@@ -589,7 +589,7 @@ static bool worker_init(struct pool *p, struct worker *w)
  * files (d->threads).  NULL if none started: the reading thread prints
  * them, as with --threads 1.
  */
-struct pool *pool_start(struct decoder *d, unsigned int threads)
+struct pool *pool_start(struct session *d, unsigned int threads)
 {
 	struct pool *p = calloc(1, sizeof(*p));
 	sigset_t all, old;
@@ -688,7 +688,7 @@ static uint64_t thread_cpu_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
-void pool_later(struct decoder *d, unsigned int threads)
+void pool_later(struct session *d, unsigned int threads)
 {
 	const char *e = getenv("PERFREGS_THREADS_AFTER_MS");
 
@@ -707,7 +707,7 @@ void pool_later(struct decoder *d, unsigned int threads)
  * only reads, and their files would count against the workers' share
  * (unwind.c).
  */
-void pool_maybe_start(struct decoder *d, uint64_t off)
+void pool_maybe_start(struct session *d, uint64_t off)
 {
 	uint64_t spent = (d->pool_clock_records ? d->pool_tick * 1000000ULL :
 			  thread_cpu_ns()) - d->pool_t0;
@@ -729,7 +729,7 @@ void pool_maybe_start(struct decoder *d, uint64_t off)
  * The workers stopped, once all is written out (pool_drain()), and
  * freed.  Returns 0, or the errno of output lost (-ENOMEM).
  */
-int pool_end(struct decoder *d)
+int pool_end(struct session *d)
 {
 	struct pool *p = d->pool;
 	unsigned int i;

@@ -8,14 +8,14 @@
 
 #define POOL_THREADS_MAX	256	/* --threads N: at most */
 
-struct pool *pool_start(struct decoder *d, unsigned int threads);
-void pool_record(struct decoder *d, int cpu, const struct perfregs_rec_header *rec,
+struct pool *pool_start(struct session *d, unsigned int threads);
+void pool_record(struct session *d, int cpu, const struct perfregs_rec_header *rec,
 		 size_t size, struct rec_chunk *c, uint64_t off);
-bool pool_malformed(const struct decoder *d, uint64_t *off);
-void pool_drain(struct decoder *d);
-uint64_t pool_upto(const struct decoder *d);
-int pool_end(struct decoder *d);
-void pool_later(struct decoder *d, unsigned int threads);
-void pool_maybe_start(struct decoder *d, uint64_t off);
+bool pool_malformed(const struct session *d, uint64_t *off);
+void pool_drain(struct session *d);
+uint64_t pool_upto(const struct session *d);
+int pool_end(struct session *d);
+void pool_later(struct session *d, unsigned int threads);
+void pool_maybe_start(struct session *d, uint64_t off);
 
 #endif

@@ -126,7 +126,7 @@ struct sample_key {
 
 struct pprof {
 	struct tool tool;		/* what the session hands over */
-	struct decoder *d;
+	struct session *d;
 	gzFile gz;
 	struct out_file of;		/* what gz writes to */
 	struct tab t[T_NR];
@@ -512,7 +512,7 @@ static unsigned int frames_of(struct pprof *p, const struct perfregs_rec_sample 
 			      struct pp_frame *f)
 {
 	struct sample_frame sf[SAMPLE_FRAMES_MAX];
-	struct decoder *d = p->d;
+	struct session *d = p->d;
 	const struct task_maps *tm = maps_for_sample(&d->m, s);
 	unsigned int i, n;
 
@@ -820,7 +820,7 @@ static void put_tail(struct pprof *p, struct pp_out *o, int64_t name)
 	put_part(o, &part);
 }
 
-struct pprof *pprof_begin(struct decoder *d, const struct perfregs_config *cfg,
+struct pprof *pprof_begin(struct session *d, const struct perfregs_config *cfg,
 			  const char *out, char *err, size_t errlen)
 {
 	static const size_t sizes[T_NR] = {
@@ -963,7 +963,7 @@ void pprof_free(struct pprof *p)
 	free(p);
 }
 
-int pprof_convert(const char *in, const char *out, struct decoder *d,
+int pprof_convert(const char *in, const char *out, struct session *d,
 		  char *err, size_t errlen)
 {
 	struct perfregs_config cfg;

@@ -14,13 +14,13 @@ struct pprof;
  * the samples a session delivers (and prints them as d's options say),
  * pprof_write() writes what they made, pprof_free() lets go of it.
  */
-struct pprof *pprof_begin(struct decoder *d, const struct perfregs_config *cfg,
+struct pprof *pprof_begin(struct session *d, const struct perfregs_config *cfg,
 			  const char *out, char *err, size_t errlen);
 struct tool *pprof_tool(struct pprof *p);
 int pprof_write(struct pprof *p, char *err, size_t errlen);
 void pprof_free(struct pprof *p);
 
-int pprof_convert(const char *in, const char *out, struct decoder *d,
+int pprof_convert(const char *in, const char *out, struct session *d,
 		  char *err, size_t errlen);
 
 #endif

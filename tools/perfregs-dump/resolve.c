@@ -10,7 +10,7 @@
 #include "aspace.h"
 #include "resolve.h"
 
-void resolve_sample(struct decoder *d, struct dthread *t,
+void resolve_sample(struct session *d, struct dthread *t,
 		    const struct perfregs_rec_sample *s, const struct sample_stack *st,
 		    unsigned int what, struct resolved *r)
 {
@@ -50,7 +50,7 @@ void resolve_sample(struct decoder *d, struct dthread *t,
  * are t's, and live until its next call.  How many, at most
  * SAMPLE_FRAMES_MAX.
  */
-unsigned int resolve_frames(struct decoder *d, struct dthread *t, const struct resolved *r,
+unsigned int resolve_frames(struct session *d, struct dthread *t, const struct resolved *r,
 			    const char *sym, struct sample_frame *f)
 {
 	const struct perfregs_rec_sample *s = r->s;

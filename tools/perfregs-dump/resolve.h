@@ -34,7 +34,7 @@ enum { RESOLVE_SYM = 1 };	/* what resolve_sample() looks up */
  * IP; with RESOLVE_SYM and symbols wanted (d->o.symbols), the IP's
  * symbol, the kernel's or the task's mappings' at the sample's time.
  */
-void resolve_sample(struct decoder *d, struct dthread *t,
+void resolve_sample(struct session *d, struct dthread *t,
 		    const struct perfregs_rec_sample *s, const struct sample_stack *st,
 		    unsigned int what, struct resolved *r);
 /* Is addr the kernel's? */
@@ -48,7 +48,7 @@ static inline bool resolve_kernel_addr(uint64_t addr)
  * (--call-graph dwarf), or the user IP alone; sym names the IP.  How
  * many (SAMPLE_FRAMES_MAX at most).
  */
-unsigned int resolve_frames(struct decoder *d, struct dthread *t, const struct resolved *r,
+unsigned int resolve_frames(struct session *d, struct dthread *t, const struct resolved *r,
 			    const char *sym, struct sample_frame *f);
 
 #endif

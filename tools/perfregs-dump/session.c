@@ -20,10 +20,13 @@
 #include "rec-format.h"
 #include "rec-read.h"
 #include "learnt.h"
+#include "machine.h"
+#include "unwind.h"
+#include "folded.h"
 #include "session.h"
 
 /* A checked record to the tool: sample() or lost(). */
-static void deliver_record(struct decoder *d, struct tool *t, int cpu,
+static void deliver_record(struct session *d, struct tool *t, int cpu,
 			   const struct perfregs_rec_header *rec, size_t size)
 {
 	struct perfregs_rec_lost l;
@@ -41,7 +44,7 @@ static void deliver_record(struct decoder *d, struct tool *t, int cpu,
 
 /* The kernel records of an item, as session_read() walks them. */
 struct krec_walk {
-	struct decoder *d;
+	struct session *d;
 	struct tool *t;
 	struct rec_chunk *chunk;	/* the window the item lies in, or NULL */
 	uint64_t base;		/* the file offset of the item's records */
@@ -78,7 +81,7 @@ static int krec_record(void *arg, int cpu, const struct perfregs_rec_header *rec
 	return 0;
 }
 
-static int deliver_krec(struct decoder *d, struct tool *t, const struct rec_item *it,
+static int deliver_krec(struct session *d, struct tool *t, const struct rec_item *it,
 			char *err, size_t errlen)
 {
 	struct krec_walk kw = { .d = d, .t = t, .chunk = it->krec.chunk,
@@ -106,7 +109,7 @@ static int deliver_krec(struct decoder *d, struct tool *t, const struct rec_item
  * counts.  True when a worker found a malformed record: nothing after
  * it counts.
  */
-static bool drain_before(struct decoder *d, const struct rec_item *it)
+static bool drain_before(struct session *d, const struct rec_item *it)
 {
 	bool wait;
 
@@ -131,7 +134,7 @@ static bool drain_before(struct decoder *d, const struct rec_item *it)
 }
 
 /* What an item says, done to d and handed to the tool. */
-static int deliver(struct decoder *d, struct tool *t, const struct rec_item *it,
+static int deliver(struct session *d, struct tool *t, const struct rec_item *it,
 		   char *err, size_t errlen)
 {
 	const struct image *im;
@@ -183,7 +186,7 @@ static int deliver(struct decoder *d, struct tool *t, const struct rec_item *it,
 	return 0;
 }
 
-int session_read(struct decoder *d, struct tool *t, struct rec_input *in,
+int session_read(struct session *d, struct tool *t, struct rec_input *in,
 		 uint64_t *produced, char *err, size_t errlen)
 {
 	const struct perfregs_config *cfg = rec_input_config(in);
@@ -242,7 +245,7 @@ out:
 	return ret;
 }
 
-int session_decode(const char *path, struct decoder *d, struct tool *t,
+int session_decode(const char *path, struct session *d, struct tool *t,
 		   uint64_t *produced, char *err, size_t errlen)
 {
 	struct rec_input *in;
@@ -257,7 +260,7 @@ int session_decode(const char *path, struct decoder *d, struct tool *t,
 	return ret;
 }
 
-int session_decode_buf(const unsigned char *buf, size_t size, struct decoder *d,
+int session_decode_buf(const unsigned char *buf, size_t size, struct session *d,
 		       struct tool *t, uint64_t *produced, char *err, size_t errlen)
 {
 	struct rec_input *in;
@@ -287,7 +290,7 @@ static void printer_lost(struct tool *t, int cpu, const struct perfregs_rec_lost
 	record_out(p->d, cpu, &l->header, NULL, l);
 }
 
-void printer_init(struct printer *p, struct decoder *d)
+void printer_init(struct printer *p, struct session *d)
 {
 	memset(p, 0, sizeof(*p));
 	p->tool.sample = printer_sample;
@@ -296,7 +299,7 @@ void printer_init(struct printer *p, struct decoder *d)
 	p->d = d;
 }
 
-int rec_decode(const char *path, struct decoder *d, uint64_t *produced,
+int rec_decode(const char *path, struct session *d, uint64_t *produced,
 	       char *err, size_t errlen)
 {
 	struct printer p;
@@ -305,7 +308,7 @@ int rec_decode(const char *path, struct decoder *d, uint64_t *produced,
 	return session_decode(path, d, &p.tool, produced, err, errlen);
 }
 
-int rec_decode_buf(const unsigned char *buf, size_t size, struct decoder *d,
+int rec_decode_buf(const unsigned char *buf, size_t size, struct session *d,
 		   uint64_t *produced, char *err, size_t errlen)
 {
 	struct printer p;
@@ -314,7 +317,7 @@ int rec_decode_buf(const unsigned char *buf, size_t size, struct decoder *d,
 	return session_decode_buf(buf, size, d, &p.tool, produced, err, errlen);
 }
 
-void session_forward_learnt(struct decoder *d, struct tool *t)
+void session_forward_learnt(struct session *d, struct tool *t)
 {
 	struct learnt_item *items = learnt_take(&d->m), *it;
 
@@ -343,4 +346,16 @@ void session_forward_learnt(struct decoder *d, struct tool *t)
 		}
 	}
 	learnt_items_free(items);
+}
+
+/*
+ * Everything the session made: its unwinders (their Dwfls first), its
+ * stacks, the recording's facts, then the machine.
+ */
+void session_free(struct session *d)
+{
+	unwind_free(d);
+	folded_free(d);
+	rec_info_free(&d->info);
+	machine_free(&d->m);
 }

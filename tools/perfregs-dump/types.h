@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * perfregs-dump: the types its modules share: struct decoder and what it
- * holds.  Layer 0: see decoder.h.
+ * perfregs-dump: the types its modules share: struct machine, struct
+ * session and what they hold.  Layer 0 (docs/architecture.md).
  */
 #ifndef PERFREGS_DUMP_TYPES_H
 #define PERFREGS_DUMP_TYPES_H
@@ -353,7 +353,7 @@ struct machine {
 	 * images and maps; learn_lock serializes the learning (and the
 	 * retries).  Lookups take no lock: entries are published whole
 	 * with a release store and never change or go away until
-	 * decoder_free(), after the learner has stopped.
+	 * session_free(), after the learner has stopped.
 	 */
 	pthread_mutex_t learn_lock;
 	struct retry retries[RETRY_SLOTS];
@@ -368,7 +368,7 @@ struct machine {
  * machine they were taken on, the threads that print them, and what was
  * counted of them.
  */
-struct decoder {
+struct session {
 	struct opts o;
 	FILE *out;
 	struct machine m;		/* what is known of the machine */

@@ -274,7 +274,7 @@ unsigned int unwind_files_max(void)
  * one for the shared unwinders (shared_files_max()); pool_start() starts
  * no more threads than have one.
  */
-static unsigned int unwinder_files_max(const struct decoder *d)
+static unsigned int unwinder_files_max(const struct session *d)
 {
 	unsigned int max = unwind_files_max();
 	unsigned int share = d->threads > 1 ? max / (d->threads + 1) : max;
@@ -283,7 +283,7 @@ static unsigned int unwinder_files_max(const struct decoder *d)
 }
 
 /* What the workers' shares leave of the files, for the shared unwinders. */
-static unsigned int shared_files_max(const struct decoder *d)
+static unsigned int shared_files_max(const struct session *d)
 {
 	unsigned int max = unwind_files_max(), share = unwinder_files_max(d);
 
@@ -313,7 +313,7 @@ static void unwinders_free(struct unwinder *u)
 }
 
 /* The unwinder of list *head for (tm, layout), its files within files_max. */
-static struct unwinder *unwinder_for(struct decoder *d, struct unwinder **head,
+static struct unwinder *unwinder_for(struct session *d, struct unwinder **head,
 				     struct task_maps *tm, enum layout layout,
 				     unsigned int files_max)
 {
@@ -386,13 +386,13 @@ void unwind_thread_free(struct dthread *t)
 }
 
 /* The shared unwinders (unwind_sample()): the workers are done. */
-void unwind_shared_free(struct decoder *d)
+void unwind_shared_free(struct session *d)
 {
 	unwinders_free(d->shared_unwinders);
 	d->shared_unwinders = NULL;
 }
 
-void unwind_free(struct decoder *d)
+void unwind_free(struct session *d)
 {
 	unwind_thread_free(&d->self);
 	unwind_shared_free(d);
@@ -406,7 +406,7 @@ struct frame *unwind_frames(struct dthread *t)
 	return t->frames;
 }
 
-int unwind_sample(struct decoder *d, struct dthread *t,
+int unwind_sample(struct session *d, struct dthread *t,
 		  const struct perfregs_rec_sample *s, enum layout layout,
 		  const unsigned char *stack, uint64_t stack_len, struct frame *frames,
 		  unsigned int max)

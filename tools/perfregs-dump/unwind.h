@@ -6,7 +6,7 @@
 #include "types.h"
 
 
-int unwind_sample(struct decoder *d, struct dthread *t,
+int unwind_sample(struct session *d, struct dthread *t,
 		  const struct perfregs_rec_sample *s, enum layout layout,
 		  const unsigned char *stack, uint64_t stack_len, struct frame *frames,
 		  unsigned int max);
@@ -32,7 +32,7 @@ unsigned int unwind_files_max(void);
 
 struct frame *unwind_frames(struct dthread *t);
 void unwind_thread_free(struct dthread *t);
-void unwind_shared_free(struct decoder *d);
-void unwind_free(struct decoder *d);
+void unwind_shared_free(struct session *d);
+void unwind_free(struct session *d);
 
 #endif

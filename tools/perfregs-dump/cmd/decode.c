@@ -15,13 +15,12 @@
 #include "../flame.h"
 #include "../session.h"
 #include "../pool.h"
-#include "../decoder.h"
 #include "../diag.h"
 #include "diag.h"
 #include "decode.h"
 
 /* Side-band events were lost: what that means for the names. */
-void sb_lost_note(const struct decoder *d)
+void sb_lost_note(const struct session *d)
 {
 	fprintf(stderr, "perfregs-dump: the side-band lost %" PRIu64 " events: samples "
 		"in mappings made then may go unnamed, or be named by what was "
@@ -29,7 +28,7 @@ void sb_lost_note(const struct decoder *d)
 }
 
 /* -v after -i: where and how the recording was made, and what it held. */
-static void verbose_recording(const char *path, const struct decoder *d)
+static void verbose_recording(const char *path, const struct session *d)
 {
 	const struct rec_info *in = &d->info;
 	unsigned int i;
@@ -66,7 +65,7 @@ static void verbose_recording(const char *path, const struct decoder *d)
  * folded_print() empties the table, then -f folded's lines.  Returns
  * EXIT_OK or EXIT_IO.
  */
-int print_stacks(struct decoder *d)
+int print_stacks(struct session *d)
 {
 	int ret = EXIT_OK;
 	char err[512];
@@ -115,7 +114,7 @@ unsigned int default_threads(void)
  * (--summary).  Without --threads (later), the workers start only once
  * this thread has decoded alone for a while (pool_later()).
  */
-static int decode_file_run(const char *path, struct decoder *d, unsigned int threads,
+static int decode_file_run(const char *path, struct session *d, unsigned int threads,
 		       bool later)
 {
 	uint64_t produced;
@@ -177,10 +176,10 @@ static int decode_file_run(const char *path, struct decoder *d, unsigned int thr
 	return EXIT_OK;
 }
 
-int decode_file(const char *path, struct decoder *d, unsigned int threads, bool later)
+int decode_file(const char *path, struct session *d, unsigned int threads, bool later)
 {
 	int ret = decode_file_run(path, d, threads, later);
 
-	decoder_free(d);
+	session_free(d);
 	return ret;
 }

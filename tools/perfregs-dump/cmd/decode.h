@@ -13,12 +13,12 @@
  * (later: only once one thread has decoded a while).  Returns the exit
  * status; d is freed.
  */
-int decode_file(const char *path, struct decoder *d, unsigned int threads, bool later);
+int decode_file(const char *path, struct session *d, unsigned int threads, bool later);
 /* --threads' default: a thread per CPU this process may run on. */
 unsigned int default_threads(void);
 /* --flamegraph's SVG, then -f folded's lines: EXIT_OK or EXIT_IO */
-int print_stacks(struct decoder *d);
+int print_stacks(struct session *d);
 /* Side-band events were lost: what that means for the names. */
-void sb_lost_note(const struct decoder *d);
+void sb_lost_note(const struct session *d);
 
 #endif

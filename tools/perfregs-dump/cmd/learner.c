@@ -18,7 +18,7 @@
 #include "../util.h"
 #include "learner.h"
 
-void learn_task(struct decoder *d, struct learnt *memo, int cpu,
+void learn_task(struct session *d, struct learnt *memo, int cpu,
 		       const struct perfregs_rec_sample *s)
 {
 	struct learnt *m = cpu >= 0 && cpu < LEARNT_CPUS ? &memo[cpu] : NULL;

@@ -19,7 +19,7 @@ struct learnt {
 #define LEARNT_CPUS	1024	/* CPUs above: no memo */
 
 struct learner {
-	struct decoder *d;
+	struct session *d;
 	struct prf_reader *r;
 	int filter_tid;			/* -t: only its samples */
 	struct learnt memo[LEARNT_CPUS];
@@ -47,7 +47,7 @@ static inline bool learnt_already(const struct learnt *memo, int cpu,
 	       m->dev == s->image_dev;
 }
 
-void learn_task(struct decoder *d, struct learnt *memo, int cpu,
+void learn_task(struct session *d, struct learnt *memo, int cpu,
 		const struct perfregs_rec_sample *s);
 void learner_start(struct learner *l);
 void learner_stop(struct learner *l);

@@ -13,7 +13,6 @@
 #include "../output.h"
 #include "../rec-write.h"
 #include "../session.h"
-#include "../decoder.h"
 #include "live.h"
 
 /* A kernel-mode sample's interrupt ip, if it has one within @size bytes. */
@@ -48,7 +47,7 @@ static int on_record(void *arg, int cpu, const struct perfregs_rec_header *ring_
 		     size_t size)
 {
 	struct live *lv = arg;
-	struct decoder *d = &lv->d;
+	struct session *d = &lv->d;
 	struct perfregs_rec_header *rec;
 
 	/*
@@ -182,10 +181,10 @@ static int on_raw_span(void *arg, int cpu, const void *a, size_t alen,
  * output of -o -) is not checked; the summary then counts what the rings
  * handed over.
  */
-int live_verify(const char *path, struct decoder *live, const struct live *lv,
+int live_verify(const char *path, struct session *live, const struct live *lv,
 		uint64_t produced)
 {
-	struct decoder *d;
+	struct session *d;
 	uint64_t in_file;
 	struct stat st;
 	char err[512];
@@ -219,7 +218,7 @@ int live_verify(const char *path, struct decoder *live, const struct live *lv,
 	}
 	if (!live->o.quiet)
 		out_summary(d, stderr, FMT_TEXT, produced);
-	decoder_free(d);
+	session_free(d);
 	free(d);
 	return exit_code;
 }

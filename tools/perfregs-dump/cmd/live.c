@@ -24,7 +24,6 @@
 #include "../session.h"
 #include "../learnt.h"
 #include "../diag.h"
-#include "../decoder.h"
 #include "diag.h"
 #include "decode.h"
 #include "live.h"
@@ -139,7 +138,7 @@ struct live_run {
  */
 static int live_prepare(struct live_args *o, struct live *lv)
 {
-	struct decoder *d = &lv->d;
+	struct session *d = &lv->d;
 
 	if (!o->command && !o->s->all_cpus && o->s->pid < 0 && o->s->tid < 0) {
 		fprintf(stderr, "perfregs-dump: nothing to sample: give a COMMAND, "
@@ -364,7 +363,7 @@ static int module_fit(struct live_args *o, struct live *lv, const struct prf_rea
 static int live_start(struct live_args *o, struct live *lv, struct live_run *run)
 {
 	struct perfregs_config *cfg = &o->s->cfg;
-	struct decoder *d = &lv->d;
+	struct session *d = &lv->d;
 	char hint[320];
 	int ret;
 
@@ -430,7 +429,7 @@ static int live_start(struct live_args *o, struct live *lv, struct live_run *run
 static void live_loop(const struct live_args *o, struct live *lv, struct live_run *run)
 {
 	const struct perfregs_config *cfg = &o->s->cfg;
-	struct decoder *d = &lv->d;
+	struct session *d = &lv->d;
 	int pidfd = -1, waitfd, wait_ms, i;
 	double last_progress = 0;
 	bool progress = isatty(STDERR_FILENO);	/* for a person, as perf does */
@@ -496,7 +495,7 @@ static void live_loop(const struct live_args *o, struct live *lv, struct live_ru
  */
 static void live_finish(const struct live_args *o, struct live *lv, struct live_run *run)
 {
-	struct decoder *d = &lv->d;
+	struct session *d = &lv->d;
 	struct prf_reader *r = &run->r;
 	bool verified = false;
 	int ret, i;
@@ -567,7 +566,7 @@ static int live_end(struct live *lv, struct live_run *run)
 	}
 	prf_close(&run->r);
 	sb_close(lv->sb);
-	decoder_free(&lv->d);
+	session_free(&lv->d);
 	free(lv->copy);
 	lv->copy = NULL;
 	if (run->exit_code == EXIT_OK && WIFEXITED(run->status) &&
@@ -580,7 +579,7 @@ static int live_end(struct live *lv, struct live_run *run)
 static int run_live(struct live_args *o, struct live *lv)
 {
 	struct live_run run = { .child = -1, .go_fd = -1, .exit_code = EXIT_OK };
-	struct decoder *d = &lv->d;
+	struct session *d = &lv->d;
 	int ret;
 
 	record_file_init(&lv->file);

@@ -25,7 +25,7 @@ int live_run(struct live_args *o);
 
 /* What a live run holds, shared with its learner thread (live.c, live-records.c). */
 struct live {
-	struct decoder d;
+	struct session d;
 	struct learnt memo[LEARNT_CPUS];	/* for on_record() */
 	struct learner learner;		/* its own memo */
 	struct prf_reader *r;
@@ -46,7 +46,7 @@ struct live {
 
 /* prf_drain()'s and prf_drain_raw()'s callbacks, and the check after a recording */
 long live_drain(struct prf_reader *r, struct live *lv);
-int live_verify(const char *path, struct decoder *live, const struct live *lv,
+int live_verify(const char *path, struct session *live, const struct live *lv,
 		uint64_t produced);
 
 #endif
