@@ -1,4 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
+/*
+ * The userspace side of /dev/perfregs (libperfregs.h): open a session,
+ * configure it with a perf "witness" event, map and walk its rings.
+ */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>

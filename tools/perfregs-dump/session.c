@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * A recording delivered to a tool: the reader's items in the
- * recording's order, what each says done to what the decoder knows, the
- * samples checked and counted, and with --threads the worker pool that
- * prints them, with the ordering that keeps the output what one thread
- * prints (pool.c says why each item waits or not).
+ * A decoding session (struct session): a recording delivered to a tool,
+ * the reader's items in the recording's order, what each says done to
+ * the machine, the samples checked and counted, and with --threads the
+ * worker pool that prints them, with the ordering that keeps the output
+ * what one thread prints (pool.c says why each item waits or not); what
+ * was learnt live handed on; the session's end.
  */
 #include <errno.h>
 #include <stdio.h>
