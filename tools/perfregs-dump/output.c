@@ -197,6 +197,22 @@ static size_t text_safe(char *s)
 			break;
 	}
 	for (o = i; i < len; i += n) {
+		unsigned char c = s[i];
+
+		/*
+		 * Printable ASCII, nearly every byte of a name, as it is: a
+		 * call and a memmove() for each byte of the tail took the text
+		 * output with --call-graph dwarf of mkbig's 20000 samples from
+		 * 222 (before the C1 escapes) to 262 million instructions; 235
+		 * with this.
+		 */
+		if (c >= ' ' && c < 0x7f) {
+			if (o != i)
+				s[o] = c;
+			o++;
+			n = 1;
+			continue;
+		}
 		n = text_char((const unsigned char *)s + i, len - i, &cp, &control);
 		if (control) {
 			s[o++] = '?';
