@@ -18,5 +18,7 @@ static inline bool cp_control(uint32_t cp)
 
 size_t utf8_len(const unsigned char *s, size_t n);
 size_t text_char(const unsigned char *s, size_t n, uint32_t *cp, bool *control);
+/* s in place with each control '?': its new length */
+size_t text_safe(char *s);
 
 #endif
