@@ -195,18 +195,27 @@ struct task_maps *maps_for_sample(struct machine *mach,
 	return maps_find(mach, s->pid, s->image_ino);
 }
 
-/* The symbol of user address ip of sample s, in its task's mappings then. */
+/*
+ * The symbol of user address ip of sample s, in its task's mappings
+ * then; *path (if not NULL) the file of the mapping that holds it, or
+ * "" (until the end of the session).
+ */
 int user_symbol(struct machine *mach, const struct perfregs_rec_sample *s,
-		uint64_t ip, char *buf, size_t len)
+		uint64_t ip, char *buf, size_t len, const char **path)
 {
 	struct task_maps *tm = maps_for_sample(mach, s);
 	unsigned int i;
 
+	if (path)
+		*path = "";
 	if (!tm)
 		return -1;
 	for (i = 0; i < tm->n; i++)
-		if (ip >= tm->m[i].start && ip < tm->m[i].end)
+		if (ip >= tm->m[i].start && ip < tm->m[i].end) {
+			if (path && tm->m[i].path)
+				*path = tm->m[i].path;
 			return mapping_symbol(mach, &tm->m[i], ip, ip, buf, len);
+		}
 	return -1;
 }
 

@@ -18,7 +18,7 @@ const struct task_maps *space_at(struct machine *mach, uint32_t pid, uint64_t ti
 struct task_maps *maps_for_sample(struct machine *mach,
 				  const struct perfregs_rec_sample *s);
 int user_symbol(struct machine *mach, const struct perfregs_rec_sample *s,
-		uint64_t ip, char *buf, size_t len);
+		uint64_t ip, char *buf, size_t len, const char **path);
 bool space_tracked(struct machine *mach, uint32_t pid);
 void spaces_free(struct machine *mach);
 

@@ -29,11 +29,12 @@ void resolve_sample(struct session *d, struct dthread *t,
 	r->in_user = !(s->flags & PERFREGS_SF_KERNEL);
 	r->have_ip = ip_idx >= 0 || uip_idx >= 0;
 	r->ip = ip_idx >= 0 ? vals[ip_idx] : uip_idx >= 0 ? uvals[uip_idx] : 0;
+	r->dso = "";
 	if ((what & RESOLVE_SYM) && r->have_ip && d->o.symbols) {
 		if (resolve_kernel_addr(r->ip))
 			ret = kernel_symbol(&d->m, t, r->ip, r->sym, sizeof(r->sym));
 		else
-			ret = user_symbol(&d->m, s, r->ip, r->sym, sizeof(r->sym));
+			ret = user_symbol(&d->m, s, r->ip, r->sym, sizeof(r->sym), &r->dso);
 	}
 	if (ret)
 		r->sym[0] = 0;
@@ -69,6 +70,6 @@ unsigned int resolve_frames(struct session *d, struct dthread *t, const struct r
 		f[n++] = (struct sample_frame){ frames[i].ip, frames[i].lookup,
 						frames[i].sym, frames[i].dso, false, i386 };
 	if (!nf && r->in_user)
-		f[n++] = (struct sample_frame){ r->ip, r->ip, sym, "", false, i386 };
+		f[n++] = (struct sample_frame){ r->ip, r->ip, sym, r->dso, false, i386 };
 	return n;
 }
