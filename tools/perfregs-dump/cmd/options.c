@@ -142,7 +142,7 @@ int opts_parse(const struct cmd_desc *cmd, struct opt_table *tables, int ntables
 {
 	struct option *longs = NULL;
 	struct slot *slots = NULL;
-	char *shorts = NULL, as_typed[64];
+	char *shorts = NULL, as_typed[64], name[64];
 	int n, c, idx, ret = GO_ON;
 
 	n = build(tables, ntables, &longs, &shorts, &slots);
@@ -184,8 +184,24 @@ int opts_parse(const struct cmd_desc *cmd, struct opt_table *tables, int ntables
 			ret = EXIT_OK;
 			break;
 		}
-		ret = tables[sl->table].handle(tables[sl->table].state, sl->o, as_typed,
-					       optarg);
+		ret = ARG_NOT_TAKEN;
+		if (sl->o->arg == ARG_OPTIONAL && !optarg && (sl->o->flags & OPT_NEXT_WORD) &&
+		    optind < argc && argv[optind][0] != '-') {
+			ret = tables[sl->table].handle(tables[sl->table].state, sl->o,
+						       as_typed, argv[optind]);
+			if (ret != ARG_NOT_TAKEN)
+				optind++;
+		}
+		if (ret == ARG_NOT_TAKEN)
+			ret = tables[sl->table].handle(tables[sl->table].state, sl->o,
+						       as_typed, optarg);
+		if (ret == ARG_NOT_TAKEN) {	/* given, as --opt=ARG or -oARG */
+			cmd_name(cmd, name, sizeof(name));
+			fprintf(stderr, "%s: %s takes %s, not '%s': see %s --help\n", name,
+				as_typed, sl->o->argname ? sl->o->argname : "no such argument",
+				optarg ? optarg : "", name);
+			ret = EXIT_USAGE;
+		}
 		if (ret != GO_ON)
 			break;
 	}

@@ -20,7 +20,17 @@ enum opt_arg { ARG_NONE, ARG_REQUIRED, ARG_OPTIONAL };
 enum {
 	OPT_SAMPLING = 1 << 0,	/* sets up sampling: a recording has its own */
 	OPT_ALIAS = 1 << 1,	/* another name of the option above it */
+	/*
+	 * An optional argument may be the next word too, as perf's -g
+	 * caller: the handler is offered it, and returns ARG_NOT_TAKEN
+	 * (having done nothing) when it is no argument of the option; for
+	 * an argument given with the option, ARG_NOT_TAKEN says it is
+	 * wrong, and opts_parse() says so.
+	 */
+	OPT_NEXT_WORD = 1 << 2,
 };
+
+#define ARG_NOT_TAKEN	(-2)
 
 struct opt {
 	int key;		/* handed to the table's handler */
