@@ -272,7 +272,7 @@ MATRIX=(
 	"-v -q -f json --call-graph dwarf --threads 1"
 	"--summary"
 	"-f json --summary"
-	"report -q -F comm,tid,time,ip,sym,callchain --call-graph dwarf"
+	"script -q -F comm,tid,time,ip,sym,callchain --call-graph dwarf"
 	"-q --fields -iregs,-uregs"
 	"-q -f json --call-graph dwarf --symfs /"
 	"-q -f json --call-graph dwarf --threads 1"
@@ -286,7 +286,7 @@ MATRIX=(
 	"convert --to pprof -o profile.pb.gz"
 	"convert --to pprof --call-graph dwarf -o profile.pb.gz"
 )
-# once each, @ standing for rec.prf; report without -i reads perfregs.prf,
+# once each, @ standing for rec.prf; script without -i reads perfregs.prf,
 # which is not in its directory
 ONCE=(
 	"-h"
@@ -301,7 +301,7 @@ ONCE=(
 	"record -i @"
 	"report -o x.prf -- true"
 	"--nosuchoption -i @"
-	"report -q -f json"
+	"script -q -f json"
 	"-f json -i @ -i @"
 )
 # without the module, what record and a live run say (with it, they

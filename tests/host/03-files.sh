@@ -43,8 +43,8 @@ if [ -s "$T/syn.prf" ]; then
 	for how in pipe fifo; do
 		through $how -q -f json -i IN && cmp -s "$T/pipe_got" "$T/pipe_want.json" ||
 			bad="$bad $how -f json: $(head -c 200 "$T/pipe_err");"
-		through $how report -q -f json -i IN && cmp -s "$T/pipe_got" "$T/pipe_want.json" ||
-			bad="$bad $how report: $(head -c 200 "$T/pipe_err");"
+		through $how script -q -f json -i IN && cmp -s "$T/pipe_got" "$T/pipe_want.json" ||
+			bad="$bad $how script: $(head -c 200 "$T/pipe_err");"
 		rm -f "$T/pipe.data" "$T/pipe.pb.gz"
 		through $how convert -q -i IN -o "$T/pipe.data" &&
 			cmp -s "$T/pipe.data" "$T/pipe_want.data" ||
@@ -367,8 +367,8 @@ mkdir -p "$D/-"
 bad=""
 if [ -e /dev/perfregs ]; then
 	(cd "$D" && timeout 60 "$B/perfregs-dump" record -q -o - -- /bin/true 2> "$D/err" |
-		"$B/perfregs-dump" report -q --summary -i - > /dev/null 2>> "$D/err") ||
-		bad="$bad record -o - | report -i -: $(head -c 200 "$D/err");"
+		"$B/perfregs-dump" script -q --summary -i - > /dev/null 2>> "$D/err") ||
+		bad="$bad record -o - | script -i -: $(head -c 200 "$D/err");"
 else
 	(cd "$D" && timeout 60 "$B/perfregs-dump" record -q -o - -- /bin/true > "$D/out" 2> "$D/err")
 	rc=$?

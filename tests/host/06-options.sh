@@ -60,7 +60,7 @@ fi
 # -F/--fields: what the text shows of each sample, perf script's -F.
 # mkrec's one sample per task and kernel sample: the text without -F is
 # exactly what it was (every field, in order; --fields of them all and
-# -F +FIELD give it too); report -F tid,ip,sym prints those, in the
+# -F +FIELD give it too); script -F tid,ip,sym prints those, in the
 # order given, with mkrec's tids and IPs; -FIELD takes a field away.
 "$B/mkrec" "$T/fl.prf" 1
 fl() {	# ARGS: its stdout, then "rc=N"; its stderr in $T/fl.err
@@ -96,8 +96,8 @@ rc=0
 TXT
 )
 bad=""
-for args in "-i $T/fl.prf" "report -i $T/fl.prf" "report -F $fl_all -i $T/fl.prf" \
-	    "--fields=$fl_all -i $T/fl.prf" "report -F +tid -i $T/fl.prf"; do
+for args in "-i $T/fl.prf" "script -i $T/fl.prf" "script -F $fl_all -i $T/fl.prf" \
+	    "--fields=$fl_all -i $T/fl.prf" "script -F +tid -i $T/fl.prf"; do
 	# shellcheck disable=SC2086
 	got=$(fl $args -q)
 	[ "$got" = "$fl_default" ] || bad="$bad [$args: $(printf '%s' "$got" | head -3)]"
@@ -111,26 +111,26 @@ bad=""
 want=$(printf '%s\n' '100    ip 0x401064' '200    ip 0x4010c8' '300    ip 0x40112c' \
 	'400    ip 0x401190' '100    ip 0xffffffff81000010 (known_kernel_function+0x10)' \
 	'LOST [000] 1.000000000: full 1' 'LOST [000] 1.000000000: full 2' rc=0)
-got=$(fl report -q -F tid,ip,sym -i "$T/fl.prf")
-[ "$got" = "$want" ] || bad="$bad [report -F tid,ip,sym: '$got']"
+got=$(fl script -q -F tid,ip,sym -i "$T/fl.prf")
+[ "$got" = "$want" ] || bad="$bad [script -F tid,ip,sym: '$got']"
 got=$(fl -q --fields tid,ip,sym -i "$T/fl.prf")
 [ "$got" = "$want" ] || bad="$bad [--fields tid,ip,sym: '$got']"
 want=$(printf '%s\n' 'ip 0x401064 100' 'ip 0x4010c8 200' 'ip 0x40112c 300' 'ip 0x401190 400' \
 	'(known_kernel_function+0x10) ip 0xffffffff81000010 100' \
 	'LOST [000] 1.000000000: full 1' 'LOST [000] 1.000000000: full 2' rc=0)
-got=$(fl report -q -F sym,ip,tid -i "$T/fl.prf")
-[ "$got" = "$want" ] || bad="$bad [report -F sym,ip,tid: '$got']"
+got=$(fl script -q -F sym,ip,tid -i "$T/fl.prf")
+[ "$got" = "$want" ] || bad="$bad [script -F sym,ip,tid: '$got']"
 want=$(printf '%s\n' '    iregs: rip    0x0000000000401064 rflags 0x0000000000000246' \
 	'[003]    400/400    abi i386 (mixed mode)' rc=0)
-got=$(fl report -q -F iregs,cpu,pid,tid,abi -i "$T/fl.prf" | sed -n '2p;7p;$p')
-[ "$got" = "$want" ] || bad="$bad [report -F iregs,cpu,pid,tid,abi: '$got']"
+got=$(fl script -q -F iregs,cpu,pid,tid,abi -i "$T/fl.prf" | sed -n '2p;7p;$p')
+[ "$got" = "$want" ] || bad="$bad [script -F iregs,cpu,pid,tid,abi: '$got']"
 want=$(printf '%s\n' "$fl_default" | grep -v '^    [iu]regs: \|^          [a-z]')
-got=$(fl report -q -F -iregs,-uregs -i "$T/fl.prf")
-[ "$got" = "$want" ] || bad="$bad [report -F -iregs,-uregs: '$got']"
+got=$(fl script -q -F -iregs,-uregs -i "$T/fl.prf")
+[ "$got" = "$want" ] || bad="$bad [script -F -iregs,-uregs: '$got']"
 if [ -z "$bad" ]; then
-	echo "ok - report -F tid,ip,sym prints those fields of each sample, in that order; -F -iregs,-uregs a line per sample"
+	echo "ok - script -F tid,ip,sym prints those fields of each sample, in that order; -F -iregs,-uregs a line per sample"
 else
-	echo "not ok - report -F FIELDS prints those fields of each sample, in that order:$bad"
+	echo "not ok - script -F FIELDS prints those fields of each sample, in that order:$bad"
 fi
 
 # -F's hostile lists: an unknown, empty or repeated name, +/- beside
@@ -143,7 +143,7 @@ while IFS='|' read -r list msg; do
 	[ "$list" = LONG ] && list=$long
 	[ "$list" = HUGE ] && list=$huge
 	[ "$list" = EMPTY ] && list=""
-	out=$("$B/perfregs-dump" report -q -F "$list" -i "$T/fl.prf" 2> "$T/fl.err")
+	out=$("$B/perfregs-dump" script -q -F "$list" -i "$T/fl.prf" 2> "$T/fl.err")
 	rc=$?
 	if [ $rc -ne 1 ] || [ -n "$out" ] || ! grep -qF -- "$msg" "$T/fl.err" ||
 	   ! grep -qF "the fields are $fl_all," "$T/fl.err"; then
@@ -178,9 +178,9 @@ fi
 # -f folded, --flamegraph, convert or record without -f it is refused,
 # exit 1; the JSON without it is the same JSON
 bad=""
-for args in "report -F tid -f json -i $T/fl.prf" "report -f json -F tid -i $T/fl.prf" \
-	    "-f json --fields tid -i $T/fl.prf" "report -F tid -f folded -i $T/fl.prf" \
-	    "report -F tid --flamegraph $T/fl.svg -i $T/fl.prf" \
+for args in "script -F tid -f json -i $T/fl.prf" "script -f json -F tid -i $T/fl.prf" \
+	    "-f json --fields tid -i $T/fl.prf" "script -F tid -f folded -i $T/fl.prf" \
+	    "script -F tid --flamegraph $T/fl.svg -i $T/fl.prf" \
 	    "convert --fields tid -i $T/fl.prf -o $T/fl.data" "record --fields tid -- true" \
 	    "-o $T/fl2.prf --fields tid -- true"; do
 	# shellcheck disable=SC2086
@@ -198,9 +198,9 @@ else
 	echo "not ok - -F/--fields applies to text only:$bad"
 fi
 
-# outside report -F is still perf record's --freq: its number parser
+# outside script -F is still perf record's --freq: its number parser
 # answers (a field list is no number), record -F 99 is taken, and -i
-# refuses it as a sampling option; report's is --freq alone
+# refuses it as a sampling option; script's is --freq alone
 bad=""
 # ARGS|what its message says, exit 1 each
 while IFS='|' read -r args want; do
@@ -215,11 +215,11 @@ record -F 99|nothing to sample
 -F 99|nothing to sample
 -F tid -i $T/fl.prf|-F wants a positive number, not 'tid'
 -i $T/fl.prf -F 99|-i takes no -F/--freq
-report --freq 99 -i $T/fl.prf|-i takes no --freq:
+script --freq 99 -i $T/fl.prf|-i takes no --freq:
 record --freq 0|--freq wants a positive number, not '0'
 RATES
 if [ -z "$bad" ]; then
-	echo "ok - record -F HZ and -F HZ without a subcommand are still --freq; report takes --freq"
+	echo "ok - record -F HZ and -F HZ without a subcommand are still --freq; script takes --freq"
 else
 	echo "not ok - record -F HZ is still --freq:$bad"
 fi

@@ -90,10 +90,10 @@ fi
 # what -i lists; an unknown option is one line that points at --help
 if [ -s "$T/syn.prf" ]; then
 	bad=""
-	"$B/perfregs-dump" -q report -f json -i "$T/syn.prf" > "$T/glob.jsonl" 2> "$T/glob.err" ||
-		bad="$bad [-q report: exit $?: $(head -c 300 "$T/glob.err")]"
-	cmp -s "$T/glob.jsonl" "$T/syn.jsonl" || bad="$bad [-q report -f json differs from -q -f json -i]"
-	[ -s "$T/glob.err" ] && bad="$bad [-q report wrote to stderr: $(head -c 200 "$T/glob.err")]"
+	"$B/perfregs-dump" -q script -f json -i "$T/syn.prf" > "$T/glob.jsonl" 2> "$T/glob.err" ||
+		bad="$bad [-q script: exit $?: $(head -c 300 "$T/glob.err")]"
+	cmp -s "$T/glob.jsonl" "$T/syn.jsonl" || bad="$bad [-q script -f json differs from -q -f json -i]"
+	[ -s "$T/glob.err" ] && bad="$bad [-q script wrote to stderr: $(head -c 200 "$T/glob.err")]"
 	"$B/perfregs-dump" -qv script -f json -i "$T/syn.prf" 2> /dev/null | cmp -s - "$T/syn.jsonl" ||
 		bad="$bad [-qv script -f json differs]"
 	"$B/perfregs-dump" -q script -i "$T/syn.prf" > "$T/glob.txt" 2>&1 && cmp -s "$T/glob.txt" "$T/syn.txt" ||
@@ -114,21 +114,24 @@ if [ -s "$T/syn.prf" ]; then
 	fi
 fi
 
-# perf's shape: report decodes what -i decodes, perfregs.prf by
-# default; record takes no -i and report no -o
+# perf's shape: script lists what -i lists, perfregs.prf by default, and
+# report sums the same file; record takes no -i and report no -o
 if [ -s "$T/syn.prf" ]; then
 	mkdir -p "$T/rep" && cp "$T/syn.prf" "$T/rep/perfregs.prf"
 	tool=$(cd "$B" && pwd)/perfregs-dump
-	(cd "$T/rep" && "$tool" report -q -f json > b.jsonl 2>&1)
+	(cd "$T/rep" && "$tool" script -q -f json > b.jsonl 2>&1)
 	rb=$?
+	(cd "$T/rep" && "$tool" report -q -f json > r.json 2>&1) &&
+		"$B/perfregs-dump" report -q -f json -i "$T/syn.prf" | cmp -s - "$T/rep/r.json" &&
+		grep -q '"entries":' "$T/rep/r.json" || rb="$rb (report: $(head -c 200 "$T/rep/r.json"))"
 	"$B/perfregs-dump" record -i "$T/syn.prf" 2> "$T/rep/c.err"
 	rc=$?
 	"$B/perfregs-dump" report -o "$T/rep/x.prf" -- true 2> "$T/rep/d.err"
 	rd=$?
 	if [ $rb = 0 ] && cmp -s "$T/rep/b.jsonl" "$T/syn.jsonl" && [ $rc = 1 ] &&
 	   grep -q "takes no -i" "$T/rep/c.err" && [ $rd = 1 ] && grep -q "takes no -o" "$T/rep/d.err" &&
-	   "$B/perfregs-dump" report -q -f json -i "$T/syn.prf" | cmp -s - "$T/syn.jsonl"; then
-		echo "ok - report decodes as -i does (perfregs.prf by default); record refuses -i, report -o"
+	   "$B/perfregs-dump" script -q -f json -i "$T/syn.prf" | cmp -s - "$T/syn.jsonl"; then
+		echo "ok - script lists as -i does, report sums (perfregs.prf by default for both); record refuses -i, report -o"
 	else
 		echo "not ok - subcommands: report in a dir with perfregs.prf: $rb, record -i: $rc, report -o: $rd (want 0 1 1, and the same JSON as -i)"
 	fi

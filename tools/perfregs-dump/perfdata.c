@@ -660,8 +660,7 @@ int perfdata_convert(const char *in, const char *out, struct session *d,
 	c.imask = cfg.iregs_mask & PERFREGS_MASK_64 & ~SEGS;
 	c.xmm = cfg.simd_mask & PERFREGS_SIMD_XMM;
 
-	c.period = cfg.event == PERFREGS_EV_BREAKPOINT || cfg.event == PERFREGS_EV_NMI ||
-		   (cfg.flags & PERFREGS_CF_FREQ) ? 1 : cfg.period;
+	c.period = config_period(&cfg);
 
 	fa.attr.size = sizeof(fa.attr);
 	fa.attr.type = cfg.event < PERFREGS_EV_MAX ? types[cfg.event] : PERF_TYPE_SOFTWARE;

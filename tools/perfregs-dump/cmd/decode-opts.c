@@ -14,18 +14,23 @@ enum {
 	K_FIELDS = 512, K_CALLGRAPH, K_NO_SYMBOLS, K_SYMFS, K_FLAMEGRAPH, K_SUMMARY,
 };
 
+#define SYMFS_OPTS							\
+	{ K_NO_SYMBOLS, 0, "no-symbols", ARG_NONE, NULL, "do not look up symbols", 0 }, \
+	{ K_SYMFS, 0, "symfs", ARG_REQUIRED, "DIR",				\
+	  "look for the sampled files under DIR (recordings\n"			\
+	  "from elsewhere; also by build-id in\n"				\
+	  "$PERFREGS_BUILDID_DIR/HEX and /usr/lib/debug)", 0 }
+
 const struct opt decode_symbol_opts[] = {
 	{ K_CALLGRAPH, 0, "call-graph", ARG_REQUIRED, "dwarf[,SIZE]",
 	  "unwind each sample's user stack with DWARF CFI\n"
 	  "from SIZE bytes of it (default 8192)", 0 },
 	{ K_CG_G, 'g', NULL, ARG_NONE, NULL, "--call-graph dwarf", 0 },
-	{ K_NO_SYMBOLS, 0, "no-symbols", ARG_NONE, NULL, "do not look up symbols", 0 },
-	{ K_SYMFS, 0, "symfs", ARG_REQUIRED, "DIR",
-	  "look for the sampled files under DIR (recordings\n"
-	  "from elsewhere; also by build-id in\n"
-	  "$PERFREGS_BUILDID_DIR/HEX and /usr/lib/debug)", 0 },
+	SYMFS_OPTS,
 	{ 0 },
 };
+
+const struct opt decode_symfs_opts[] = { SYMFS_OPTS, { 0 } };
 
 #define OUTPUT_OPTS(F)								\
 	{ K_FORMAT, 'f', "format", ARG_REQUIRED, "FMT",				\

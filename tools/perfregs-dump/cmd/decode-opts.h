@@ -20,6 +20,7 @@ struct decode_opts {
 };
 
 extern const struct opt decode_symbol_opts[];	/* -g, --no-symbols, --symfs */
+extern const struct opt decode_symfs_opts[];	/* --no-symbols, --symfs */
 extern const struct opt decode_output_opts_F[];	/* -f ..., -F is --fields */
 extern const struct opt decode_output_opts[];	/* -f ..., --fields only */
 extern const struct opt common_opts[];		/* -q, -v, -V */

@@ -28,7 +28,7 @@ void sb_lost_note(const struct session *d)
 }
 
 /* -v after -i: where and how the recording was made, and what it held. */
-static void verbose_recording(const char *path, const struct session *d)
+void verbose_recording(const char *path, const struct session *d)
 {
 	const struct rec_info *in = &d->info;
 	unsigned int i;

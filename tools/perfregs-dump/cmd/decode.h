@@ -18,6 +18,8 @@ int decode_file(const char *path, struct session *d, unsigned int threads, bool 
 unsigned int default_threads(void);
 /* --flamegraph's SVG, then -f folded's lines: EXIT_OK or EXIT_IO */
 int print_stacks(struct session *d);
+/* -v: where and how the recording at path was made, and what it held */
+void verbose_recording(const char *path, const struct session *d);
 /* Side-band events were lost: what that means for the names. */
 void sb_lost_note(const struct session *d);
 

@@ -1,0 +1,163 @@
+# shellcheck shell=bash
+# Host tests, part of tests/host_tests.sh (which sets B, T, SECS,
+# I386_SKIP and m32_part, and runs the parts in order): report's table,
+# against perf report on the same samples and on known recordings; its
+# options, its budget, and what it refuses.
+
+# against perf: Debian's xz, a C++ program, an -m32 PIE, mixed mode, and
+# live PIEs stopped in read() (tests/report_vs_perf.py: two lines)
+if ! command -v perf > /dev/null; then
+	echo "ok - report against perf report # SKIP perf is not installed (make deps)"
+	echo "ok - report -g caller against perf report # SKIP perf is not installed (make deps)"
+elif g++ -O1 -g -fPIE -pie -o "$T/rp_cxx" tests/cxx_target.cc 2>/dev/null &&
+     cc -O1 -g -fPIE -pie -o "$T/rp_gcc" tests/bias_target.c 2>/dev/null &&
+     clang -O1 -g -fPIE -pie -fuse-ld=lld -o "$T/rp_lld" tests/bias_target.c 2>/dev/null; then
+	rp_m32=-
+	if m32_part "report against perf: the -m32 PIE" &&
+	   cc -m32 -O1 -g -fPIE -pie -o "$T/rp_m32" tests/bias_target.c 2>/dev/null; then
+		rp_m32=$T/rp_m32
+	fi
+	# shellcheck disable=SC2046
+	/usr/bin/python3 tests/report_vs_perf.py "$B" /usr/bin/xz "$T/rp_cxx" "$rp_m32" \
+		"$T/rp_gcc" "$T/rp_lld" $([ "$rp_m32" != - ] && echo "$rp_m32")
+else
+	echo "not ok - report against perf report: its programs could not be built"
+fi
+
+# known values: mkrec's four tasks of 25 samples each, one a layout (the
+# i386 and the mixed-mode one both ABI i386), and a kernel sample; no
+# stacks, so no children and no chains, as perf prints such a recording
+bad=""
+if "$B/mkrec" "$T/rp_syn.prf" 25; then
+	got=$("$B/perfregs-dump" report -q -i "$T/rp_syn.prf" -s pid,abi,sym -n | grep -v '^#')
+	want=$(printf '%s\n' \
+		'    24.75%            25  100  x86_64  [.] 0x0000000000401064' \
+		'    24.75%            25  200  i386    [.] 0x00000000004010c8' \
+		'    24.75%            25  300  x32     [.] 0x000000000040112c' \
+		'    24.75%            25  400  i386    [.] 0x0000000000401190' \
+		'     0.99%             1  100  x86_64  [k] known_kernel_function' '')
+	[ "$got" = "$want" ] || bad="$bad [-s pid,abi,sym -n: '$got']"
+	head=$("$B/perfregs-dump" report -q -i "$T/rp_syn.prf" | grep '^#')
+	for line in '# Total Lost Samples: 3' "# Samples: 101  of event 'cpu-clock'" \
+		    '# Event count (approx.): 101000000' \
+		    '# Overhead  Command  Shared Object      Symbol                   '; do
+		printf '%s\n' "$head" | grep -qxF -- "$line" || bad="$bad [no '$line' in the header]"
+	done
+	# -s abi: the two i386 tasks are one entry
+	got=$("$B/perfregs-dump" report -q -i "$T/rp_syn.prf" -s abi | grep -v '^#' | tr -s ' ')
+	[ "$got" = "$(printf '%s\n' ' 49.50% i386' ' 25.74% x86_64' ' 24.75% x32' '')" ] ||
+		bad="$bad [-s abi: '$got']"
+	# the JSON is the text's table
+	"$B/perfregs-dump" report -q -f json -i "$T/rp_syn.prf" -s pid,abi,sym > "$T/rp_syn.json"
+	/usr/bin/python3 - "$T/rp_syn.json" <<'PY' || bad="$bad [-f json]"
+import json, sys
+t = json.load(open(sys.argv[1]))
+e = t["entries"]
+assert t["samples"] == 101 and t["lost"] == 3 and t["period"] == 101000000, t
+assert t["children"] is False and t["sort"] == ["pid", "abi", "sym"], t
+assert [(x["pid"], x["abi"], x["self_samples"]) for x in e] == \
+    [(100, "x86_64", 25), (200, "i386", 25), (300, "x32", 25), (400, "i386", 25),
+     (100, "x86_64", 1)], e
+assert e[4]["sym"] == "[k] known_kernel_function" and e[0]["self"] == 24.75, e
+PY
+else
+	bad="$bad [mkrec failed]"
+fi
+if [ -z "$bad" ]; then
+	echo "ok - report of known samples: perf's header, the entries by pid, abi and sym with -n, -s abi, the same table in JSON"
+else
+	echo "not ok - report of known samples:$bad"
+fi
+
+# the options on a recording with chains (mkunwind over xz, its stacks
+# unwound by default): -g caller as the next word, -G, --percent-limit,
+# --max-stack 1, --no-call-graph, -g flat, -g none, the threshold
+bad=""
+if "$B/mkunwind" "$T/rp_unw.prf" 3 3000 64:/usr/bin/xz > /dev/null 2>&1; then
+	r() { "$B/perfregs-dump" report -q -i "$T/rp_unw.prf" "$@" 2> "$T/rp.err"; }
+	a=$(r -g caller) && b=$(r --call-graph=caller) && c=$(r -G) &&
+		[ "$a" = "$b" ] && [ "$a" = "$c" ] || bad="$bad [-g caller, --call-graph=caller and -G differ]"
+	[ "$(r | grep -c '^# Children      Self')" = 1 ] || bad="$bad [no children by default]"
+	[ "$(r -g callee,0 | grep -c -- '--')" -gt 0 ] || bad="$bad [-g callee: no chains]"
+	[ "$(r -g none | grep -c -- '---\|--[0-9]')" = 0 ] || bad="$bad [-g none printed chains]"
+	got=$(r --percent-limit 5 --no-children | grep -c '^ *[0-9.]*%')
+	all=$(r --no-children -g none | grep -c '^ *[0-9.]*%')
+	lim=$(r --no-children -g none | awk '/^ *[0-9.]+%/ && $1 + 0 >= 5' | wc -l)
+	[ "$got" = "$lim" ] && [ "$lim" -lt "$all" ] || bad="$bad [--percent-limit 5: $got, want $lim of $all]"
+	r --max-stack 1 -g none | awk '/^ *[0-9.]+%/ && $1 != $2 { exit 1 }' ||
+		bad="$bad [--max-stack 1: children differ from self]"
+	r --no-call-graph | grep -q '^# Overhead  Command' || bad="$bad [--no-call-graph: children]"
+	[ "$(r -g flat,0 | grep -c '^ *[0-9.]*%$')" -gt 0 ] || bad="$bad [-g flat]"
+	[ "$(r -g graph,0 | wc -l)" -gt "$(r -g graph,5 | wc -l)" ] || bad="$bad [-g threshold]"
+	r -s sym,dso,comm -g none | grep -q '^# Children      Self  Symbol  *Shared Object  Command' ||
+		bad="$bad [-s sym,dso,comm: the columns in that order]"
+else
+	bad="$bad [mkunwind failed]"
+fi
+if [ -z "$bad" ]; then
+	echo "ok - report's options: -g caller (the next word) = --call-graph=caller = -G, -g callee/none/flat/threshold, --percent-limit, --max-stack 1, --no-call-graph, -s order"
+else
+	echo "not ok - report's options:$bad"
+fi
+
+# what report refuses: one line, exit 1, nothing on stdout; a cut
+# recording: the table of what came before it, exit 4
+bad=""
+while IFS='|' read -r args want; do
+	# shellcheck disable=SC2086
+	out=$("$B/perfregs-dump" report $args 2> "$T/rp.err"); rc=$?
+	[ $rc = 1 ] && [ -z "$out" ] && [ "$(wc -l < "$T/rp.err")" = 1 ] &&
+		grep -qF -- "$want" "$T/rp.err" || bad="$bad [report $args: exit $rc: $(head -c 200 "$T/rp.err")]"
+done <<REFUSED
+--call-graph=bogus -i $T/rp_syn.prf|report: --call-graph takes SPEC, not 'bogus': see perfregs-dump report --help
+-g graph,nope -i $T/rp_syn.prf|it takes no COMMAND ('graph,nope')
+-s comm,bogus -i $T/rp_syn.prf|--sort takes comm, pid, tid, dso, sym, abi and cpu
+-s comm,comm,comm,comm,comm,comm,comm,comm -i $T/rp_syn.prf|--sort takes
+--percent-limit 101 -i $T/rp_syn.prf|--percent-limit takes a percentage
+--max-stack 0 -i $T/rp_syn.prf|--max-stack takes 1 to
+--threads 2 -i $T/rp_syn.prf|--threads is for -f folded
+-f json --flamegraph $T/rp.svg -i $T/rp_syn.prf|--flamegraph draws the stacks of -f folded
+-i $T/rp_syn.prf -- true|report reads a recording, it takes no COMMAND ('true'): record one first
+-p 1 -i $T/rp_syn.prf|it takes no -a, -p or -t
+-F tid -i $T/rp_syn.prf|unknown option '-F'
+REFUSED
+head -c $(( $(stat -c %s "$T/rp_unw.prf") * 2 / 3 )) "$T/rp_unw.prf" > "$T/rp_cut.prf"
+out=$("$B/perfregs-dump" report -q -i "$T/rp_cut.prf" -g none 2> "$T/rp.err"); rc=$?
+[ $rc = 4 ] && printf '%s\n' "$out" | grep -q '^# Samples: [0-9]' &&
+	grep -q "the table holds the records before it" "$T/rp.err" ||
+	bad="$bad [a cut recording: exit $rc, $(head -c 200 "$T/rp.err")]"
+if [ -z "$bad" ]; then
+	echo "ok - report refuses bad -g, --sort, --percent-limit, --max-stack, --threads, -f json with --flamegraph, a COMMAND, -p, -F: one line, exit 1; a cut recording's table, exit 4"
+else
+	echo "not ok - report refuses bad arguments, one line, exit 1; a cut recording:$bad"
+fi
+
+# the budget (PERFREGS_REPORT_BYTES lowers it): what does not fit is
+# counted in the header and on stderr, not lost silently, and the table
+# holds the rest; names with controls reach no terminal (mkhostile's C1
+# recording from part 02)
+bad=""
+PERFREGS_REPORT_BYTES=65536 "$B/perfregs-dump" report -f json -i "$T/rp_unw.prf" > "$T/rp_b.json" 2> "$T/rp_b.err"
+rc=$?
+/usr/bin/python3 - "$T/rp_b.json" 3000 <<'PY' || bad="$bad [JSON: $(head -c 300 "$T/rp_b.json")]"
+import json, sys
+t = json.load(open(sys.argv[1]))
+assert t["left_out"] > 0 and t["samples"] + t["left_out"] == int(sys.argv[2]), t
+assert t["period"] == t["samples"] * 1000000, t
+PY
+[ $rc = 0 ] && grep -q "the table is full (docs/security.md): [1-9][0-9]* samples are left out" "$T/rp_b.err" ||
+	bad="$bad [exit $rc: $(head -c 200 "$T/rp_b.err")]"
+PERFREGS_REPORT_BYTES=65536 "$B/perfregs-dump" report -q -i "$T/rp_unw.prf" |
+	grep -q '^# Over the table.s budget: [1-9][0-9]* samples left out' || bad="$bad [no header line]"
+if [ -s "$T/c1.prf" ]; then
+	"$B/perfregs-dump" report -q -i "$T/c1.prf" -s comm,dso,sym > "$T/rp_c1.txt"
+	LC_ALL=C grep -q $'[\x01-\x08\x0b-\x1f\x7f\x9b]' "$T/rp_c1.txt" && bad="$bad [a control in the table]"
+	grep -qF 'a?b?c€' "$T/rp_c1.txt" || bad="$bad [no comm a?b?c€: $(head -c 300 "$T/rp_c1.txt")]"
+	"$B/perfregs-dump" report -q -f json -i "$T/c1.prf" | /usr/bin/python3 -c 'import json,sys; json.load(sys.stdin)' ||
+		bad="$bad [JSON of the hostile names]"
+fi
+if [ -z "$bad" ]; then
+	echo "ok - report's budget: samples past it are counted in the header, the JSON and on stderr; hostile names reach no terminal"
+else
+	echo "not ok - report's budget and hostile names:$bad"
+fi
