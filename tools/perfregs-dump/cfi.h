@@ -14,6 +14,7 @@
 
 struct unwind_ctx {
 	struct session *d;
+	struct dthread *t;		/* the thread unwinding: its file cache */
 	const struct perfregs_rec_sample *s;
 	const struct task_maps *tm;
 	enum layout layout;
@@ -86,6 +87,8 @@ static inline bool stack_word(const struct unwind_ctx *c, uint64_t addr, size_t 
 }
 
 /* A word of the task's memory: the stack snapshot, else a mapped file. */
+/* The file unwind_memory_read() keeps open for thread t, closed. */
+void unwind_memory_free(struct dthread *t);
 bool unwind_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *arg);
 /* An i386 sample left in the vDSO: its caller, found by its frame. */
 bool unwind_vdso32_caller(struct unwind_ctx *c, Dwfl *dwfl);

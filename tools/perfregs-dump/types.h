@@ -303,6 +303,12 @@ struct dthread {
 	struct frame *frames;		/* unwind.c's, SAMPLE_FRAMES_MAX of them */
 	bool stack_lines;		/* -f folded: each stack's cell to out (pool.c) */
 	struct folded_cells *cells;	/* with stack_lines: its stacks (folded.c) */
+	/*
+	 * The file unwind_memory_read() read a word of last: its path, an
+	 * open descriptor (-1: none, or no ELF file), one a thread.
+	 */
+	char *mem_path;
+	int mem_fd;
 	bool worker;			/* a worker of --threads: */
 	size_t nksyms;			/* the kernel symbols its record sees */
 };

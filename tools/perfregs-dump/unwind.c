@@ -383,6 +383,7 @@ void unwind_thread_free(struct dthread *t)
 	free(t->frames);
 	t->frames = NULL;
 	cfi_rules_free(t);
+	unwind_memory_free(t);
 }
 
 /* The shared unwinders (unwind_sample()): the workers are done. */
@@ -414,7 +415,7 @@ int unwind_sample(struct session *d, struct dthread *t,
 	const uint64_t *u = (const uint64_t *)s->regs +
 			    prf_popcount(s->iregs_mask);
 	struct unwind_ctx c = {
-		.d = d, .s = s, .layout = layout, .stack = stack,
+		.d = d, .t = t, .s = s, .layout = layout, .stack = stack,
 		.stack_len = stack_len, .frames = frames, .max = max,
 	};
 	unsigned int i, k = 0;
