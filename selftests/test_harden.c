@@ -85,18 +85,6 @@ static size_t samples_of(const struct sample_set *set, uint32_t pid,
 }
 
 /* Sample for ms milliseconds, then stop and drain. */
-static void sample_for(struct prf_reader *r, struct sample_set *set, int ms)
-{
-	uint64_t end = now_ns() + (uint64_t)(ms * work_scale()) * 1000000;
-
-	while (now_ns() < end) {
-		prf_wait(r, 20);
-		prf_drain(r, collect_record, set);
-	}
-	prf_stop(r);
-	prf_drain(r, collect_record, set);
-}
-
 /*
  * Sample until done(set, arg) holds, or ms (times the work scale) pass:
  * a deadline far past what it takes, not a window whose length decides
