@@ -130,7 +130,8 @@ def measure(quantity, value, op, threshold):
     OP THRESHOLD" (tools/flaky.py gathers it for the test whose result
     line comes next, so call it before that test's report()); whether
     it holds."""
-    print(f"# MEASURE {quantity} {value:g} {op} {threshold:g}")
+    num = lambda v: str(int(v)) if float(v).is_integer() else f"{v:.3f}"
+    print(f"# MEASURE {quantity} {num(value)} {op} {num(threshold)}")
     return OPS[op](value, threshold)
 
 
