@@ -8,7 +8,11 @@ ring buffer overwrote before it was read (a flood of them, such as the
 two lines every unclaimed host NMI prints) leaves a gap, which becomes
 the line "perfregs-klog: N kernel log records lost before they were
 read" (klog.sh's BAD fails the check on it), instead of going unseen as
-with a bookmark that counts the lines of dmesg.  usage: kmsg_follow.py FILE
+with a bookmark that counts the lines of dmesg.
+
+A record "perfregs-klog-sync N" (run_guest.sh's klog_sync writes it)
+also goes, once copied with all before it, as N into FILE.sync, which
+the shell reads without running a program.  usage: kmsg_follow.py FILE
 """
 import os
 import sys
@@ -37,3 +41,6 @@ while True:
     last = seq
     text = msg.split("\n")[0]		# the continuation lines are key=value
     out.write(f"[{usec // 1000000:5d}.{usec % 1000000:06d}] {text}\n")
+    if text.startswith("perfregs-klog-sync "):
+        with open(sys.argv[1] + ".sync", "w") as f:
+            f.write(text.split()[1] + "\n")
