@@ -402,7 +402,7 @@ static int start_workload(struct workload *w, const char *name,
 }
 
 /* One all-CPU session, a 32-bit and a 64-bit task: each gets its mask. */
-TEST_F(sess, split_masks_32_64)
+TEST_F_TIMEOUT(sess, split_masks_32_64, 90)
 {
 	uint64_t m32 = R(BX) | R(SI) | R(DI) | R(BP) | R(IP) | R(SP);
 	uint64_t m64 = R(BX) | R(BP) | R(R12) | R(R13) | R(R14) | R(R15) | R(IP);
@@ -496,7 +496,7 @@ TEST_F(sess, nmi_sysrq_backtrace)
 	EXPECT_EQ(prf_produced(&self->r), accounted(&self->r, &self->set));
 }
 
-TEST_F(sess, nmi_injected_by_host)
+TEST_F_TIMEOUT(sess, nmi_injected_by_host, 90)
 {
 	const char *hz = getenv("PERFREGS_VM_NMI_HZ");
 
@@ -1021,7 +1021,7 @@ static void cpu1_count(const struct sample_set *set, size_t *i, uint64_t t_on,
 }
 
 /* A CPU goes offline and comes back while an all-CPU session samples. */
-TEST_F(sess, cpu_hotplug)
+TEST_F_TIMEOUT(sess, cpu_hotplug, 90)
 {
 	uint64_t t_on = 0, before = 0, after = 0, end;
 	pid_t child;
@@ -1186,7 +1186,7 @@ static void sample_loop_stacks(struct prf_reader *r, struct sample_set *set,
  * /proc/PID/mem.  (The saved registers are main()'s, which change from
  * one pass to the next, so they are compared only for the record.)
  */
-TEST_F(sess, user_stack_snapshot)
+TEST_F_TIMEOUT(sess, user_stack_snapshot, 90)
 {
 	struct workload w;
 	char why[256], path[64];
@@ -1335,12 +1335,12 @@ static void stack_ends_below_the_strings(struct __test_metadata *_metadata,
 	EXPECT_EQ(0, differ);
 }
 
-TEST_F(sess, user_stack_ends_below_the_strings_64)
+TEST_F_TIMEOUT(sess, user_stack_ends_below_the_strings_64, 90)
 {
 	stack_ends_below_the_strings(_metadata, self, "magic_64", false);
 }
 
-TEST_F(sess, user_stack_ends_below_the_strings_32)
+TEST_F_TIMEOUT(sess, user_stack_ends_below_the_strings_32, 90)
 {
 	stack_ends_below_the_strings(_metadata, self, "magic_32", true);
 }
@@ -1352,7 +1352,7 @@ TEST_F(sess, user_stack_ends_below_the_strings_32)
  * not the 32768 asked.  The spinner's stack has an inaccessible page
  * right above it.
  */
-TEST_F(sess, user_stack_trimmed_at_a_fault)
+TEST_F_TIMEOUT(sess, user_stack_trimmed_at_a_fault, 90)
 {
 	size_t i, checked = 0, bad = 0;
 	uint64_t top, sp, end;
@@ -1462,7 +1462,7 @@ TEST_F(sess, frequency_mode)
 }
 
 /* A CPU list: samples come from those CPUs only. */
-TEST_F(sess, cpu_list)
+TEST_F_TIMEOUT(sess, cpu_list, 90)
 {
 	uint64_t cpus[1] = { 1ULL << 0 }, end;
 	size_t i, other = 0;
@@ -1510,7 +1510,7 @@ static bool is_kthread(pid_t pid)
 	return flags & 0x00200000;	/* PF_KTHREAD */
 }
 
-TEST_F(sess, exclude_and_kernel_threads)
+TEST_F_TIMEOUT(sess, exclude_and_kernel_threads, 90)
 {
 	size_t i, kern = 0, user = 0, kthread = 0, kthread_uregs = 0;
 	pid_t child = start_child(mixed_child, 1);
@@ -1657,7 +1657,7 @@ TEST_F(sess, epoll)
 	run_session(&self->r, &self->set, child, 0);
 }
 
-TEST_F(sess, reset)
+TEST_F_TIMEOUT(sess, reset, 90)
 {
 	pid_t child = start_child(spin_child, 1);
 	uint64_t end;

@@ -507,7 +507,8 @@ static bool of_process_after(const struct sample_set *set, void *arg)
  * Both threads spin before sampling starts: each must be sampled, not
  * only the process's leader (which sleeps).
  */
-TEST_F(cover, existing_threads)
+/* deadlines of 60 s x scale: past the harness's default 30 s */
+TEST_F_TIMEOUT(cover, existing_threads, 90)
 {
 	uint32_t id[3];
 	size_t a, b;
@@ -539,7 +540,7 @@ TEST_F(cover, existing_threads)
  * source without CF_INHERIT, by the perf source with it (the raw NMI
  * source refuses the flag).
  */
-TEST_F(cover, forked_child)
+TEST_F_TIMEOUT(cover, forked_child, 150)
 {
 	struct window wl;
 	uint32_t child = 0;
@@ -687,7 +688,7 @@ FIXTURE_TEARDOWN(pidns)
  * ids samples the wrong task, and one that reported global ids gives
  * numbers the caller cannot use.
  */
-TEST_F(pidns, ids_and_target)
+TEST_F_TIMEOUT(pidns, ids_and_target, 90)
 {
 	struct ns_result res = { 0 };
 	int fds[2], st;
@@ -938,7 +939,7 @@ static int check_trim(void *arg, int cpu, const struct perfregs_rec_header *h,
 	return 0;
 }
 
-TEST_F(knob, stack_trim_under_a_nested_writer)
+TEST_F_TIMEOUT(knob, stack_trim_under_a_nested_writer, 90)
 {
 	struct trim_check c = { .asked = 32768 };
 	struct perfregs_config cfg;
@@ -992,7 +993,7 @@ TEST_F(knob, stack_trim_under_a_nested_writer)
  * (0), and nothing dereferences the missing inode.  Without the
  * injection the same samples name the image.
  */
-TEST_F(knob, exe_file_without_inode)
+TEST_F_TIMEOUT(knob, exe_file_without_inode, 90)
 {
 	struct sample_set set = { 0 };
 	struct perfregs_config cfg;
@@ -1062,7 +1063,7 @@ TEST(context_switch_registers)
 	ASSERT_EQ(0, prf_config(&r, &cfg));
 	ASSERT_EQ(0, prf_start(&r));
 	/* until more than 10 (500 ms before) */
-	sample_until(&r, &set, more_than, &(size_t){ 10 }, 30000);
+	sample_until(&r, &set, more_than, &(size_t){ 10 }, 20000);
 	for (i = 0; i < set.n; i++) {
 		if (!(set.s[i]->flags & PERFREGS_SF_KERNEL))
 			continue;

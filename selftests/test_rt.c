@@ -247,7 +247,8 @@ static int latency_record(void *arg, int cpu, const struct perfregs_rec_header *
 	return collect_record(l->set, cpu, rec, size);
 }
 
-TEST_F(rt, wakeup_latency)
+/* deadlines of 60 s x scale here and below: past the default 30 s */
+TEST_F_TIMEOUT(rt, wakeup_latency, 90)
 {
 	uint64_t lat[200], woke, deadline;
 	struct latency l = { .set = &self->set };
@@ -328,7 +329,7 @@ static void io_child(int ms)
 	}
 }
 
-TEST_F(rt, sample_context)
+TEST_F_TIMEOUT(rt, sample_context, 90)
 {
 	size_t i = 0, irqthr = 0, irqthr_bad = 0, clock_not_irq = 0, user = 0;
 	uint64_t t0, deadline;

@@ -683,7 +683,7 @@ static void hostile_child(int out)
 		res.err = -prf_start(&r);
 	if (!res.err) {
 		unsigned long long u0 = utime_ticks(busy);
-		uint64_t end = now_ns() + (uint64_t)(30e9 * work_scale());
+		uint64_t end = now_ns() + (uint64_t)(20e9 * work_scale());
 
 		sc.r = &r;
 		pthread_create(&t, NULL, scribble_ctl, &sc);

@@ -322,7 +322,8 @@ static bool enough(const struct tally *t, const FIXTURE_VARIANT(xregs) *v,
 	return true;
 }
 
-TEST_F(xregs, magic)
+/* its deadline is 60 s x scale: past the harness's default 30 s */
+TEST_F_TIMEOUT(xregs, magic, 90)
 {
 	char path[512], why[256], secs[] = "inf";
 	char *argv[] = { path, (char *)variant->mode, secs, NULL };
