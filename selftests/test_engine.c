@@ -411,7 +411,7 @@ TEST_F_TIMEOUT(sess, split_masks_32_64, 90)
 	size_t i, n32 = 0, n64 = 0;
 	int ret;
 
-	uint64_t deadline;
+	uint64_t deadline, t0;
 
 	/* both spin until killed: sampled until each has its 20 */
 	ret = start_workload(&w32, "magic_32", "inf", why, sizeof(why));
@@ -426,7 +426,8 @@ TEST_F_TIMEOUT(sess, split_masks_32_64, 90)
 	self->cfg.iregs_mask = R(IP);
 	ASSERT_EQ(0, prf_config(&self->r, &self->cfg));
 	ASSERT_EQ(0, prf_start(&self->r));
-	deadline = now_ns() + (uint64_t)(60e9 * work_scale());
+	t0 = now_ns();
+	deadline = t0 + (uint64_t)(60e9 * work_scale());
 	for (i = 0; (n32 < 20 || n64 < 20) && now_ns() < deadline;) {
 		prf_wait(&self->r, 20);
 		prf_drain(&self->r, collect_record, &self->set);
@@ -435,6 +436,7 @@ TEST_F_TIMEOUT(sess, split_masks_32_64, 90)
 			n64 += self->set.s[i]->pid == (uint32_t)w64.pid && self->set.s[i]->uregs_mask;
 		}
 	}
+	measure_until("until_ms", t0, deadline);
 	prf_stop(&self->r);
 	prf_drain(&self->r, collect_record, &self->set);
 	/* still spinning when killed: no crash, no early end */
@@ -516,6 +518,7 @@ TEST_F_TIMEOUT(sess, nmi_injected_by_host, 90)
 		prf_wait(&self->r, 20);
 		prf_drain(&self->r, collect_record, &self->set);
 	}
+	measure_until("until_ms", t0, deadline);
 	prf_stop(&self->r);
 	prf_drain(&self->r, collect_record, &self->set);
 	TH_LOG("%zu NMI samples at %s Hz injected, in %.2f s", nmi_samples(&self->set), hz,
@@ -1023,7 +1026,7 @@ static void cpu1_count(const struct sample_set *set, size_t *i, uint64_t t_on,
 /* A CPU goes offline and comes back while an all-CPU session samples. */
 TEST_F_TIMEOUT(sess, cpu_hotplug, 90)
 {
-	uint64_t t_on = 0, before = 0, after = 0, end;
+	uint64_t t_on = 0, before = 0, after = 0, end, t0;
 	pid_t child;
 	size_t i = 0;
 	cpu_set_t set;
@@ -1050,12 +1053,14 @@ TEST_F_TIMEOUT(sess, cpu_hotplug, 90)
 	 * 500 ms: CPU 1 sampled before it goes offline, and more than 10
 	 * samples of it after it came back (deadlines far past it)
 	 */
-	end = now_ns() + (uint64_t)(30e9 * work_scale());
+	t0 = now_ns();
+	end = t0 + (uint64_t)(30e9 * work_scale());
 	while (!before && now_ns() < end) {
 		prf_wait(&self->r, 20);
 		prf_drain(&self->r, collect_record, &self->set);
 		cpu1_count(&self->set, &i, 0, &before, &after);
 	}
+	measure_until("until_ms_before", t0, end);
 	ASSERT_EQ(0, cpu_online_set(1, 0));
 	prf_drain(&self->r, collect_record, &self->set);
 	cpu1_count(&self->set, &i, 0, &before, &after);
@@ -1067,6 +1072,7 @@ TEST_F_TIMEOUT(sess, cpu_hotplug, 90)
 		prf_drain(&self->r, collect_record, &self->set);
 		cpu1_count(&self->set, &i, t_on, &before, &after);
 	}
+	measure_until("until_ms_after", t_on, end);
 	kill(child, SIGKILL);
 	child_status(child);
 	run_session(&self->r, &self->set, 0, 0);
@@ -1166,7 +1172,7 @@ static uint64_t auxv_random(pid_t pid, bool is32)
 static void sample_loop_stacks(struct prf_reader *r, struct sample_set *set,
 			       const struct workload *w, size_t want)
 {
-	uint64_t end = now_ns() + (uint64_t)(60e9 * work_scale()), ip;
+	uint64_t t0 = now_ns(), end = t0 + (uint64_t)(60e9 * work_scale()), ip;
 	size_t i = 0, n = 0;
 
 	while (n < want && now_ns() < end) {
@@ -1177,6 +1183,7 @@ static void sample_loop_stacks(struct prf_reader *r, struct sample_set *set,
 			     sample_ureg(set->s[i], PERFREGS_REG_IP, &ip) &&
 			     ip >= w->loop_start && ip < w->loop_end;
 	}
+	measure_until("until_ms", t0, end);
 }
 
 /*
@@ -1355,7 +1362,7 @@ TEST_F_TIMEOUT(sess, user_stack_ends_below_the_strings_32, 90)
 TEST_F_TIMEOUT(sess, user_stack_trimmed_at_a_fault, 90)
 {
 	size_t i, checked = 0, bad = 0;
-	uint64_t top, sp, end;
+	uint64_t top, sp, end, t0;
 	pid_t pid;
 
 	pid = start_own_stack_spinner(&top);
@@ -1366,7 +1373,8 @@ TEST_F_TIMEOUT(sess, user_stack_trimmed_at_a_fault, 90)
 	ASSERT_EQ(0, prf_config(&self->r, &self->cfg));
 	ASSERT_EQ(0, prf_start(&self->r));
 	/* until WANT_SNAPSHOTS near the top (500 ms gave 119) */
-	end = now_ns() + (uint64_t)(60e9 * work_scale());
+	t0 = now_ns();
+	end = t0 + (uint64_t)(60e9 * work_scale());
 	for (i = 0; checked < WANT_SNAPSHOTS && now_ns() < end;) {
 		prf_wait(&self->r, 20);
 		prf_drain(&self->r, collect_record, &self->set);
@@ -1375,6 +1383,7 @@ TEST_F_TIMEOUT(sess, user_stack_trimmed_at_a_fault, 90)
 				   sample_ureg(self->set.s[i], PERFREGS_REG_SP, &sp) &&
 				   sp < top && top - sp <= 4096;
 	}
+	measure_until("until_ms", t0, end);
 	prf_stop(&self->r);
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
@@ -1464,7 +1473,7 @@ TEST_F(sess, frequency_mode)
 /* A CPU list: samples come from those CPUs only. */
 TEST_F_TIMEOUT(sess, cpu_list, 90)
 {
-	uint64_t cpus[1] = { 1ULL << 0 }, end;
+	uint64_t cpus[1] = { 1ULL << 0 }, end, t0;
 	size_t i, other = 0;
 
 	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
@@ -1475,11 +1484,13 @@ TEST_F_TIMEOUT(sess, cpu_list, 90)
 	EXPECT_EQ(1, self->r.nr_rings) TH_LOG("a ring for each CPU listed, no more");
 	ASSERT_EQ(0, prf_start(&self->r));
 	/* until more than 100 (500 ms gave 281), a minute at most */
-	end = now_ns() + (uint64_t)(60e9 * work_scale());
+	t0 = now_ns();
+	end = t0 + (uint64_t)(60e9 * work_scale());
 	while (self->set.n <= 100 && now_ns() < end) {
 		prf_wait(&self->r, 20);
 		prf_drain(&self->r, collect_record, &self->set);
 	}
+	measure_until("until_ms", t0, end);
 	run_session(&self->r, &self->set, 0, 0);
 	for (i = 0; i < self->set.n; i++)
 		if (self->set.s[i]->cpu != 0)
@@ -1514,7 +1525,7 @@ TEST_F_TIMEOUT(sess, exclude_and_kernel_threads, 90)
 {
 	size_t i, kern = 0, user = 0, kthread = 0, kthread_uregs = 0;
 	pid_t child = start_child(mixed_child, 1);
-	uint64_t end;
+	uint64_t end, t0;
 
 	self->cfg.pid = child;
 	self->cfg.flags |= PERFREGS_CF_EXCLUDE_KERNEL;
@@ -1557,13 +1568,15 @@ TEST_F_TIMEOUT(sess, exclude_and_kernel_threads, 90)
 	ASSERT_EQ(0, prf_config(&self->r, &self->cfg));
 	ASSERT_EQ(0, prf_start(&self->r));
 	/* until more than 10 of kernel threads (300 ms gave 139) */
-	end = now_ns() + (uint64_t)(60e9 * work_scale());
+	t0 = now_ns();
+	end = t0 + (uint64_t)(60e9 * work_scale());
 	for (i = 0; kthread <= 10 && now_ns() < end;) {
 		prf_wait(&self->r, 20);
 		prf_drain(&self->r, collect_record, &self->set);
 		for (; i < self->set.n; i++)
 			kthread += is_kthread(self->set.s[i]->pid);
 	}
+	measure_until("until_ms", t0, end);
 	run_session(&self->r, &self->set, 0, 0);
 	kthread = 0;
 	for (i = 0; i < self->set.n; i++) {

@@ -275,6 +275,7 @@ TEST_F_TIMEOUT(entry, no_stale_frame, 120)
 			break;
 		}
 	}
+	measure_until("until_ms", t0, deadline);
 	ASSERT_LT(0, self->w.pid) TH_LOG("%s ended by itself, status %#x", variant->binary,
 					 status);
 	kill(self->w.pid, SIGKILL);

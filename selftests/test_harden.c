@@ -93,13 +93,14 @@ static size_t samples_of(const struct sample_set *set, uint32_t pid,
 static bool sample_until(struct prf_reader *r, struct sample_set *set,
 			 bool (*done)(const struct sample_set *, void *), void *arg, int ms)
 {
-	uint64_t end = now_ns() + (uint64_t)(ms * work_scale()) * 1000000;
+	uint64_t t0 = now_ns(), end = t0 + (uint64_t)(ms * work_scale()) * 1000000;
 	bool held;
 
 	while (!(held = done(set, arg)) && now_ns() < end) {
 		prf_wait(r, 20);
 		prf_drain(r, collect_record, set);
 	}
+	measure_until("until_ms", t0, end);
 	prf_stop(r);
 	prf_drain(r, collect_record, set);
 	return held;
@@ -943,7 +944,7 @@ TEST_F_TIMEOUT(knob, stack_trim_under_a_nested_writer, 90)
 {
 	struct trim_check c = { .asked = 32768 };
 	struct perfregs_config cfg;
-	uint64_t top, produced, lost;
+	uint64_t top, produced, lost, t0;
 	struct prf_reader r;
 	int i;
 
@@ -962,10 +963,12 @@ TEST_F_TIMEOUT(knob, stack_trim_under_a_nested_writer, 90)
 	ASSERT_EQ(0, set_for_test(param_path("inject_nest_every"), "1"));
 	ASSERT_EQ(0, prf_start(&r));
 	/* until more than 5 of each (20 x 20 ms before), a minute at most */
+	t0 = now_ns();
 	for (i = 0; (c.trimmed <= 5 || c.kept <= 5) && i < 3000 * work_scale(); i++) {
 		usleep(20000);
 		ASSERT_LE(0, prf_drain(&r, check_trim, &c));
 	}
+	measure_until("until_ms", t0, t0 + (uint64_t)(60e9 * work_scale()));
 	prf_stop(&r);
 	ASSERT_LE(0, prf_drain(&r, check_trim, &c));
 	produced = prf_produced(&r);

@@ -47,7 +47,7 @@ static int run_magic(struct __test_metadata *_metadata, const char *name,
 	struct prf_reader r;
 	struct workload w;
 	int status = 0, inloop = 0, bad = 0, own = 0;
-	uint64_t bytes = 0, end, ip;
+	uint64_t bytes = 0, end, ip, t0;
 	size_t i, k;
 
 	snprintf(path, sizeof(path), "%s/%s", selftest_dir(), name);
@@ -70,7 +70,8 @@ static int run_magic(struct __test_metadata *_metadata, const char *name,
 	 * loop and, with small rings, 8 rings' worth of bytes through them
 	 * (it was a 2 s run), or 20 s x scale
 	 */
-	end = now_ns() + (uint64_t)(20e9 * work_scale());	/* in the harness's 30 s */
+	t0 = now_ns();
+	end = t0 + (uint64_t)(20e9 * work_scale());	/* in the harness's 30 s */
 	for (k = 0;;) {
 		prf_wait(&r, 50);
 		EXPECT_LE(0, prf_drain(&r, collect_record, &set));
@@ -89,6 +90,7 @@ static int run_magic(struct __test_metadata *_metadata, const char *name,
 			break;
 		}
 	}
+	measure_until("until_ms", t0, end);
 	prf_stop(&r);
 	EXPECT_LE(0, prf_drain(&r, collect_record, &set));
 	/* it was still spinning: no crash, no early end */

@@ -250,7 +250,7 @@ static int latency_record(void *arg, int cpu, const struct perfregs_rec_header *
 /* deadlines of 60 s x scale here and below: past the default 30 s */
 TEST_F_TIMEOUT(rt, wakeup_latency, 90)
 {
-	uint64_t lat[200], woke, deadline;
+	uint64_t lat[200], woke, deadline, t0;
 	struct latency l = { .set = &self->set };
 	struct pollfd pfd;
 	int gate, n = 0, timeouts = 0, ms = 5000;
@@ -269,7 +269,8 @@ TEST_F_TIMEOUT(rt, wakeup_latency, 90)
 	open_gate(gate);
 	pfd.fd = self->r.fd;
 	pfd.events = POLLIN;
-	deadline = now_ns() + (uint64_t)(60e9 * scale);
+	t0 = now_ns();
+	deadline = t0 + (uint64_t)(60e9 * scale);
 	while (n < 40 && now_ns() < deadline) {
 		int ret = poll(&pfd, 1, ms);
 
@@ -288,6 +289,7 @@ TEST_F_TIMEOUT(rt, wakeup_latency, 90)
 			lat[n++] = woke - l.crossed;
 	}
 	*stop_flag = 1;
+	measure_until("until_ms", t0, deadline);
 	prf_stop(&self->r);
 	qsort(lat, n, sizeof(lat[0]), cmp_u64);
 	if (n)
@@ -359,6 +361,7 @@ TEST_F_TIMEOUT(rt, sample_context, 90)
 			irqthr += !strncmp(self->set.s[i]->comm, "irq/", 4);
 	}
 	*stop_flag = 1;
+	measure_until("until_ms", t0, deadline);
 	waitpid(self->child, NULL, 0);
 	self->child = -1;
 	prf_stop(&self->r);

@@ -142,8 +142,10 @@ def main():
         pct = 100.0 * good / inc if inc else 0
         # which instructions the timer hits is timing: the share is
         # measured against its floor, in percent
-        ok = measure("chain_c_samples", inc, ">=", 50) & measure("unwound_pct", round(pct, 1),
-                                                                 ">=", 95) and p.returncode == 0
+        # (as the share not unwound against the 5 % allowed, so that
+        # flaky.py's margin is how far from failing: 1 % is 5x)
+        ok = measure("chain_c_samples", inc, ">=", 50) & \
+            measure("not_unwound_pct", round(100 - pct, 1), "<=", 5) and p.returncode == 0
         detail = (f"exit {p.returncode}: {good} of {inc} samples in chain_c unwound to "
                   f"{' > '.join(WANT_THREAD + ['start_thread', 'clone3'] if thread else WANT)}"
                   f" ({pct:.1f}%)" + (f"; e.g. {bad}" if bad else ""))
@@ -231,7 +233,7 @@ def learn_short_lived():
     unnamed = sorted(pid for pid in pids if pid not in named)
     # the learner's latency is the property: each process lives 0.2 s
     report(measure("processes_sampled", len(pids), "==", n) &
-           measure("named_pct", round(100.0 * good / total, 1) if total else 0, ">=", 90)
+           measure("unnamed_pct", round(100 - 100.0 * good / total, 1) if total else 100, "<=", 10)
            and p.returncode == 0 and q.returncode == 0 and not unnamed, name,
            f"exit {p.returncode}/{q.returncode}: {len(pids)} of {n} processes sampled, "
            f"{len(pids) - len(unnamed)} with symbols; {good} of {total} user samples "
