@@ -61,7 +61,7 @@ nice -n -10 "$(dirname "$0")/kmsg_follow.py" "$KLOG" &
 klog_pid=$!
 klog_mark=0 klog_seq=0
 klog_sync() {
-	local s= end=$((SECONDS + 60)) next=0
+	local s='' end=$((SECONDS + 60)) next=0
 	klog_seq=$((klog_seq + 1))
 	while [ "$SECONDS" -lt "$end" ]; do
 		if [ "$SECONDS" -ge "$next" ]; then
