@@ -1429,13 +1429,15 @@ static int cmp_u64(const void *a, const void *b)
  * TCG expirations are lost whenever the emulator's one thread is busy
  * elsewhere (182 samples per CPU-second were measured, against a floor
  * of 150: a 1.2x margin set by the host's load).  A lost expiration
- * makes a gap of 8 ms or more, never a shorter one, so the lower
- * quartile of the gaps is the period while most expirations arrive.
+ * makes a gap of 8 ms or more, never a shorter one, so the tenth
+ * percentile of the gaps is the period while one expiration in ten
+ * arrives (the lower quartile was 7.3 ms with a busy loop on each
+ * host CPU and on the guest's last vCPU, 6.12, 2026-12-07).
  */
 TEST_F(sess, frequency_mode)
 {
 	pid_t child = start_child(spin_child, 2);
-	uint64_t *gap, q1 = 0;
+	uint64_t *gap, p10 = 0;
 	double rate, cpu;
 	size_t i, n;
 
@@ -1461,13 +1463,13 @@ TEST_F(sess, frequency_mode)
 	for (i = 0; i + 1 < n; i++)
 		gap[i] = gap[i + 1] - gap[i];
 	qsort(gap, n - 1, sizeof(*gap), cmp_u64);
-	q1 = gap[(n - 1) / 4];
-	TH_LOG("%zu samples in %.2f s of CPU at 250 Hz asked: %.0f/s; gaps between them: lower quartile %.2f ms, median %.2f ms",
-	       n, cpu, rate, q1 / 1e6, gap[(n - 1) / 2] / 1e6);
+	p10 = gap[(n - 1) / 10];
+	TH_LOG("%zu samples in %.2f s of CPU at 250 Hz asked: %.0f/s; gaps between them: 10th percentile %.2f ms, lower quartile %.2f ms, median %.2f ms",
+	       n, cpu, rate, p10 / 1e6, gap[(n - 1) / 4] / 1e6, gap[(n - 1) / 2] / 1e6);
 	free(gap);
 	/* 4 ms, in microseconds, within a factor of 2 either way */
-	MEASURE("gap_q1_us", q1 / 1000, >, 2000);
-	MEASURE("gap_q1_us", q1 / 1000, <, 8000);
+	MEASURE("gap_p10_us", p10 / 1000, >, 2000);
+	MEASURE("gap_p10_us", p10 / 1000, <, 8000);
 }
 
 /* A CPU list: samples come from those CPUs only. */

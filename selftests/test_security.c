@@ -406,7 +406,8 @@ static int check_bytes(void *arg, int cpu, const struct perfregs_rec_header *h,
 	return 0;
 }
 
-TEST_F(state, records_fully_written)
+/* its stalls wait up to 10 s x scale each: past the default 30 s */
+TEST_F_TIMEOUT(state, records_fully_written, 120)
 {
 	struct byte_check c = { .stack_bytes = 32768 };
 	struct perfregs_config cfg;
@@ -430,8 +431,23 @@ TEST_F(state, records_fully_written)
 	ASSERT_EQ(0, prf_config(&r, &cfg));
 	restore_state();	/* only the rings made above are poisoned */
 	ASSERT_EQ(0, prf_start(&r));
+	/*
+	 * Drains 5 ms apart, and stalls that each last until the ring has
+	 * lost something (the control page's count), 10 s x scale at most:
+	 * the LOST records are there to be checked whatever the CPU time
+	 * the shell gets (stalls of a fixed 250 ms gave 1 LOST record with
+	 * the host loaded, 6.12, 2026-12-07)
+	 */
 	for (i = 0; i < 12; i++) {
-		usleep(i % 2 ? 250000 : 5000);
+		if (i % 2) {
+			uint64_t lost = prf_lost_total(&r, PERFREGS_LOST_FULL),
+				 end = now_ns() + (uint64_t)(10e9 * work_scale());
+
+			while (prf_lost_total(&r, PERFREGS_LOST_FULL) == lost && now_ns() < end)
+				usleep(10000);
+		} else {
+			usleep(5000);
+		}
 		ASSERT_LE(0, prf_drain(&r, check_bytes, &c));
 	}
 	prf_stop(&r);
@@ -1375,8 +1391,7 @@ TEST_F(state, memory_cgroup_holds_rings)
 	 * fewer (2 fewer of 514 on 6.1, 2026-12-07); not charging would show
 	 * none of them.  In pages.
 	 */
-	MEASURE("charged_pages", (c->after - c->before) / getpagesize(), >=,
-		rings / getpagesize() - 64);
+	MEASURE("uncharged_pages", (rings - (c->after - c->before)) / getpagesize(), <=, 64);
 	EXPECT_EQ(0, ooms) TH_LOG("CONFIG called the cgroup's OOM killer");
 	munmap(c, sizeof(*c));
 }
