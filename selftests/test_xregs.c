@@ -481,10 +481,18 @@ TEST_F_TIMEOUT(xregs, magic, 90)
 		/*
 		 * known in most samples, also in the kernel: a share, the
 		 * one timing decides (syscall: how often the task was
-		 * switched out in getppid()), in percent
+		 * switched out in getppid()), in percent.  On RT a sample
+		 * in a hard interrupt that finds preemption off says
+		 * fpregs_locked, as it must, and getppid() has it off for a
+		 * good part of its time (2026-12-07, 64/i386: 6.1-rt 62 and
+		 * 37 of about 200, 6.12-rt 37 and 60; none without RT): the
+		 * share is of the samples where it was not, else 6.1-rt's
+		 * 58% known stood against the 50% floor.
 		 */
-		MEASURE("simd_unknown_pct",
-			t.inloop ? 100 - 100 * t.simd_known / t.inloop : 100, <=, 50);
+		int judged = t.inloop - (rt ? t.simd_locked : 0);
+
+		MEASURE(rt ? "simd_unknown_pct_unlocked" : "simd_unknown_pct",
+			judged > 0 ? 100 - 100 * t.simd_known / judged : 100, <=, 50);
 	}
 	if (!(self->offered & PERFREGS_SIMD_YMM))
 		TH_LOG("ymm not checked: this CPU offers no AVX");
