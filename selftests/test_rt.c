@@ -496,7 +496,7 @@ TEST_F(rt, rt_hog_polling_reader)
 	EXPECT_EQ(prf_produced(&self->r), accounted(&self->r, &self->set));
 	EXPECT_LE((uint64_t)faults, prf_produced(&self->r));
 	/*
-	 * The reader's 20 ms polls against a ring of 80 faults' samples at
+	 * The reader's 20 ms polls against a ring of 160 faults' samples at
 	 * one a millisecond: the latency is the property
 	 */
 	MEASURE("lost", lost, ==, 0);
