@@ -2590,7 +2590,8 @@ else
 fi
 
 if [ -x "$B/linux/scripts/checkpatch.pl" ]; then
-	if out=$("$B/linux/scripts/checkpatch.pl" --no-tree -q -f module/*.c module/*.h include/uapi/linux/perfregs.h 2>&1) &&
+	if out=$("$B/linux/scripts/checkpatch.pl" --no-tree -q -f module/*.c module/*.h include/uapi/linux/perfregs.h \
+		include/perfregs/*.h 2>&1) &&
 	   [ -z "$out" ]; then
 		echo "ok - checkpatch.pl --no-tree -f module/ and the uapi header: clean"
 	else
