@@ -8,7 +8,7 @@
 #include <linux/miscdevice.h>
 #include <linux/fs.h>
 #include <linux/capability.h>
-#include "perfregs.h"
+#include "internal.h"
 #include "simd.h"
 
 static int prf_open(struct inode *inode, struct file *file)

@@ -54,7 +54,7 @@
 #include <linux/sched/user.h>
 #include <linux/security.h>
 #include <linux/string.h>
-#include "perfregs.h"
+#include "internal.h"
 
 static unsigned int mlock_kb = 516;
 module_param(mlock_kb, uint, 0644);

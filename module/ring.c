@@ -47,7 +47,7 @@
 #include <linux/sched.h>
 #include <linux/uaccess.h>
 #include <linux/kmsan-checks.h>
-#include "perfregs.h"
+#include "internal.h"
 #include "ring.h"
 
 static void prf_ring_wake(struct irq_work *work)

@@ -18,7 +18,7 @@
 #include <linux/pid_namespace.h>
 #include <linux/preempt.h>
 #include <asm/ptrace.h>
-#include "perfregs.h"
+#include "internal.h"
 #include "ring.h"
 #include "compat.h"
 #include "inject.h"

@@ -13,7 +13,8 @@
 #include <linux/sched/task.h>
 #include <linux/sched/signal.h>
 #include <linux/pid_namespace.h>
-#include "perfregs.h"
+#include "internal.h"
+#include "ring.h"
 #include "compat.h"
 #include "simd.h"
 

@@ -44,7 +44,6 @@
 #include <asm/fpu/xcr.h>
 #include <asm/processor.h>
 #include <asm/ptrace.h>
-#include "perfregs.h"
 #include "ring.h"
 #include "simd.h"
 

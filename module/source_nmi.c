@@ -14,7 +14,7 @@
 #include <linux/rculist.h>
 #include <linux/sched.h>
 #include <asm/nmi.h>
-#include "perfregs.h"
+#include "internal.h"
 
 static LIST_HEAD(prf_nmi_sessions);
 static DEFINE_MUTEX(prf_nmi_lock);	/* the list and the counts below */

@@ -17,7 +17,7 @@
 #include <linux/sched/task.h>
 #include <linux/slab.h>
 #include <linux/workqueue.h>
-#include "perfregs.h"
+#include "internal.h"
 #include "compat.h"
 #include "inject.h"
 
