@@ -104,8 +104,6 @@ void prf_sample_setup(struct prf_session *s);
 int prf_perf_init(void);
 void prf_perf_exit(void);
 void prf_perf_session_init(struct prf_session *s);
-int prf_perf_attr(const struct perfregs_config *cfg,
-		  struct perf_event_attr *attr);
 int prf_perf_start(struct prf_session *s);
 void prf_perf_stop(struct prf_session *s);
 

@@ -55,6 +55,7 @@
 #include <linux/security.h>
 #include <linux/string.h>
 #include "internal.h"
+#include "event.h"
 
 static unsigned int mlock_kb = 516;
 module_param(mlock_kb, uint, 0644);
@@ -124,19 +125,9 @@ static bool prf_witness_matches(const struct perf_event *ev,
 	struct perf_event_attr want;
 	bool nmi = c->event == PERFREGS_EV_NMI;
 
-	if (!prf_witness_samples(w, c))
+	/* for the raw NMI hook, the cpu-clock that stands in for it */
+	if (!prf_witness_samples(w, c) || prf_event_attr(c, &want))
 		return false;
-
-	if (nmi) {
-		/* the raw NMI hook has no perf event: a cpu-clock stands in */
-		memset(&want, 0, sizeof(want));
-		want.type = PERF_TYPE_SOFTWARE;
-		want.config = PERF_COUNT_SW_CPU_CLOCK;
-		want.exclude_user = !!(c->flags & PERFREGS_CF_EXCLUDE_USER);
-		want.exclude_kernel = !!(c->flags & PERFREGS_CF_EXCLUDE_KERNEL);
-	} else if (prf_perf_attr(c, &want)) {
-		return false;
-	}
 	if (!prf_witness_type(ev, &want) || w->config != want.config ||
 	    w->exclude_user != want.exclude_user ||
 	    w->exclude_kernel != want.exclude_kernel)

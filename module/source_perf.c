@@ -8,7 +8,6 @@
  * samples past the handler, is never used.
  */
 #include <linux/perf_event.h>
-#include <linux/hw_breakpoint.h>
 #include <linux/cpu.h>
 #include <linux/cpuhotplug.h>
 #include <linux/pid.h>
@@ -18,6 +17,7 @@
 #include <linux/slab.h>
 #include <linux/workqueue.h>
 #include "internal.h"
+#include "event.h"
 #include "compat.h"
 #include "inject.h"
 
@@ -45,49 +45,11 @@ static void prf_perf_overflow(struct perf_event *event,
 		   event->hw.interrupts == PRF_THROTTLED);
 }
 
-/* The perf event a configuration stands for (policy.c compares it). */
-int prf_perf_attr(const struct perfregs_config *cfg,
-		  struct perf_event_attr *attr)
-{
-	static const struct {
-		u32 type;
-		u64 config;
-	} map[] = {
-#define PERFREGS_EVENT(name, id, type, config, period)	\
-		[id] = { type, config },
-#include <perfregs/events.h>
-	};
-
-	BUILD_BUG_ON(ARRAY_SIZE(map) != PERFREGS_EV_MAX);
-	/* the raw NMI hook has no perf event */
-	if (cfg->event >= PERFREGS_EV_MAX || cfg->event == PERFREGS_EV_NMI)
-		return -EINVAL;
-	memset(attr, 0, sizeof(*attr));
-	attr->size = sizeof(*attr);
-	attr->type = map[cfg->event].type;
-	attr->config = map[cfg->event].config;
-	attr->sample_period = cfg->period;
-	attr->freq = !!(cfg->flags & PERFREGS_CF_FREQ);
-	attr->exclude_user = !!(cfg->flags & PERFREGS_CF_EXCLUDE_USER);
-	attr->exclude_kernel = !!(cfg->flags & PERFREGS_CF_EXCLUDE_KERNEL);
-	attr->exclude_hv = 1;
-	if (cfg->event == PERFREGS_EV_BREAKPOINT) {
-		attr->bp_addr = cfg->bp_addr;
-		attr->bp_type = (cfg->bp_type & PERFREGS_BP_R ? HW_BREAKPOINT_R : 0) |
-				(cfg->bp_type & PERFREGS_BP_W ? HW_BREAKPOINT_W : 0) |
-				(cfg->bp_type & PERFREGS_BP_X ? HW_BREAKPOINT_X : 0);
-		attr->bp_len = cfg->bp_len;
-		attr->sample_period = 1;
-		attr->freq = 0;
-	}
-	return 0;
-}
-
 /* The attributes of the module's own counters for the session. */
 static int prf_counter_attr(const struct prf_session *s,
 			    struct perf_event_attr *attr)
 {
-	int ret = prf_perf_attr(&s->cfg, attr);
+	int ret = prf_event_attr(&s->cfg, attr);
 
 	if (ret)
 		return ret;
