@@ -7,6 +7,8 @@
  * (PEBS) events are never requested, so large PEBS, which would batch
  * samples past the handler, is never used.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/perf_event.h>
 #include <linux/cpu.h>
 #include <linux/cpuhotplug.h>
@@ -155,7 +157,7 @@ static void prf_perf_cpu_work(struct work_struct *work)
 	int ret = prf_perf_reconcile(s);
 
 	if (ret && ret != -ENODEV)
-		pr_warn_ratelimited("perfregs: a CPU has no counter: %d\n", ret);
+		pr_warn_ratelimited("a CPU has no counter: %d\n", ret);
 }
 
 /* CPU hotplug, with the hotplug lock held: only queue the reconcile. */
