@@ -151,8 +151,8 @@ again:
 		local_set(&rb->wakeup, head);
 		irq_work_queue(&rb->work);
 	}
-	if (prf_injecting())
-		prf_inject_leave(rb);	/* a test: a writer nests right here */
+	/* a test: a writer nests right here */
+	prf_inject_hook(PRF_INJECT_LEAVE, rb->session, NULL, &rb->nest);
 
 	/*
 	 * A writer that interrupts us from here on sees nest == 0 and

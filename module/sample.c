@@ -554,17 +554,6 @@ static u64 prf_stack_len(unsigned long sp, u64 len, unsigned long tp)
 	return len;
 }
 
-/* inject.h: the outermost writer's registers, to nest a sample in leave */
-static DEFINE_PER_CPU(struct pt_regs *, prf_inject_regs);
-
-void prf_inject_leave(struct prf_ring *rb)
-{
-	struct pt_regs *regs = this_cpu_read(prf_inject_regs);
-
-	if (regs && local_read(&rb->nest) == 1 && prf_inject_nest_now(1))
-		prf_sample(rb->session, regs, false);	/* as an NMI here */
-}
-
 /*
  * Take one sample.  Called from every source with preemption off (see
  * prf_sample_image()); teardown relies on that: see prf_perf_stop().
@@ -620,11 +609,7 @@ void prf_sample(struct prf_session *s, struct pt_regs *regs, bool throttled)
 
 	prf_ring_enter(rb);
 	local_inc(&rb->produced);
-	if (prf_injecting() && local_read(&rb->nest) == 1) {
-		this_cpu_write(prf_inject_regs, ctx.iregs);	/* for leave */
-		if (prf_inject_nest_now(0))
-			prf_sample(s, ctx.iregs, false);	/* as an NMI here */
-	}
+	prf_inject_hook(PRF_INJECT_COUNTED, s, ctx.iregs, &rb->nest);
 	if (throttled)
 		prf_ring_lost(rb, PERFREGS_LOST_THROTTLED);
 	if (ctx.flags & PERFREGS_SF_ENTRY_RACE)
@@ -684,12 +669,7 @@ void prf_sample(struct prf_session *s, struct pt_regs *regs, bool throttled)
 	if (prf_ring_begin(rb, &h, size))
 		goto out_simd_put;
 	start = h.offset;
-	if (prf_injecting()) {
-		prf_inject_sample_delay();
-		/* a writer that reserves after us: no trimming ours */
-		if (local_read(&rb->nest) == 1 && prf_inject_nest_now(2))
-			prf_sample(s, ctx.iregs, false);	/* as an NMI */
-	}
+	prf_inject_hook(PRF_INJECT_RESERVED, s, ctx.iregs, &rb->nest);
 
 	rec = prf_ring_direct(&h, fixed);
 	if (likely(rec)) {
@@ -724,11 +704,5 @@ void prf_sample(struct prf_session *s, struct pt_regs *regs, bool throttled)
 out_simd_put:
 	prf_simd_put(&simd);
 	prf_ring_leave(rb);
-	/*
-	 * Whether or not a test knob is on now: it may have been when the
-	 * pointer was stored, and a frame about to go may not stay behind.
-	 * This also ends a nest from leave: the outer writer's next pass
-	 * finds NULL.
-	 */
-	this_cpu_write(prf_inject_regs, NULL);
+	prf_inject_done();
 }
