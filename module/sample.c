@@ -30,14 +30,6 @@
 /* Flag bits of prf_sample_ctx.have: what has been resolved. */
 #define PRF_HAVE_UREGS	0x1U
 
-struct prf_sample_ctx {
-	struct pt_regs *iregs;
-	struct pt_regs *uregs;	/* valid once PRF_HAVE_UREGS is set */
-	u32 have;
-	u32 flags;		/* PERFREGS_SF_* */
-	u32 abi;		/* enum perfregs_abi */
-};
-
 /*
  * Where each register comes from: an index of unsigned longs in struct
  * pt_regs, or PRF_SRC_EXTRA + n for the n-th value prf_read_extras()
@@ -74,6 +66,31 @@ static const u8 prf_reg_src[PERFREGS_REG_EXT_MAX] = {
 	[PERFREGS_REG_GS_BASE] = PRF_SRC_EXTRA + 5,
 };
 #define PRF_NR_EXTRA	6
+
+/*
+ * One sample as prf_sample() works it out, step by step: classified
+ * (prf_sample_classify()), sized (prf_sample_size()), then written
+ * (prf_sample_write()).
+ */
+struct prf_sample_ctx {
+	/* classify */
+	struct pt_regs *iregs;	/* the interrupt registers recorded */
+	struct pt_regs *interrupted;	/* what the interrupt hit */
+	struct pt_regs *uregs;	/* valid once PRF_HAVE_UREGS is set */
+	u32 have;
+	u32 flags;		/* PERFREGS_SF_* */
+	u32 abi;		/* enum perfregs_abi */
+	int class;		/* enum prf_uregs_class */
+	const struct prf_regsel *isel;
+	const struct prf_regsel *usel;	/* NULL: no user register */
+	/* size */
+	u64 extra[PRF_NR_EXTRA];	/* usel->extra: from prf_read_extras() */
+	struct prf_simd simd;
+	u64 stack_size;
+	u32 fixed;		/* the fixed part and the registers */
+	u32 simd_size;
+	u32 size;		/* the whole record */
+};
 
 #define PRF_SEGS_MASK	((1ULL << PERFREGS_REG_DS) | (1ULL << PERFREGS_REG_ES) | \
 			 (1ULL << PERFREGS_REG_FS) | (1ULL << PERFREGS_REG_GS))
@@ -450,23 +467,21 @@ static void prf_fill_rec(const struct prf_session *s,
  * not carry these buffers on the (NMI) stack.
  */
 static noinline void prf_write_wrapped(const struct prf_session *s,
-				       struct prf_handle *h, u32 size,
-				       const struct prf_sample_ctx *ctx,
-				       struct pt_regs *regs,
-				       const struct prf_regsel *isel,
-				       const struct prf_regsel *usel,
-				       const u64 *extra)
+				       struct prf_handle *h,
+				       const struct prf_sample_ctx *ctx)
 {
+	const struct prf_regsel *usel = ctx->usel;
 	struct perfregs_rec_sample rec;
 	u64 vals[PERFREGS_REG_EXT_MAX];
 	u64 *end;
 
-	prf_fill_rec(s, &rec, size, ctx, isel->mask, usel ? usel->mask : 0);
+	prf_fill_rec(s, &rec, ctx->size, ctx, ctx->isel->mask,
+		     usel ? usel->mask : 0);
 	prf_ring_write(h, &rec, sizeof(rec));
-	end = prf_put_regs(vals, regs, isel);
+	end = prf_put_regs(vals, ctx->iregs, ctx->isel);
 	prf_ring_write(h, vals, (end - vals) * sizeof(*vals));
 	if (usel) {
-		end = prf_put_uregs(vals, ctx->uregs, extra, usel);
+		end = prf_put_uregs(vals, ctx->uregs, ctx->extra, usel);
 		prf_ring_write(h, vals, (end - vals) * sizeof(*vals));
 	}
 }
@@ -555,32 +570,24 @@ static u64 prf_stack_len(unsigned long sp, u64 len, unsigned long tp)
 }
 
 /*
- * Take one sample.  Called from every source with preemption off (see
- * prf_sample_image()); teardown relies on that: see prf_perf_stop().
+ * Classify: where the sample was taken, whose user registers it has,
+ * which interrupt and user registers the record carries.  Reads the
+ * interrupted registers and current only.  False for a sample the
+ * session may not see: the counter skidded into the kernel of a session
+ * that excludes it, and no user frame we trust is there.
  */
-void prf_sample(struct prf_session *s, struct pt_regs *regs, bool throttled)
+static __always_inline bool prf_sample_classify(const struct prf_session *s,
+						struct pt_regs *regs,
+						struct prf_sample_ctx *ctx)
 {
-	struct prf_ring *rb = s->rings[smp_processor_id()];
-	struct prf_sample_ctx ctx = { .iregs = regs };
-	const struct prf_regsel *isel = &s->isel;
-	struct perfregs_rec_sample *rec;
 	struct pt_regs *uregs;
-	const struct prf_regsel *usel;
-	struct prf_handle h;
-	struct pt_regs *interrupted = regs;	/* what the interrupt hit */
-	u64 extra[PRF_NR_EXTRA];
-	struct prf_simd simd;
-	u64 stack_size = 0;
-	unsigned long start;
-	u32 size, fixed, simd_size = 0;
-	int class;
-	u64 *v;
 
-	if (unlikely(!rb))
-		return;
-
-	ctx.flags = prf_sample_context();
-	uregs = prf_sample_uregs(&ctx);
+	ctx->iregs = regs;
+	ctx->interrupted = regs;
+	ctx->have = 0;
+	ctx->isel = &s->isel;
+	ctx->flags = prf_sample_context();
+	uregs = prf_sample_uregs(ctx);
 	if (!user_mode(regs)) {
 		if (unlikely(s->cfg.flags & PERFREGS_CF_EXCLUDE_KERNEL)) {
 			/*
@@ -588,23 +595,168 @@ void prf_sample(struct prf_session *s, struct pt_regs *regs, bool throttled)
 			 * came in the kernel.  Not one kernel register may
 			 * reach this session: report the sample at the user
 			 * frame, or not at all when there is none we trust
-			 * (as perf excludes a kernel-mode event; a throttle
-			 * it carried is still counted).
+			 * (as perf excludes a kernel-mode event).
 			 */
-			if (!uregs) {
-				if (throttled) {
-					prf_ring_enter(rb);
-					prf_ring_lost(rb, PERFREGS_LOST_THROTTLED);
-					prf_ring_leave(rb);
-				}
-				return;
-			}
-			ctx.iregs = regs = uregs;
-			ctx.flags |= PERFREGS_SF_SKID;
-			isel = &s->isel_frame;
+			if (!uregs)
+				return false;
+			ctx->iregs = uregs;
+			ctx->flags |= PERFREGS_SF_SKID;
+			ctx->isel = &s->isel_frame;
 		} else {
-			ctx.flags |= PERFREGS_SF_KERNEL;
+			ctx->flags |= PERFREGS_SF_KERNEL;
 		}
+	}
+
+	/*
+	 * Which of the selectors and bases are the user's (prf_sample_setup()).
+	 * In the kernel, not while the task has a KVM vCPU loaded: each VM
+	 * exit on Intel loads the VMCS's host selectors, and the user's come
+	 * back only when the vCPU is put (vmx_prepare_switch_to_host()).
+	 */
+	if (user_mode(regs))
+		ctx->class = PRF_UREGS_USER;
+	else if ((regs->flags & X86_EFLAGS_IF) && !prf_vcpu_loaded())
+		ctx->class = PRF_UREGS_KERNEL;
+	else
+		ctx->class = PRF_UREGS_PLAIN;
+	ctx->usel = NULL;
+	if (ctx->abi == PERFREGS_ABI_64)
+		ctx->usel = &s->usel64[ctx->class];
+	else if (ctx->abi == PERFREGS_ABI_32)
+		ctx->usel = &s->usel32[ctx->class];
+	if (ctx->usel && !ctx->usel->n)
+		ctx->usel = NULL;
+	return true;
+}
+
+/*
+ * Size: what the record's size depends on, read from the CPU and the
+ * task now: the selectors and bases, the length of the user stack to
+ * copy, the SIMD state (which holds a slot until prf_simd_put()).
+ */
+static __always_inline void prf_sample_size(const struct prf_session *s,
+					    struct prf_sample_ctx *ctx)
+{
+	const struct prf_regsel *usel = ctx->usel;
+
+	if (usel && usel->extra)
+		prf_read_extras(ctx->extra, ctx->class == PRF_UREGS_USER);
+
+	ctx->stack_size = 0;
+	if (s->cfg.stack_bytes && ctx->uregs) {
+		unsigned long tp = 0;
+
+		/*
+		 * The thread pointer, where prf_read_extras() trusts it
+		 * (the same classes): the FS base of a 64-bit or x32 frame;
+		 * an i386 frame's GS base, known only when the interrupt hit
+		 * user mode (the entry's swapgs put it in KERNEL_GS_BASE).
+		 */
+		if (ctx->abi == PERFREGS_ABI_64 && ctx->class != PRF_UREGS_PLAIN)
+			tp = usel && usel->extra ? ctx->extra[4] :
+						   x86_fsbase_read_cpu();
+		else if (ctx->abi == PERFREGS_ABI_32 &&
+			 ctx->class == PRF_UREGS_USER)
+			tp = prf_user_gsbase(usel, ctx->extra);
+		ctx->flags |= PERFREGS_SF_STACK;
+		ctx->stack_size = prf_stack_len(ctx->uregs->sp,
+						s->cfg.stack_bytes, tp);
+	}
+	ctx->simd.slot_held = false;
+	ctx->simd_size = 0;
+	if (s->cfg.simd_mask && ctx->uregs) {
+		ctx->flags |= PERFREGS_SF_SIMD;
+		prf_simd_take(&ctx->simd, s->cfg.simd_mask,
+			      ctx->abi == PERFREGS_ABI_64, ctx->interrupted);
+		ctx->simd_size = prf_simd_size(ctx->simd.components,
+					       ctx->simd.is64);
+	}
+
+	ctx->fixed = sizeof(struct perfregs_rec_sample) +
+		     8 * (ctx->isel->n + (usel ? usel->n : 0));
+	ctx->size = ctx->fixed + ctx->simd_size;
+	if (ctx->stack_size)
+		ctx->size += 16 + ctx->stack_size;
+}
+
+/*
+ * Write: the record into the reservation @h, from its start on, and the
+ * new task it may tell a learner of.
+ */
+static __always_inline void prf_sample_write(const struct prf_session *s,
+					     struct prf_ring *rb,
+					     struct prf_handle *h,
+					     const struct prf_sample_ctx *ctx)
+{
+	const struct prf_regsel *usel = ctx->usel;
+	unsigned long start = h->offset;
+	struct perfregs_rec_sample *rec;
+	u64 *v;
+
+	rec = prf_ring_direct(h, ctx->fixed);
+	if (likely(rec)) {
+		/* the common case: no wrap, every field stored in place */
+		prf_fill_rec(s, rec, ctx->size, ctx, ctx->isel->mask,
+			     usel ? usel->mask : 0);
+		v = prf_put_regs(rec->regs, ctx->iregs, ctx->isel);
+		if (usel)
+			prf_put_uregs(v, ctx->uregs, ctx->extra, usel);
+	} else {
+		prf_write_wrapped(s, h, ctx);
+	}
+	if (ctx->simd_size)
+		prf_simd_write(h, &ctx->simd);
+	if (ctx->stack_size)
+		prf_ring_write_stack(h, start,
+				     (const void __user *)ctx->uregs->sp,
+				     ctx->stack_size);
+	prf_ring_check_written(h, start);
+
+	/*
+	 * A learner in userspace wants to hear of a new process or image;
+	 * the outermost writer publishes the count with our record.  A
+	 * nested writer samples the same task as the one it interrupted,
+	 * so a race on last_* can only count that task twice.
+	 */
+	if (ctx->uregs && (rb->last_tgid != current->tgid ||
+			   rb->last_mm != current->mm)) {
+		rb->last_tgid = current->tgid;
+		rb->last_mm = current->mm;
+		local_inc(&rb->new_tasks);
+	}
+}
+
+/**
+ * prf_sample() - take one sample
+ * @s: the session
+ * @regs: the registers the interrupt (or the perf core) handed over
+ * @throttled: perf throttled the event with this sample
+ *
+ * Classifies the sample, counts it, sizes its record, reserves it in
+ * the ring of this CPU and writes it; a sample that finds no room is
+ * counted lost.  The test hooks (inject.h) nest another writer at the
+ * points where an NMI can land.
+ *
+ * Context: every source calls it with preemption off, NMI included
+ * (see prf_sample_image()); teardown relies on that, see
+ * prf_perf_stop().  Takes no lock, allocates nothing, never sleeps.
+ */
+void prf_sample(struct prf_session *s, struct pt_regs *regs, bool throttled)
+{
+	struct prf_ring *rb = s->rings[smp_processor_id()];
+	struct prf_sample_ctx ctx;
+	struct prf_handle h;
+
+	if (unlikely(!rb))
+		return;
+	if (!prf_sample_classify(s, regs, &ctx)) {
+		/* not taken, but a throttle it carried is still counted */
+		if (throttled) {
+			prf_ring_enter(rb);
+			prf_ring_lost(rb, PERFREGS_LOST_THROTTLED);
+			prf_ring_leave(rb);
+		}
+		return;
 	}
 
 	prf_ring_enter(rb);
@@ -615,94 +767,12 @@ void prf_sample(struct prf_session *s, struct pt_regs *regs, bool throttled)
 	if (ctx.flags & PERFREGS_SF_ENTRY_RACE)
 		prf_ring_lost(rb, PERFREGS_LOST_ENTRY);
 
-	/*
-	 * Which of the selectors and bases are the user's (prf_sample_setup()).
-	 * In the kernel, not while the task has a KVM vCPU loaded: each VM
-	 * exit on Intel loads the VMCS's host selectors, and the user's come
-	 * back only when the vCPU is put (vmx_prepare_switch_to_host()).
-	 */
-	if (user_mode(interrupted))
-		class = PRF_UREGS_USER;
-	else if ((interrupted->flags & X86_EFLAGS_IF) && !prf_vcpu_loaded())
-		class = PRF_UREGS_KERNEL;
-	else
-		class = PRF_UREGS_PLAIN;
-	usel = NULL;
-	if (ctx.abi == PERFREGS_ABI_64)
-		usel = &s->usel64[class];
-	else if (ctx.abi == PERFREGS_ABI_32)
-		usel = &s->usel32[class];
-	if (usel && !usel->n)
-		usel = NULL;
-	if (usel && usel->extra)
-		prf_read_extras(extra, class == PRF_UREGS_USER);
-
-	if (s->cfg.stack_bytes && uregs) {
-		unsigned long tp = 0;
-
-		/*
-		 * The thread pointer, where prf_read_extras() trusts it
-		 * (the same classes): the FS base of a 64-bit or x32 frame;
-		 * an i386 frame's GS base, known only when the interrupt hit
-		 * user mode (the entry's swapgs put it in KERNEL_GS_BASE).
-		 */
-		if (ctx.abi == PERFREGS_ABI_64 && class != PRF_UREGS_PLAIN)
-			tp = usel && usel->extra ? extra[4] :
-						   x86_fsbase_read_cpu();
-		else if (ctx.abi == PERFREGS_ABI_32 && class == PRF_UREGS_USER)
-			tp = prf_user_gsbase(usel, extra);
-		ctx.flags |= PERFREGS_SF_STACK;
-		stack_size = prf_stack_len(uregs->sp, s->cfg.stack_bytes, tp);
+	prf_sample_size(s, &ctx);
+	if (!prf_ring_begin(rb, &h, ctx.size)) {
+		prf_inject_hook(PRF_INJECT_RESERVED, s, ctx.iregs, &rb->nest);
+		prf_sample_write(s, rb, &h, &ctx);
 	}
-	simd.slot_held = false;
-	if (s->cfg.simd_mask && uregs) {
-		ctx.flags |= PERFREGS_SF_SIMD;
-		prf_simd_take(&simd, s->cfg.simd_mask, ctx.abi == PERFREGS_ABI_64,
-			      interrupted);
-		simd_size = prf_simd_size(simd.components, simd.is64);
-	}
-
-	fixed = sizeof(*rec) + 8 * (isel->n + (usel ? usel->n : 0));
-	size = fixed + simd_size;
-	if (stack_size)
-		size += 16 + stack_size;
-	if (prf_ring_begin(rb, &h, size))
-		goto out_simd_put;
-	start = h.offset;
-	prf_inject_hook(PRF_INJECT_RESERVED, s, ctx.iregs, &rb->nest);
-
-	rec = prf_ring_direct(&h, fixed);
-	if (likely(rec)) {
-		/* the common case: no wrap, every field stored in place */
-		prf_fill_rec(s, rec, size, &ctx, isel->mask,
-			     usel ? usel->mask : 0);
-		v = prf_put_regs(rec->regs, regs, isel);
-		if (usel)
-			prf_put_uregs(v, uregs, extra, usel);
-	} else {
-		prf_write_wrapped(s, &h, size, &ctx, regs, isel, usel, extra);
-	}
-	if (simd_size)
-		prf_simd_write(&h, &simd);
-	if (stack_size)
-		prf_ring_write_stack(&h, start, (const void __user *)uregs->sp,
-				     stack_size);
-	prf_ring_check_written(&h, start);
-
-	/*
-	 * A learner in userspace wants to hear of a new process or image;
-	 * the outermost writer publishes the count with our record.  A
-	 * nested writer samples the same task as the one it interrupted,
-	 * so a race on last_* can only count that task twice.
-	 */
-	if (uregs && (rb->last_tgid != current->tgid ||
-		      rb->last_mm != current->mm)) {
-		rb->last_tgid = current->tgid;
-		rb->last_mm = current->mm;
-		local_inc(&rb->new_tasks);
-	}
-out_simd_put:
-	prf_simd_put(&simd);
+	prf_simd_put(&ctx.simd);
 	prf_ring_leave(rb);
 	prf_inject_done();
 }
