@@ -190,8 +190,10 @@ static unsigned long prf_charge_limit(void)
 	return allowance + lock_limit;
 }
 
-/*
- * Charge @pages to the caller's user for as long as the rings live.
+/**
+ * prf_policy_charge() - charge a session's rings to the caller's user
+ * @g: the grant that holds the charge until prf_grant_release()
+ * @pages: the rings' pages, control pages included
  *
  * The rings live as long as the session's file, not as long as the
  * process that configured them: a descriptor outlives its opener's mm
@@ -204,6 +206,9 @@ static unsigned long prf_charge_limit(void)
  * when the rings are freed.  CAP_IPC_LOCK lifts the limit, not the
  * count.  Called with the session's old grant released, so that a
  * reconfiguration is not charged twice.
+ *
+ * Context: CONFIG, process context.
+ * Return: 0, or -ENOMEM over the limit.
  */
 int prf_policy_charge(struct prf_grant *g, unsigned long pages)
 {
@@ -224,10 +229,21 @@ int prf_policy_charge(struct prf_grant *g, unsigned long pages)
 	return 0;
 }
 
-/*
- * CONFIG: may the caller sample what @c asks for?  Fills @g with what
- * the grant holds (released with prf_grant_release(), also on failure);
- * the memory is charged later, by prf_policy_charge().
+/**
+ * prf_policy_config() - may the caller sample what a configuration asks?
+ * @c: the configuration, checked by prf_check_config() (session.c)
+ * @target: the target process, NULL for CPUs
+ * @g: filled with what the grant holds
+ *
+ * Holds the witness c->perf_fd against @c (see the top of this file),
+ * then the NMI source's capabilities and lockdown.  @g is released
+ * with prf_grant_release(), also on failure; the memory is charged
+ * later, by prf_policy_charge().
+ *
+ * Context: CONFIG, process context, without the session's locks.
+ * Return: 0, -EBADF when perf_fd is no perf event, -EACCES when it does
+ * not cover the session or a capability is missing, or lockdown's
+ * error.
  */
 int prf_policy_config(const struct perfregs_config *c, struct pid *target,
 		      struct prf_grant *g)
@@ -262,8 +278,10 @@ int prf_policy_config(const struct perfregs_config *c, struct pid *target,
 	return 0;
 }
 
-/*
- * START: may the caller watch @task, a thread of the target process?
+/**
+ * prf_policy_may_watch() - may the caller watch a thread it starts on?
+ * @task: a thread of the target process
+ *
  * Called with the process's signal->exec_update_lock held for reading
  * across this check and the creation of the thread's counter: an exec
  * that changes the credentials either ends before (and we see it here)
@@ -274,6 +292,9 @@ int prf_policy_config(const struct perfregs_config *c, struct pid *target,
  * is dumpable, and the caller's real uid and gid are all its uids and
  * gids or the caller has CAP_SYS_PTRACE in its user namespace (the LSM
  * and Yama parts were asked at CONFIG, through the witness).
+ *
+ * Context: START, process context, @task's exec_update_lock held.
+ * Return: true if the caller may watch @task.
  */
 bool prf_policy_may_watch(struct task_struct *task)
 {
@@ -296,6 +317,14 @@ bool prf_policy_may_watch(struct task_struct *task)
 	return ok;
 }
 
+/**
+ * prf_grant_release() - give back what a grant holds
+ * @g: the grant, emptied; an empty one is fine
+ *
+ * The rings' charge and the pid namespace.
+ *
+ * Context: process context.
+ */
 void prf_grant_release(struct prf_grant *g)
 {
 	if (g->user) {

@@ -101,7 +101,15 @@ void prf_ring_make_room(struct prf_ring *rb, unsigned long head);
 void prf_ring_emit_lost(struct prf_ring *rb, u32 extra, bool nested);
 void prf_ring_publish_more(struct prf_ring *rb);
 
-/* KMSAN: every byte of the record at @start was initialized (ring.c). */
+/**
+ * prf_ring_check_written() - KMSAN: the record at @start was initialized
+ * @h: the reservation, written up to h->offset
+ * @start: where the record began
+ *
+ * prf_ring_kmsan_check() on a KMSAN kernel, nothing elsewhere.
+ *
+ * Context: a writer, any context (NMI too).
+ */
 static inline void prf_ring_check_written(const struct prf_handle *h,
 					  unsigned long start)
 {
@@ -109,6 +117,15 @@ static inline void prf_ring_check_written(const struct prf_handle *h,
 		prf_ring_kmsan_check(h, start);
 }
 
+/**
+ * prf_ring_enter() - a writer begins on the ring of its CPU
+ * @rb: the ring
+ *
+ * Opens the writer's bracket, closed by prf_ring_leave(): everything a
+ * writer does to a ring, counting included, happens in between.
+ *
+ * Context: any context (NMI too), preemption off, on @rb's CPU.
+ */
 static __always_inline void prf_ring_enter(struct prf_ring *rb)
 {
 	/*
@@ -124,7 +141,16 @@ static __always_inline void prf_ring_enter(struct prf_ring *rb)
 	barrier(); /* nest and seq are up before we touch anything else */
 }
 
-/* Publish head and the counters if we are the outermost writer; leave. */
+/**
+ * prf_ring_leave() - a writer is done with the ring
+ * @rb: the ring
+ *
+ * The outermost writer publishes head and the counters (and wakes the
+ * readers at the watermark) before it leaves; a nested one only leaves,
+ * and the writer it interrupted publishes for it.
+ *
+ * Context: the end of a prf_ring_enter() bracket, on the same CPU.
+ */
 static __always_inline void prf_ring_leave(struct prf_ring *rb)
 {
 	unsigned long head, seq;
@@ -177,11 +203,20 @@ again:
  */
 #define PRF_LOST_ROOM	sizeof(struct perfregs_rec_lost)
 
-/*
- * Reserve space for one record of @size bytes (a multiple of 8), with
- * @extra bytes still free after it.  A sample that finds no room is
- * counted lost; a LOST record (@count false) that finds none is simply
- * written later.
+/**
+ * prf_ring_reserve() - reserve room for one record
+ * @rb: the ring
+ * @h: the reservation, filled in on success
+ * @size: the record's bytes, a multiple of 8
+ * @extra: bytes that must still be free after it
+ * @nested: the writer interrupted another on this CPU (which cause a
+ *	loss is counted under)
+ * @count: count a sample lost when there is no room (a LOST record
+ *	that finds none is simply written later)
+ *
+ * Context: a writer, inside its bracket, any context (NMI too).
+ * Return: 0, -E2BIG for a record larger than half the ring, -ENOSPC
+ * when there is no room.
  */
 static __always_inline int prf_ring_reserve(struct prf_ring *rb,
 					    struct prf_handle *h, u32 size,
@@ -236,10 +271,17 @@ static __always_inline int prf_ring_reserve(struct prf_ring *rb,
 	return 0;
 }
 
-/*
- * The next @len bytes of the reservation, to be written in place, if
- * they do not wrap around the end of the ring; NULL otherwise (the
- * caller then uses prf_ring_write()).  Saves a copy and a call per field.
+/**
+ * prf_ring_direct() - the next bytes of a reservation, in place
+ * @h: the reservation, advanced by @len on success
+ * @len: how many bytes
+ *
+ * Saves a copy and a call per field: the caller writes the bytes in
+ * place.
+ *
+ * Context: a writer, any context (NMI too).
+ * Return: where to write the next @len bytes, or NULL if they wrap
+ * around the end of the ring (the caller then uses prf_ring_write()).
  */
 static __always_inline void *prf_ring_direct(struct prf_handle *h, size_t len)
 {
@@ -252,10 +294,19 @@ static __always_inline void *prf_ring_direct(struct prf_handle *h, size_t len)
 	return rb->data + pos;
 }
 
-/*
- * Reserve a record inside the writer's bracket.  On success the caller
- * writes exactly @size bytes, or trims the reservation to what it wrote
+/**
+ * prf_ring_begin() - reserve a sample record inside the writer's bracket
+ * @rb: the ring
+ * @h: the reservation, filled in on success
+ * @size: the record's bytes, a multiple of 8
+ *
+ * Writes the LOST record that is due first, if there is room for it and
+ * for the sample after it.  On success the caller writes exactly @size
+ * bytes, or trims the reservation to what it wrote
  * (prf_ring_write_stack()); on failure the record is counted as lost.
+ *
+ * Context: a writer, inside its bracket, any context (NMI too).
+ * Return: 0, or the error of prf_ring_reserve().
  */
 static __always_inline int prf_ring_begin(struct prf_ring *rb,
 					  struct prf_handle *h, u32 size)

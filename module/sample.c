@@ -217,7 +217,15 @@ static void prf_regsel_init(struct prf_regsel *sel, u64 mask)
 	}
 }
 
-/* Called with the new configuration in s->cfg, before any sample. */
+/**
+ * prf_sample_setup() - work out what samples of a configuration record
+ * @s: the session, with its new configuration in s->cfg
+ *
+ * The register selections of struct prf_session, per user ABI and
+ * class, so that the handler copies registers without walking a mask.
+ *
+ * Context: CONFIG, with the session's locks held, before any sample.
+ */
 void prf_sample_setup(struct prf_session *s)
 {
 	static const u64 extra[PRF_UREGS_CLASSES] = {

@@ -178,6 +178,12 @@ static int prf_cpu_dead(unsigned int cpu, struct hlist_node *node)
 	return 0;
 }
 
+/**
+ * prf_perf_init() - set up the CPU hotplug states of the perf source
+ *
+ * Context: module init.
+ * Return: 0, or the error of cpuhp_setup_state_multi().
+ */
 int prf_perf_init(void)
 {
 	int ret;
@@ -199,12 +205,23 @@ out_remove_online:
 	return ret;
 }
 
+/**
+ * prf_perf_exit() - remove the CPU hotplug states
+ *
+ * Context: module exit, every session gone.
+ */
 void prf_perf_exit(void)
 {
 	cpuhp_remove_multi_state(prf_cpuhp_dead);
 	cpuhp_remove_multi_state(prf_cpuhp_online);
 }
 
+/**
+ * prf_perf_session_init() - the perf source's part of a new session
+ * @s: the session
+ *
+ * Context: process context.
+ */
 void prf_perf_session_init(struct prf_session *s)
 {
 	INIT_WORK(&s->cpu_work, prf_perf_cpu_work);
@@ -391,6 +408,20 @@ out_put_leader:
 	return ret < 0 ? ret : 0;
 }
 
+/**
+ * prf_perf_start() - start the perf counters of a session
+ * @s: a configured session whose event is a perf event (not EV_NMI)
+ *
+ * One counter per CPU of the session, kept through CPU hotplug, or one
+ * per thread of the target process, inherited by the threads (and with
+ * CF_INHERIT the processes) it creates.  Stopped again on failure.
+ *
+ * Context: START, process context with s->lock held; may sleep.
+ * Return: 0, or a negative errno: -ESRCH when the target has no thread
+ * left, -EACCES when the caller may no longer watch one (START asks
+ * again), -EAGAIN for a process that makes threads faster than we
+ * look, -ENODEV when no CPU of the session is online.
+ */
 int prf_perf_start(struct prf_session *s)
 {
 	struct perf_event **events = NULL;
@@ -414,6 +445,15 @@ int prf_perf_start(struct prf_session *s)
 	return ret;
 }
 
+/**
+ * prf_perf_stop() - stop and release the counters of a session
+ * @s: the session
+ *
+ * Returns once no prf_sample() of its counters runs any more, on any
+ * CPU: the caller may then flush the LOST records and free the rings.
+ *
+ * Context: process context, may sleep.
+ */
 void prf_perf_stop(struct prf_session *s)
 {
 	struct perf_event **events, **tev;
