@@ -67,25 +67,28 @@ static const u8 prf_reg_src[PERFREGS_REG_EXT_MAX] = {
 };
 #define PRF_NR_EXTRA	6
 
-/*
- * One sample as prf_sample() works it out, step by step: classified
- * (prf_sample_classify()), sized (prf_sample_size()), then written
- * (prf_sample_write()).
- */
+/* What the record says of the sample: prf_fill_rec() reads it. */
 struct prf_sample_ctx {
-	/* classify */
 	struct pt_regs *iregs;	/* the interrupt registers recorded */
-	struct pt_regs *interrupted;	/* what the interrupt hit */
 	struct pt_regs *uregs;	/* valid once PRF_HAVE_UREGS is set */
 	u32 have;
 	u32 flags;		/* PERFREGS_SF_* */
 	u32 abi;		/* enum perfregs_abi */
-	int class;		/* enum prf_uregs_class */
+};
+
+/*
+ * How prf_sample() records it, worked out step by step: classified
+ * (prf_sample_classify()), sized (prf_sample_size()), then written
+ * (prf_sample_write()).  Only those inline steps see it, never a call
+ * out of line, so that it lives in registers: a stack object would cost
+ * the handler its stores and, with CONFIG_INIT_STACK_ALL_ZERO, its
+ * zeroing at every sample.
+ */
+struct prf_sample_plan {
+	struct pt_regs *interrupted;	/* what the interrupt hit */
+	int class;			/* enum prf_uregs_class */
 	const struct prf_regsel *isel;
 	const struct prf_regsel *usel;	/* NULL: no user register */
-	/* size */
-	u64 extra[PRF_NR_EXTRA];	/* usel->extra: from prf_read_extras() */
-	struct prf_simd simd;
 	u64 stack_size;
 	u32 fixed;		/* the fixed part and the registers */
 	u32 simd_size;
@@ -475,21 +478,23 @@ static void prf_fill_rec(const struct prf_session *s,
  * not carry these buffers on the (NMI) stack.
  */
 static noinline void prf_write_wrapped(const struct prf_session *s,
-				       struct prf_handle *h,
-				       const struct prf_sample_ctx *ctx)
+				       struct prf_handle *h, u32 size,
+				       const struct prf_sample_ctx *ctx,
+				       struct pt_regs *regs,
+				       const struct prf_regsel *isel,
+				       const struct prf_regsel *usel,
+				       const u64 *extra)
 {
-	const struct prf_regsel *usel = ctx->usel;
 	struct perfregs_rec_sample rec;
 	u64 vals[PERFREGS_REG_EXT_MAX];
 	u64 *end;
 
-	prf_fill_rec(s, &rec, ctx->size, ctx, ctx->isel->mask,
-		     usel ? usel->mask : 0);
+	prf_fill_rec(s, &rec, size, ctx, isel->mask, usel ? usel->mask : 0);
 	prf_ring_write(h, &rec, sizeof(rec));
-	end = prf_put_regs(vals, ctx->iregs, ctx->isel);
+	end = prf_put_regs(vals, regs, isel);
 	prf_ring_write(h, vals, (end - vals) * sizeof(*vals));
 	if (usel) {
-		end = prf_put_uregs(vals, ctx->uregs, ctx->extra, usel);
+		end = prf_put_uregs(vals, ctx->uregs, extra, usel);
 		prf_ring_write(h, vals, (end - vals) * sizeof(*vals));
 	}
 }
@@ -586,14 +591,13 @@ static u64 prf_stack_len(unsigned long sp, u64 len, unsigned long tp)
  */
 static __always_inline bool prf_sample_classify(const struct prf_session *s,
 						struct pt_regs *regs,
-						struct prf_sample_ctx *ctx)
+						struct prf_sample_ctx *ctx,
+						struct prf_sample_plan *plan)
 {
 	struct pt_regs *uregs;
 
-	ctx->iregs = regs;
-	ctx->interrupted = regs;
-	ctx->have = 0;
-	ctx->isel = &s->isel;
+	plan->interrupted = regs;
+	plan->isel = &s->isel;
 	ctx->flags = prf_sample_context();
 	uregs = prf_sample_uregs(ctx);
 	if (!user_mode(regs)) {
@@ -609,7 +613,7 @@ static __always_inline bool prf_sample_classify(const struct prf_session *s,
 				return false;
 			ctx->iregs = uregs;
 			ctx->flags |= PERFREGS_SF_SKID;
-			ctx->isel = &s->isel_frame;
+			plan->isel = &s->isel_frame;
 		} else {
 			ctx->flags |= PERFREGS_SF_KERNEL;
 		}
@@ -622,36 +626,40 @@ static __always_inline bool prf_sample_classify(const struct prf_session *s,
 	 * back only when the vCPU is put (vmx_prepare_switch_to_host()).
 	 */
 	if (user_mode(regs))
-		ctx->class = PRF_UREGS_USER;
+		plan->class = PRF_UREGS_USER;
 	else if ((regs->flags & X86_EFLAGS_IF) && !prf_vcpu_loaded())
-		ctx->class = PRF_UREGS_KERNEL;
+		plan->class = PRF_UREGS_KERNEL;
 	else
-		ctx->class = PRF_UREGS_PLAIN;
-	ctx->usel = NULL;
+		plan->class = PRF_UREGS_PLAIN;
+	plan->usel = NULL;
 	if (ctx->abi == PERFREGS_ABI_64)
-		ctx->usel = &s->usel64[ctx->class];
+		plan->usel = &s->usel64[plan->class];
 	else if (ctx->abi == PERFREGS_ABI_32)
-		ctx->usel = &s->usel32[ctx->class];
-	if (ctx->usel && !ctx->usel->n)
-		ctx->usel = NULL;
+		plan->usel = &s->usel32[plan->class];
+	if (plan->usel && !plan->usel->n)
+		plan->usel = NULL;
 	return true;
 }
 
 /*
  * Size: what the record's size depends on, read from the CPU and the
- * task now: the selectors and bases, the length of the user stack to
- * copy, the SIMD state (which holds a slot until prf_simd_put()).
+ * task now: the selectors and bases (into @extra), the length of the
+ * user stack to copy, the SIMD state (@simd, which holds a slot until
+ * prf_simd_put()).
  */
 static __always_inline void prf_sample_size(const struct prf_session *s,
-					    struct prf_sample_ctx *ctx)
+					    struct prf_sample_ctx *ctx,
+					    struct prf_sample_plan *plan,
+					    u64 *extra, struct prf_simd *simd)
 {
-	const struct prf_regsel *usel = ctx->usel;
+	const struct prf_regsel *usel = plan->usel;
+	struct pt_regs *uregs = ctx->uregs;
 
 	if (usel && usel->extra)
-		prf_read_extras(ctx->extra, ctx->class == PRF_UREGS_USER);
+		prf_read_extras(extra, plan->class == PRF_UREGS_USER);
 
-	ctx->stack_size = 0;
-	if (s->cfg.stack_bytes && ctx->uregs) {
+	plan->stack_size = 0;
+	if (s->cfg.stack_bytes && uregs) {
 		unsigned long tp = 0;
 
 		/*
@@ -660,31 +668,30 @@ static __always_inline void prf_sample_size(const struct prf_session *s,
 		 * an i386 frame's GS base, known only when the interrupt hit
 		 * user mode (the entry's swapgs put it in KERNEL_GS_BASE).
 		 */
-		if (ctx->abi == PERFREGS_ABI_64 && ctx->class != PRF_UREGS_PLAIN)
-			tp = usel && usel->extra ? ctx->extra[4] :
+		if (ctx->abi == PERFREGS_ABI_64 && plan->class != PRF_UREGS_PLAIN)
+			tp = usel && usel->extra ? extra[4] :
 						   x86_fsbase_read_cpu();
 		else if (ctx->abi == PERFREGS_ABI_32 &&
-			 ctx->class == PRF_UREGS_USER)
-			tp = prf_user_gsbase(usel, ctx->extra);
+			 plan->class == PRF_UREGS_USER)
+			tp = prf_user_gsbase(usel, extra);
 		ctx->flags |= PERFREGS_SF_STACK;
-		ctx->stack_size = prf_stack_len(ctx->uregs->sp,
-						s->cfg.stack_bytes, tp);
+		plan->stack_size = prf_stack_len(uregs->sp, s->cfg.stack_bytes,
+						 tp);
 	}
-	ctx->simd.slot_held = false;
-	ctx->simd_size = 0;
-	if (s->cfg.simd_mask && ctx->uregs) {
+	simd->slot_held = false;
+	plan->simd_size = 0;
+	if (s->cfg.simd_mask && uregs) {
 		ctx->flags |= PERFREGS_SF_SIMD;
-		prf_simd_take(&ctx->simd, s->cfg.simd_mask,
-			      ctx->abi == PERFREGS_ABI_64, ctx->interrupted);
-		ctx->simd_size = prf_simd_size(ctx->simd.components,
-					       ctx->simd.is64);
+		prf_simd_take(simd, s->cfg.simd_mask,
+			      ctx->abi == PERFREGS_ABI_64, plan->interrupted);
+		plan->simd_size = prf_simd_size(simd->components, simd->is64);
 	}
 
-	ctx->fixed = sizeof(struct perfregs_rec_sample) +
-		     8 * (ctx->isel->n + (usel ? usel->n : 0));
-	ctx->size = ctx->fixed + ctx->simd_size;
-	if (ctx->stack_size)
-		ctx->size += 16 + ctx->stack_size;
+	plan->fixed = sizeof(struct perfregs_rec_sample) +
+		      8 * (plan->isel->n + (usel ? usel->n : 0));
+	plan->size = plan->fixed + plan->simd_size;
+	if (plan->stack_size)
+		plan->size += 16 + plan->stack_size;
 }
 
 /*
@@ -694,30 +701,34 @@ static __always_inline void prf_sample_size(const struct prf_session *s,
 static __always_inline void prf_sample_write(const struct prf_session *s,
 					     struct prf_ring *rb,
 					     struct prf_handle *h,
-					     const struct prf_sample_ctx *ctx)
+					     const struct prf_sample_ctx *ctx,
+					     const struct prf_sample_plan *plan,
+					     const u64 *extra,
+					     const struct prf_simd *simd)
 {
-	const struct prf_regsel *usel = ctx->usel;
+	const struct prf_regsel *usel = plan->usel;
 	unsigned long start = h->offset;
 	struct perfregs_rec_sample *rec;
 	u64 *v;
 
-	rec = prf_ring_direct(h, ctx->fixed);
+	rec = prf_ring_direct(h, plan->fixed);
 	if (likely(rec)) {
 		/* the common case: no wrap, every field stored in place */
-		prf_fill_rec(s, rec, ctx->size, ctx, ctx->isel->mask,
+		prf_fill_rec(s, rec, plan->size, ctx, plan->isel->mask,
 			     usel ? usel->mask : 0);
-		v = prf_put_regs(rec->regs, ctx->iregs, ctx->isel);
+		v = prf_put_regs(rec->regs, ctx->iregs, plan->isel);
 		if (usel)
-			prf_put_uregs(v, ctx->uregs, ctx->extra, usel);
+			prf_put_uregs(v, ctx->uregs, extra, usel);
 	} else {
-		prf_write_wrapped(s, h, ctx);
+		prf_write_wrapped(s, h, plan->size, ctx, ctx->iregs, plan->isel,
+				  usel, extra);
 	}
-	if (ctx->simd_size)
-		prf_simd_write(h, &ctx->simd);
-	if (ctx->stack_size)
+	if (plan->simd_size)
+		prf_simd_write(h, simd);
+	if (plan->stack_size)
 		prf_ring_write_stack(h, start,
 				     (const void __user *)ctx->uregs->sp,
-				     ctx->stack_size);
+				     plan->stack_size);
 	prf_ring_check_written(h, start);
 
 	/*
@@ -752,12 +763,15 @@ static __always_inline void prf_sample_write(const struct prf_session *s,
 void prf_sample(struct prf_session *s, struct pt_regs *regs, bool throttled)
 {
 	struct prf_ring *rb = s->rings[smp_processor_id()];
-	struct prf_sample_ctx ctx;
+	struct prf_sample_ctx ctx = { .iregs = regs };
+	struct prf_sample_plan plan __uninitialized;
+	u64 extra[PRF_NR_EXTRA];
+	struct prf_simd simd;
 	struct prf_handle h;
 
 	if (unlikely(!rb))
 		return;
-	if (!prf_sample_classify(s, regs, &ctx)) {
+	if (!prf_sample_classify(s, regs, &ctx, &plan)) {
 		/* not taken, but a throttle it carried is still counted */
 		if (throttled) {
 			prf_ring_enter(rb);
@@ -775,12 +789,12 @@ void prf_sample(struct prf_session *s, struct pt_regs *regs, bool throttled)
 	if (ctx.flags & PERFREGS_SF_ENTRY_RACE)
 		prf_ring_lost(rb, PERFREGS_LOST_ENTRY);
 
-	prf_sample_size(s, &ctx);
-	if (!prf_ring_begin(rb, &h, ctx.size)) {
+	prf_sample_size(s, &ctx, &plan, extra, &simd);
+	if (!prf_ring_begin(rb, &h, plan.size)) {
 		prf_inject_hook(PRF_INJECT_RESERVED, s, ctx.iregs, &rb->nest);
-		prf_sample_write(s, rb, &h, &ctx);
+		prf_sample_write(s, rb, &h, &ctx, &plan, extra, &simd);
 	}
-	prf_simd_put(&ctx.simd);
+	prf_simd_put(&simd);
 	prf_ring_leave(rb);
 	prf_inject_done();
 }
