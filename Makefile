@@ -15,7 +15,8 @@ BUILD		?= $(CURDIR)/build
 CC		?= gcc
 CFLAGS		?= -O2 -g
 WARN		:= -Wall -Wextra -Wno-unused-parameter -Wshadow -Wformat=2
-UAPI		:= -I$(CURDIR)/include/uapi
+# the user ABI, and include/perfregs/: what the module and userspace share
+UAPI		:= -I$(CURDIR)/include/uapi -I$(CURDIR)/include
 
 # The scripts behind make deps, the kernel list, make check and make demo
 # (tests/host_tests.sh puts fakes in their place), and what check and
@@ -87,7 +88,8 @@ LINUX_SRC_TAR	:= /usr/src/linux-source-6.1.tar.xz
 
 ST_DIR		:= $(BUILD)/selftests
 ST_TESTS	:= $(patsubst selftests/%.c,$(ST_DIR)/%,$(wildcard selftests/test_*.c))
-ST_HDRS		:= $(wildcard selftests/*.h) tools/lib/libperfregs.h include/uapi/linux/perfregs.h
+ST_HDRS		:= $(wildcard selftests/*.h) tools/lib/libperfregs.h include/uapi/linux/perfregs.h \
+		   $(wildcard include/perfregs/*.h)
 # the workloads with magic registers, and those of real program shapes:
 # ST_WORKLOADS and their rules.  Their makefiles probe what the compiler
 # can build (a static link each, about a minute in all under TCG): not
@@ -104,7 +106,8 @@ ifneq ($(NO_WORKLOADS),y)
 -include selftests/realprog.mk
 endif
 
-MOD_SRCS	:= $(wildcard module/*.c module/*.h) module/Kbuild include/uapi/linux/perfregs.h
+MOD_SRCS	:= $(wildcard module/*.c module/*.h) module/Kbuild include/uapi/linux/perfregs.h \
+		   $(wildcard include/perfregs/*.h)
 
 # test programs linked against the decoder's library (one rule below)
 HOST_LINKED	:= mkrec mksimd mkmaps mkhostile elfpeek mksb mklatevdso mkexec mkseed mksnap \
@@ -179,7 +182,8 @@ $(addprefix $(BUILD)/,$(HOST_LINKED)): $(BUILD)/%: tests/%.c $(TOOL_LIB) | $(PB_
 $(BUILD)/big_target: tests/big_target.S
 	$(CC) -no-pie -o $@ $<
 # the record walker and the drains of tools/lib, on rings of its own
-$(BUILD)/walk: tests/walk.c tools/lib/libperfregs.c tools/lib/libperfregs.h include/uapi/linux/perfregs.h
+$(BUILD)/walk: tests/walk.c tools/lib/libperfregs.c tools/lib/libperfregs.h include/uapi/linux/perfregs.h \
+		include/perfregs/events.h
 	@mkdir -p $(BUILD)
 	$(CC) $(CFLAGS) $(WARN) $(UAPI) -o $@ tests/walk.c tools/lib/libperfregs.c
 $(BUILD)/dl_target: tests/dl_target.c
@@ -296,7 +300,7 @@ $(CHECKPATCH): | $(LINUX_SRC_TAR)
 	@touch $@
 
 checkpatch: $(CHECKPATCH)
-	$(CHECKPATCH) --no-tree -f module/*.c module/*.h
+	$(CHECKPATCH) --no-tree -f module/*.c module/*.h include/uapi/linux/*.h include/perfregs/*.h
 
 # --- install -----------------------------------------------------------------
 PREFIX		?= /usr/local
@@ -326,10 +330,11 @@ uninstall:
 # DKMS: the module's sources under /usr/src/perfregs-VERSION
 DKMS_SRC	:= $(DESTDIR)/usr/src/perfregs-$(VERSION)
 dkms-install:
-	install -d $(DKMS_SRC)/module $(DKMS_SRC)/include/uapi/linux
+	install -d $(DKMS_SRC)/module $(DKMS_SRC)/include/uapi/linux $(DKMS_SRC)/include/perfregs
 	install -m 644 dkms.conf Kbuild $(DKMS_SRC)/
 	install -m 644 module/*.c module/*.h module/Kbuild $(DKMS_SRC)/module/
 	install -m 644 include/uapi/linux/perfregs.h $(DKMS_SRC)/include/uapi/linux/
+	install -m 644 include/perfregs/*.h $(DKMS_SRC)/include/perfregs/
 	@if [ -z "$(DESTDIR)" ]; then dkms add perfregs/$(VERSION) && \
 		dkms install perfregs/$(VERSION); fi
 

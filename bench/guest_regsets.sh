@@ -7,9 +7,9 @@
 # "set=NAME tool=T calls=N bytes=B" in $OUT/raw.txt, the durations in
 # $OUT/cost-NAME.txt.
 #
-# usage: bench/guest_regsets.sh OUT ITER
+# usage: bench/guest_regsets.sh OUT ITER [SET,...]   (no sets: every one)
 set -u
-OUT=$1 ITER=$2
+OUT=$1 ITER=$2 SETS=${3:-}
 B=build
 T=/sys/kernel/tracing
 PERF=$(ls /usr/bin/perf_* 2>/dev/null | sort -V | tail -1)
@@ -33,6 +33,7 @@ fi
 cost() {	# set-name tool function recording command...
 	local set=$1 tool=$2 fn=$3 rec=$4 n
 	shift 4
+	case ",${SETS:-$set}," in *",$set,"*) ;; *) return ;; esac
 	echo 0 > $T/tracing_on
 	echo nop > $T/current_tracer
 	if ! echo "$fn" > $T/set_ftrace_filter 2>/dev/null; then

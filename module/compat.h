@@ -12,14 +12,27 @@
 #include <linux/perf_event.h>
 #include <linux/rcupdate.h>
 
+/*
+ * 6.1: vm_flags is written directly; 6.3 made it read-only with
+ * accessors.
+ */
 #ifndef PRF_HAVE_VM_FLAGS_SET
-/* 6.1: vm_flags is written directly; 6.3 made it read-only with accessors. */
+/**
+ * prf_vm_flags_set() - set flags of a mapping
+ * @vma: the mapping, its mmap_lock held for writing (in mmap())
+ * @flags: VM_* to set
+ */
 static inline void prf_vm_flags_set(struct vm_area_struct *vma,
 				    unsigned long flags)
 {
 	vma->vm_flags |= flags;
 }
 
+/**
+ * prf_vm_flags_clear() - clear flags of a mapping
+ * @vma: the mapping, its mmap_lock held for writing (in mmap())
+ * @flags: VM_* to clear
+ */
 static inline void prf_vm_flags_clear(struct vm_area_struct *vma,
 				      unsigned long flags)
 {
@@ -49,7 +62,11 @@ static inline void prf_vm_flags_clear(struct vm_area_struct *vma,
 #define PRF_PF_NO_USER	(PF_KTHREAD | PF_IO_WORKER)
 #endif
 
-/*
+/**
+ * prf_ctx_has() - does a task context hold one of our perf events?
+ * @slot: where the task keeps the context
+ * @cookie: our handler context, the session
+ *
  * Does the task context in @slot hold a perf event whose handler
  * context is @cookie (ours, or inherited from ours: inherit_event()
  * copies it)?  perf swaps whole contexts between tasks whose contexts
@@ -57,6 +74,9 @@ static inline void prf_vm_flags_clear(struct vm_area_struct *vma,
  * lock and only while it is still the task's, as perf's
  * perf_lock_task_context() does; contexts are freed after a grace
  * period.
+ *
+ * Context: process context.
+ * Return: true if it does.
  */
 static inline bool prf_ctx_has(struct perf_event_context **slot, void *cookie)
 {
@@ -87,7 +107,17 @@ retry:
 }
 
 #ifdef PRF_HAVE_PERF_CTXP_ARRAY
-/* 6.1: a context per kind of PMU (hardware, software) */
+/**
+ * prf_task_has_event() - does a task have one of our perf events?
+ * @task: the task, referenced
+ * @cookie: our handler context, the session
+ *
+ * 6.1 has a context per kind of PMU (hardware, software), 6.2+ one per
+ * task: prf_ctx_has() on each.
+ *
+ * Context: process context.
+ * Return: true if it has one, direct or inherited.
+ */
 static inline bool prf_task_has_event(struct task_struct *task, void *cookie)
 {
 	return prf_ctx_has(&task->perf_event_ctxp[perf_hw_context], cookie) ||

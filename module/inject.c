@@ -14,15 +14,26 @@
 #include "inject.h"
 
 struct prf_inject prf_inject;
-bool prf_inject_active;
+DEFINE_STATIC_KEY_FALSE(prf_inject_key);
 atomic_t prf_live_counters = ATOMIC_INIT(0);
+DEFINE_PER_CPU(struct pt_regs *, prf_inject_regs);
 
+/* the writer a hook nests: prf_sample(), from prf_inject_init() */
+static void (*prf_inject_sample)(struct prf_session *s, struct pt_regs *regs,
+				 bool throttled);
+
+/*
+ * The key follows the knobs.  Called by their set callbacks, in process
+ * context and serialized by the module's parameter lock; the knob's new
+ * value is stored before.
+ */
 static void prf_inject_update(void)
 {
-	WRITE_ONCE(prf_inject_active,
-		   prf_inject.sample_delay_us || prf_inject.start_delay_ms ||
-		   prf_inject.nest_every || prf_inject.skid ||
-		   prf_inject.exe_null);
+	if (prf_inject.sample_delay_us || prf_inject.start_delay_ms ||
+	    prf_inject.nest_every || prf_inject.skid || prf_inject.exe_null)
+		static_branch_enable(&prf_inject_key);
+	else
+		static_branch_disable(&prf_inject_key);
 }
 
 static int prf_inject_set_uint(const char *val, const struct kernel_param *kp)
@@ -78,12 +89,26 @@ MODULE_PARM_DESC(inject_exe_null,
 module_param_named(counters, prf_live_counters.counter, int, 0400);
 MODULE_PARM_DESC(counters, "perf counters the module holds now");
 
+/**
+ * prf_inject_init() - name the writer the hooks nest
+ * @sample: prf_sample()
+ *
+ * Called by the module's init, before any session exists.  inject.c
+ * calls no function of the module by name: the samples it nests come
+ * back through this pointer.
+ */
+void prf_inject_init(void (*sample)(struct prf_session *s,
+				    struct pt_regs *regs, bool throttled))
+{
+	prf_inject_sample = sample;
+}
+
 /*
  * Only in task context: page faults, where IRQs are on.  A spin on the
  * clock, not udelay(): with WAITPKG udelay() is TPAUSE, which QEMU's
  * TCG returns from at once.
  */
-void prf_inject_sample_delay(void)
+static void prf_inject_sample_delay(void)
 {
 	unsigned int us = READ_ONCE(prf_inject.sample_delay_us);
 	u64 end;
@@ -95,6 +120,68 @@ void prf_inject_sample_delay(void)
 		cpu_relax();
 }
 
+/*
+ * At @where, every nest_every-th time says yes; racy by design, it is a
+ * test knob.
+ */
+static bool prf_inject_nest_now(unsigned int where)
+{
+	static unsigned int count;
+	unsigned int n = READ_ONCE(prf_inject.nest_every);
+
+	return n && READ_ONCE(prf_inject.nest_where) == where && ++count % n == 0;
+}
+
+/**
+ * __prf_inject_hook() - a writer's hooks, with a knob set
+ * @at: where the writer is
+ * @s: the session whose ring it writes
+ * @regs: its sample's interrupt registers (unused in leave)
+ * @nest: the ring's nest count
+ *
+ * Called through prf_inject_hook() only.  At %PRF_INJECT_COUNTED the
+ * outermost writer stores @regs for a nest in its leave (until
+ * prf_inject_done()); at %PRF_INJECT_RESERVED a sample in task context
+ * spins for inject_sample_delay_us, so that a teardown races it, and a
+ * writer that reserves after it keeps it from trimming its record.  Then
+ * the outermost writer nests a sample of @s at inject_nest_where, every
+ * inject_nest_every-th time, as an NMI landing there would.
+ *
+ * Context: the sample path, any context (NMI too), preemption off; the
+ * delay spins only in task context.
+ */
+void __prf_inject_hook(enum prf_inject_at at, struct prf_session *s,
+		       struct pt_regs *regs, const local_t *nest)
+{
+	switch (at) {
+	case PRF_INJECT_COUNTED:
+		if (local_read(nest) != 1)
+			return;
+		this_cpu_write(prf_inject_regs, regs);	/* for leave */
+		break;
+	case PRF_INJECT_LEAVE:
+		regs = this_cpu_read(prf_inject_regs);
+		if (!regs || local_read(nest) != 1)
+			return;
+		break;
+	case PRF_INJECT_RESERVED:
+		prf_inject_sample_delay();
+		if (local_read(nest) != 1)
+			return;
+		break;
+	}
+	if (prf_inject_nest_now(at))
+		prf_inject_sample(s, regs, false);	/* as an NMI here */
+}
+
+/**
+ * prf_inject_start_delay() - START sleeps for inject_start_delay_ms
+ *
+ * Between joining CPU hotplug and making the CPUs' counters, so that a
+ * CPU comes or goes in between.
+ *
+ * Context: process context, may sleep.
+ */
 void prf_inject_start_delay(void)
 {
 	unsigned int ms = READ_ONCE(prf_inject.start_delay_ms);
@@ -103,19 +190,13 @@ void prf_inject_start_delay(void)
 		msleep(ms);
 }
 
-/*
- * At @where, every nest_every-th time says yes; racy by design, it is a
- * test knob.
+/**
+ * prf_inject_blank_file() - exe_file as a recycled struct file
+ *
+ * Context: the sample path, any context (NMI too).
+ * Return: with inject_exe_null, a struct file as the slab hands it out
+ * again (no inode yet); else NULL.
  */
-bool prf_inject_nest_now(unsigned int where)
-{
-	static unsigned int count;
-	unsigned int n = READ_ONCE(prf_inject.nest_every);
-
-	return n && READ_ONCE(prf_inject.nest_where) == where && ++count % n == 0;
-}
-
-/* A struct file as the slab hands it out again: no inode yet. */
 struct file *prf_inject_blank_file(void)
 {
 	static struct file blank;

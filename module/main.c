@@ -8,7 +8,8 @@
 #include <linux/miscdevice.h>
 #include <linux/fs.h>
 #include <linux/capability.h>
-#include "perfregs.h"
+#include "internal.h"
+#include "inject.h"
 #include "simd.h"
 
 static int prf_open(struct inode *inode, struct file *file)
@@ -73,6 +74,7 @@ static int __init prf_init(void)
 	BUILD_BUG_ON(sizeof(struct perfregs_rec_sample) % 8);
 	BUILD_BUG_ON(sizeof(struct perfregs_rec_lost) % 8);
 
+	prf_inject_init(prf_sample);
 	ret = prf_simd_init();
 	if (ret)
 		return ret;

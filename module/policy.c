@@ -54,7 +54,8 @@
 #include <linux/sched/user.h>
 #include <linux/security.h>
 #include <linux/string.h>
-#include "perfregs.h"
+#include "internal.h"
+#include "event.h"
 
 static unsigned int mlock_kb = 516;
 module_param(mlock_kb, uint, 0644);
@@ -124,19 +125,9 @@ static bool prf_witness_matches(const struct perf_event *ev,
 	struct perf_event_attr want;
 	bool nmi = c->event == PERFREGS_EV_NMI;
 
-	if (!prf_witness_samples(w, c))
+	/* for the raw NMI hook, the cpu-clock that stands in for it */
+	if (!prf_witness_samples(w, c) || prf_event_attr(c, &want))
 		return false;
-
-	if (nmi) {
-		/* the raw NMI hook has no perf event: a cpu-clock stands in */
-		memset(&want, 0, sizeof(want));
-		want.type = PERF_TYPE_SOFTWARE;
-		want.config = PERF_COUNT_SW_CPU_CLOCK;
-		want.exclude_user = !!(c->flags & PERFREGS_CF_EXCLUDE_USER);
-		want.exclude_kernel = !!(c->flags & PERFREGS_CF_EXCLUDE_KERNEL);
-	} else if (prf_perf_attr(c, &want)) {
-		return false;
-	}
 	if (!prf_witness_type(ev, &want) || w->config != want.config ||
 	    w->exclude_user != want.exclude_user ||
 	    w->exclude_kernel != want.exclude_kernel)
@@ -199,8 +190,10 @@ static unsigned long prf_charge_limit(void)
 	return allowance + lock_limit;
 }
 
-/*
- * Charge @pages to the caller's user for as long as the rings live.
+/**
+ * prf_policy_charge() - charge a session's rings to the caller's user
+ * @g: the grant that holds the charge until prf_grant_release()
+ * @pages: the rings' pages, control pages included
  *
  * The rings live as long as the session's file, not as long as the
  * process that configured them: a descriptor outlives its opener's mm
@@ -213,6 +206,9 @@ static unsigned long prf_charge_limit(void)
  * when the rings are freed.  CAP_IPC_LOCK lifts the limit, not the
  * count.  Called with the session's old grant released, so that a
  * reconfiguration is not charged twice.
+ *
+ * Context: CONFIG, process context.
+ * Return: 0, or -ENOMEM over the limit.
  */
 int prf_policy_charge(struct prf_grant *g, unsigned long pages)
 {
@@ -233,10 +229,21 @@ int prf_policy_charge(struct prf_grant *g, unsigned long pages)
 	return 0;
 }
 
-/*
- * CONFIG: may the caller sample what @c asks for?  Fills @g with what
- * the grant holds (released with prf_grant_release(), also on failure);
- * the memory is charged later, by prf_policy_charge().
+/**
+ * prf_policy_config() - may the caller sample what a configuration asks?
+ * @c: the configuration, checked by prf_check_config() (session.c)
+ * @target: the target process, NULL for CPUs
+ * @g: filled with what the grant holds
+ *
+ * Holds the witness c->perf_fd against @c (see the top of this file),
+ * then the NMI source's capabilities and lockdown.  @g is released
+ * with prf_grant_release(), also on failure; the memory is charged
+ * later, by prf_policy_charge().
+ *
+ * Context: CONFIG, process context, without the session's locks.
+ * Return: 0, -EBADF when perf_fd is no perf event, -EACCES when it does
+ * not cover the session or a capability is missing, or lockdown's
+ * error.
  */
 int prf_policy_config(const struct perfregs_config *c, struct pid *target,
 		      struct prf_grant *g)
@@ -271,8 +278,10 @@ int prf_policy_config(const struct perfregs_config *c, struct pid *target,
 	return 0;
 }
 
-/*
- * START: may the caller watch @task, a thread of the target process?
+/**
+ * prf_policy_may_watch() - may the caller watch a thread it starts on?
+ * @task: a thread of the target process
+ *
  * Called with the process's signal->exec_update_lock held for reading
  * across this check and the creation of the thread's counter: an exec
  * that changes the credentials either ends before (and we see it here)
@@ -283,6 +292,9 @@ int prf_policy_config(const struct perfregs_config *c, struct pid *target,
  * is dumpable, and the caller's real uid and gid are all its uids and
  * gids or the caller has CAP_SYS_PTRACE in its user namespace (the LSM
  * and Yama parts were asked at CONFIG, through the witness).
+ *
+ * Context: START, process context, @task's exec_update_lock held.
+ * Return: true if the caller may watch @task.
  */
 bool prf_policy_may_watch(struct task_struct *task)
 {
@@ -305,6 +317,14 @@ bool prf_policy_may_watch(struct task_struct *task)
 	return ok;
 }
 
+/**
+ * prf_grant_release() - give back what a grant holds
+ * @g: the grant, emptied; an empty one is fine
+ *
+ * The rings' charge and the pid namespace.
+ *
+ * Context: process context.
+ */
 void prf_grant_release(struct prf_grant *g)
 {
 	if (g->user) {

@@ -47,7 +47,7 @@
 #include <linux/sched.h>
 #include <linux/uaccess.h>
 #include <linux/kmsan-checks.h>
-#include "perfregs.h"
+#include "internal.h"
 #include "ring.h"
 
 static void prf_ring_wake(struct irq_work *work)
@@ -85,6 +85,19 @@ MODULE_PARM_DESC(poison_rings, "fill new rings with 0xa5 (for testing)");
 #define PRF_RING_GFP	(GFP_KERNEL_ACCOUNT | __GFP_ZERO | \
 			 __GFP_RETRY_MAYFAIL | __GFP_NOWARN)
 
+/**
+ * prf_ring_alloc() - a new, empty ring for one CPU of a session
+ * @s: the session it belongs to
+ * @cpu: the CPU it is for (its memory comes from the CPU's node)
+ * @pages: data pages, a power of two
+ * @overwrite: keep the newest records (PERFREGS_CF_OVERWRITE)
+ * @watermark: wake readers every this many bytes (clamped to half)
+ *
+ * The memory is charged to the caller's memory cgroup, see PRF_RING_GFP.
+ *
+ * Context: process context, may sleep.
+ * Return: the ring, or NULL without memory.
+ */
 struct prf_ring *prf_ring_alloc(struct prf_session *s, int cpu,
 				unsigned int pages, bool overwrite,
 				unsigned long watermark)
@@ -124,11 +137,17 @@ out_free_rb:
 	return NULL;
 }
 
-/*
- * Map @len bytes of the ring's memory at @area (its control page or
- * its data pages) into @vma, whose flags the caller has set.  On an
- * error the pages inserted so far are unmapped with the vma by mmap's
- * own unwinding.
+/**
+ * prf_ring_map() - map a ring's pages into a user mapping
+ * @vma: the mapping, whose flags the caller has set
+ * @area: the ring's control page or its data pages
+ * @len: bytes to map, the size of @area
+ *
+ * On an error the pages inserted so far are unmapped with the vma by
+ * mmap's own unwinding.
+ *
+ * Context: mmap(), with mmap_lock and the session's map_lock held.
+ * Return: 0, or the error of vm_insert_page().
  */
 int prf_ring_map(struct vm_area_struct *vma, void *area, unsigned long len)
 {
@@ -144,6 +163,13 @@ int prf_ring_map(struct vm_area_struct *vma, void *area, unsigned long len)
 	return 0;
 }
 
+/**
+ * prf_ring_free() - free a ring
+ * @rb: the ring, or NULL
+ *
+ * Context: process context, no writer about: the session's sources are
+ * stopped and no mapping is left.
+ */
 void prf_ring_free(struct prf_ring *rb)
 {
 	if (!rb)
@@ -155,15 +181,18 @@ void prf_ring_free(struct prf_ring *rb)
 	kfree(rb);
 }
 
-/*
+/**
+ * prf_ring_publish_more() - publish the rest of what a writer leaves
+ * @rb: the ring
+ *
  * The rest of what the outermost writer publishes, when there is more
  * than head and produced: the overwrite tail, the lost counters, the
- * new-task count and its wake-up.  Called only with nest == 1.
+ * new-task count and its wake-up.
  *
  * The new-task count, and its EPOLLPRI wake-up if userspace had seen
  * every earlier one.  Otherwise either a wake-up for an earlier one is
  * on its way, or userspace has not stored new_tasks_seen yet; it polls
- * after storing it, and its poll then finds the counts differ:
+ * after storing it, and its poll then finds the counts differ::
  *
  *   kernel (writer)                     user (learner)
  *   STORE ctl->new_tasks                STORE ctl->new_tasks_seen
@@ -173,6 +202,9 @@ void prf_ring_free(struct prf_ring *rb)
  * E pairs with F in prf_session_poll(): at least one side sees the
  * other's store, so a learner never sleeps through a new task.  What
  * userspace stores in new_tasks_seen only decides whether it is woken.
+ *
+ * Context: prf_ring_leave() of the outermost writer (nest == 1), any
+ * context (NMI too).
  */
 void prf_ring_publish_more(struct prf_ring *rb)
 {
@@ -207,7 +239,17 @@ void prf_ring_publish_more(struct prf_ring *rb)
 	}
 }
 
-/* Count a record that will not be written, for the next LOST record. */
+/**
+ * prf_ring_lost() - count a record that will not be written
+ * @rb: the ring
+ * @cause: why
+ *
+ * Counted for the control page and, but for PERFREGS_LOST_ENTRY (whose
+ * sample is still written, without user registers), for the next LOST
+ * record.
+ *
+ * Context: a writer, inside its prf_ring_enter() bracket, any context.
+ */
 void prf_ring_lost(struct prf_ring *rb, enum perfregs_lost_cause cause)
 {
 	local_inc(&rb->lost[cause]);
@@ -232,7 +274,12 @@ static u32 prf_ring_rec_size(struct prf_ring *rb, unsigned long off,
 	return hsize;
 }
 
-/*
+/**
+ * prf_ring_make_room() - overwrite mode: move the tail past what a
+ *	reservation overlays
+ * @rb: the ring
+ * @head: the end of the reservation just made
+ *
  * Overwrite mode: the kernel owns the tail, rb->otail, the oldest whole
  * record; userspace cannot touch it.  Before a writer copies into its
  * reservation ending at @head, it moves otail past every record those
@@ -243,6 +290,8 @@ static u32 prf_ring_rec_size(struct prf_ring *rb, unsigned long off,
  * written by the kernel into pages userspace cannot write.  Nested
  * writers move otail only forward, with cmpxchg: one that loses a race
  * just looks again.
+ *
+ * Context: prf_ring_reserve(), any context (NMI too).
  */
 void prf_ring_make_room(struct prf_ring *rb, unsigned long head)
 {
@@ -265,6 +314,16 @@ void prf_ring_make_room(struct prf_ring *rb, unsigned long head)
 	}
 }
 
+/**
+ * prf_ring_write() - copy bytes into a reservation
+ * @h: the reservation, advanced by @len
+ * @src: the bytes
+ * @len: how many; never past the end of the reservation
+ *
+ * Wraps around the end of the ring as needed.
+ *
+ * Context: a writer, any context (NMI too).
+ */
 void prf_ring_write(struct prf_handle *h, const void *src, size_t len)
 {
 	struct prf_ring *rb = h->rb;
@@ -280,13 +339,19 @@ void prf_ring_write(struct prf_handle *h, const void *src, size_t len)
 	h->offset += len;
 }
 
-/*
+/**
+ * prf_ring_kmsan_check() - KMSAN: the record just written is initialized
+ * @h: the reservation, written up to h->offset
+ * @start: where the record began
+ *
  * Every byte of the record just written, [@start, h->offset), must have
  * been written by us, from initialized values: userspace reads the ring
  * through its mapping, where KMSAN cannot see it, so this is where it
  * checks what goes out (the test suites' fill patterns check the same
  * from userspace).  Called through prf_ring_check_written(), only on a
  * KMSAN kernel.
+ *
+ * Context: a writer, any context (NMI too).
  */
 void prf_ring_kmsan_check(const struct prf_handle *h, unsigned long start)
 {
@@ -335,10 +400,14 @@ static size_t prf_ring_copy_user(struct prf_ring *rb, unsigned long off,
 	return len - left;
 }
 
-/*
- * The user stack block that ends a sample record: { u64 size;
- * char stack[size]; u64 copied }, with 16 + @len bytes of the
- * reservation left for it, the record having begun at @start.
+/**
+ * prf_ring_write_stack() - the user stack block that ends a sample record
+ * @h: the reservation, with 16 + @len bytes left for the block
+ * @start: where the record began
+ * @src: the user SP
+ * @len: the bytes of stack asked for, a multiple of 8
+ *
+ * The block is { u64 size; char stack[size]; u64 copied }.
  *
  * The copy ends at the first page that cannot be read without a fault:
  * on a thread's stack, the top of its mapping (above glibc's thread
@@ -356,6 +425,8 @@ static size_t prf_ring_copy_user(struct prf_ring *rb, unsigned long off,
  * file or the reader's time.  Else the rest is zeroed: no stale byte of
  * the ring reaches the reader.  The reader only sees the record once
  * the outermost writer publishes head, after all of this.
+ *
+ * Context: a writer, any context (NMI too): no fault is taken.
  */
 void prf_ring_write_stack(struct prf_handle *h, unsigned long start,
 			  const void __user *src, u64 len)
@@ -393,9 +464,16 @@ void prf_ring_write_stack(struct prf_handle *h, unsigned long start,
 	h->offset = at + 16 + keep;
 }
 
-/*
- * Emit a LOST record for what was dropped since the last one, if @extra
- * bytes stay free after it.
+/**
+ * prf_ring_emit_lost() - a LOST record for what was dropped since the last
+ * @rb: the ring
+ * @extra: bytes that must stay free after it
+ * @nested: the writer interrupted another on this CPU
+ *
+ * Written only if there is room for it and @extra bytes after it; else
+ * the counts wait for the next writer.
+ *
+ * Context: a writer, inside its bracket, any context (NMI too).
  */
 void prf_ring_emit_lost(struct prf_ring *rb, u32 extra, bool nested)
 {
@@ -417,9 +495,14 @@ void prf_ring_emit_lost(struct prf_ring *rb, u32 extra, bool nested)
 	prf_ring_check_written(&h, h.offset - sizeof(rec));
 }
 
-/*
- * Report what is still pending in a LOST record: called once the
- * session's sources are stopped, so no writer can run beside us.
+/**
+ * prf_ring_flush_lost() - report what is still pending in a LOST record
+ * @rb: the ring
+ *
+ * In the room every reservation kept for it.
+ *
+ * Context: once the session's sources are stopped, so no writer can run
+ * beside us; preemption off.
  */
 void prf_ring_flush_lost(struct prf_ring *rb)
 {
@@ -430,10 +513,15 @@ void prf_ring_flush_lost(struct prf_ring *rb)
 	prf_ring_leave(rb);
 }
 
-/*
- * The session stopped, no writer about: store head (and in overwrite
- * mode the tail) again, whatever userspace wrote over them meanwhile,
- * so that a reader that scribbled on its control page can still read.
+/**
+ * prf_ring_stopped() - publish head again once the session stopped
+ * @rb: the ring
+ *
+ * Store head (and in overwrite mode the tail) again, whatever userspace
+ * wrote over them meanwhile, so that a reader that scribbled on its
+ * control page can still read.
+ *
+ * Context: the session stopped, no writer about.
  */
 void prf_ring_stopped(struct prf_ring *rb)
 {
@@ -442,7 +530,13 @@ void prf_ring_stopped(struct prf_ring *rb)
 		WRITE_ONCE(rb->ctl->data_tail, local_read(&rb->otail));
 }
 
-/* Empty the ring and zero its counters: only with no writer about. */
+/**
+ * prf_ring_reset() - empty the ring and zero its counters
+ * @rb: the ring
+ *
+ * Context: process context, no writer about (CONFIG, RESET while
+ * stopped).
+ */
 void prf_ring_reset(struct prf_ring *rb)
 {
 	int i;
@@ -476,12 +570,17 @@ void prf_ring_reset(struct prf_ring *rb)
 	WRITE_ONCE(rb->ctl->data_head, 0);
 }
 
-/*
- * START, overwrite mode, with no writer about: go on from the data_tail
- * the reader stored while the session was stopped, if it is the start
- * of a record at or after the oldest one and no later than head (every
- * record in there is whole: the session is stopped); else from the
- * oldest.  The walk looks only at the kernel's own records.
+/**
+ * prf_ring_resume() - overwrite mode: where START goes on from
+ * @rb: the ring
+ *
+ * Go on from the data_tail the reader stored while the session was
+ * stopped, if it is the start of a record at or after the oldest one
+ * and no later than head (every record in there is whole: the session
+ * is stopped); else from the oldest.  The walk looks only at the
+ * kernel's own records.  Nothing to do outside overwrite mode.
+ *
+ * Context: START, with no writer about.
  */
 void prf_ring_resume(struct prf_ring *rb)
 {
@@ -505,9 +604,16 @@ void prf_ring_resume(struct prf_ring *rb)
 	WRITE_ONCE(rb->ctl->data_tail, local_read(&rb->otail));
 }
 
-/*
- * Is there at least a watermark's worth of records to read?  From the
- * kernel's own copies, but for the reader's tail outside overwrite mode.
+/**
+ * prf_ring_readable() - is there a watermark's worth of records to read?
+ * @rb: the ring
+ *
+ * From the kernel's own copies, but for the reader's tail outside
+ * overwrite mode; in overwrite mode only once the session stopped (see
+ * prf_ring_make_room()).  Below the watermark, yes once stopped.
+ *
+ * Context: poll(), any CPU.
+ * Return: true if poll() should report EPOLLIN.
  */
 bool prf_ring_readable(struct prf_ring *rb)
 {
@@ -522,7 +628,14 @@ bool prf_ring_readable(struct prf_ring *rb)
 				!READ_ONCE(rb->session->running));
 }
 
-/* Has userspace not looked at every new task we published? */
+/**
+ * prf_ring_new_tasks_unseen() - has userspace not seen every new task?
+ * @rb: the ring
+ *
+ * Context: poll(), any CPU, after its barrier F.
+ * Return: true if the published new-task count differs from the one
+ * userspace stored in new_tasks_seen.
+ */
 bool prf_ring_new_tasks_unseen(struct prf_ring *rb)
 {
 	return READ_ONCE(rb->pub_new_tasks) != READ_ONCE(rb->ctl->new_tasks_seen);

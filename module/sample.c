@@ -18,7 +18,7 @@
 #include <linux/pid_namespace.h>
 #include <linux/preempt.h>
 #include <asm/ptrace.h>
-#include "perfregs.h"
+#include "internal.h"
 #include "ring.h"
 #include "compat.h"
 #include "inject.h"
@@ -29,14 +29,6 @@
 
 /* Flag bits of prf_sample_ctx.have: what has been resolved. */
 #define PRF_HAVE_UREGS	0x1U
-
-struct prf_sample_ctx {
-	struct pt_regs *iregs;
-	struct pt_regs *uregs;	/* valid once PRF_HAVE_UREGS is set */
-	u32 have;
-	u32 flags;		/* PERFREGS_SF_* */
-	u32 abi;		/* enum perfregs_abi */
-};
 
 /*
  * Where each register comes from: an index of unsigned longs in struct
@@ -74,6 +66,34 @@ static const u8 prf_reg_src[PERFREGS_REG_EXT_MAX] = {
 	[PERFREGS_REG_GS_BASE] = PRF_SRC_EXTRA + 5,
 };
 #define PRF_NR_EXTRA	6
+
+/* What the record says of the sample: prf_fill_rec() reads it. */
+struct prf_sample_ctx {
+	struct pt_regs *iregs;	/* the interrupt registers recorded */
+	struct pt_regs *uregs;	/* valid once PRF_HAVE_UREGS is set */
+	u32 have;
+	u32 flags;		/* PERFREGS_SF_* */
+	u32 abi;		/* enum perfregs_abi */
+};
+
+/*
+ * How prf_sample() records it, worked out step by step: classified
+ * (prf_sample_classify()), sized (prf_sample_size()), then written
+ * (prf_sample_write()).  Only those inline steps see it, never a call
+ * out of line, so that it lives in registers: a stack object would cost
+ * the handler its stores and, with CONFIG_INIT_STACK_ALL_ZERO, its
+ * zeroing at every sample.
+ */
+struct prf_sample_plan {
+	struct pt_regs *interrupted;	/* what the interrupt hit */
+	int class;			/* enum prf_uregs_class */
+	const struct prf_regsel *isel;
+	const struct prf_regsel *usel;	/* NULL: no user register */
+	u64 stack_size;
+	u32 fixed;		/* the fixed part and the registers */
+	u32 simd_size;
+	u32 size;		/* the whole record */
+};
 
 #define PRF_SEGS_MASK	((1ULL << PERFREGS_REG_DS) | (1ULL << PERFREGS_REG_ES) | \
 			 (1ULL << PERFREGS_REG_FS) | (1ULL << PERFREGS_REG_GS))
@@ -200,7 +220,15 @@ static void prf_regsel_init(struct prf_regsel *sel, u64 mask)
 	}
 }
 
-/* Called with the new configuration in s->cfg, before any sample. */
+/**
+ * prf_sample_setup() - work out what samples of a configuration record
+ * @s: the session, with its new configuration in s->cfg
+ *
+ * The register selections of struct prf_session, per user ABI and
+ * class, so that the handler copies registers without walking a mask.
+ *
+ * Context: CONFIG, with the session's locks held, before any sample.
+ */
 void prf_sample_setup(struct prf_session *s)
 {
 	static const u64 extra[PRF_UREGS_CLASSES] = {
@@ -554,44 +582,24 @@ static u64 prf_stack_len(unsigned long sp, u64 len, unsigned long tp)
 	return len;
 }
 
-/* inject.h: the outermost writer's registers, to nest a sample in leave */
-static DEFINE_PER_CPU(struct pt_regs *, prf_inject_regs);
-
-void prf_inject_leave(struct prf_ring *rb)
-{
-	struct pt_regs *regs = this_cpu_read(prf_inject_regs);
-
-	if (regs && local_read(&rb->nest) == 1 && prf_inject_nest_now(1))
-		prf_sample(rb->session, regs, false);	/* as an NMI here */
-}
-
 /*
- * Take one sample.  Called from every source with preemption off (see
- * prf_sample_image()); teardown relies on that: see prf_perf_stop().
+ * Classify: where the sample was taken, whose user registers it has,
+ * which interrupt and user registers the record carries.  Reads the
+ * interrupted registers and current only.  False for a sample the
+ * session may not see: the counter skidded into the kernel of a session
+ * that excludes it, and no user frame we trust is there.
  */
-void prf_sample(struct prf_session *s, struct pt_regs *regs, bool throttled)
+static __always_inline bool prf_sample_classify(const struct prf_session *s,
+						struct pt_regs *regs,
+						struct prf_sample_ctx *ctx,
+						struct prf_sample_plan *plan)
 {
-	struct prf_ring *rb = s->rings[smp_processor_id()];
-	struct prf_sample_ctx ctx = { .iregs = regs };
-	const struct prf_regsel *isel = &s->isel;
-	struct perfregs_rec_sample *rec;
 	struct pt_regs *uregs;
-	const struct prf_regsel *usel;
-	struct prf_handle h;
-	struct pt_regs *interrupted = regs;	/* what the interrupt hit */
-	u64 extra[PRF_NR_EXTRA];
-	struct prf_simd simd;
-	u64 stack_size = 0;
-	unsigned long start;
-	u32 size, fixed, simd_size = 0;
-	int class;
-	u64 *v;
 
-	if (unlikely(!rb))
-		return;
-
-	ctx.flags = prf_sample_context();
-	uregs = prf_sample_uregs(&ctx);
+	plan->interrupted = regs;
+	plan->isel = &s->isel;
+	ctx->flags = prf_sample_context();
+	uregs = prf_sample_uregs(ctx);
 	if (!user_mode(regs)) {
 		if (unlikely(s->cfg.flags & PERFREGS_CF_EXCLUDE_KERNEL)) {
 			/*
@@ -599,36 +607,17 @@ void prf_sample(struct prf_session *s, struct pt_regs *regs, bool throttled)
 			 * came in the kernel.  Not one kernel register may
 			 * reach this session: report the sample at the user
 			 * frame, or not at all when there is none we trust
-			 * (as perf excludes a kernel-mode event; a throttle
-			 * it carried is still counted).
+			 * (as perf excludes a kernel-mode event).
 			 */
-			if (!uregs) {
-				if (throttled) {
-					prf_ring_enter(rb);
-					prf_ring_lost(rb, PERFREGS_LOST_THROTTLED);
-					prf_ring_leave(rb);
-				}
-				return;
-			}
-			ctx.iregs = regs = uregs;
-			ctx.flags |= PERFREGS_SF_SKID;
-			isel = &s->isel_frame;
+			if (!uregs)
+				return false;
+			ctx->iregs = uregs;
+			ctx->flags |= PERFREGS_SF_SKID;
+			plan->isel = &s->isel_frame;
 		} else {
-			ctx.flags |= PERFREGS_SF_KERNEL;
+			ctx->flags |= PERFREGS_SF_KERNEL;
 		}
 	}
-
-	prf_ring_enter(rb);
-	local_inc(&rb->produced);
-	if (prf_injecting() && local_read(&rb->nest) == 1) {
-		this_cpu_write(prf_inject_regs, ctx.iregs);	/* for leave */
-		if (prf_inject_nest_now(0))
-			prf_sample(s, ctx.iregs, false);	/* as an NMI here */
-	}
-	if (throttled)
-		prf_ring_lost(rb, PERFREGS_LOST_THROTTLED);
-	if (ctx.flags & PERFREGS_SF_ENTRY_RACE)
-		prf_ring_lost(rb, PERFREGS_LOST_ENTRY);
 
 	/*
 	 * Which of the selectors and bases are the user's (prf_sample_setup()).
@@ -636,22 +625,40 @@ void prf_sample(struct prf_session *s, struct pt_regs *regs, bool throttled)
 	 * exit on Intel loads the VMCS's host selectors, and the user's come
 	 * back only when the vCPU is put (vmx_prepare_switch_to_host()).
 	 */
-	if (user_mode(interrupted))
-		class = PRF_UREGS_USER;
-	else if ((interrupted->flags & X86_EFLAGS_IF) && !prf_vcpu_loaded())
-		class = PRF_UREGS_KERNEL;
+	if (user_mode(regs))
+		plan->class = PRF_UREGS_USER;
+	else if ((regs->flags & X86_EFLAGS_IF) && !prf_vcpu_loaded())
+		plan->class = PRF_UREGS_KERNEL;
 	else
-		class = PRF_UREGS_PLAIN;
-	usel = NULL;
-	if (ctx.abi == PERFREGS_ABI_64)
-		usel = &s->usel64[class];
-	else if (ctx.abi == PERFREGS_ABI_32)
-		usel = &s->usel32[class];
-	if (usel && !usel->n)
-		usel = NULL;
-	if (usel && usel->extra)
-		prf_read_extras(extra, class == PRF_UREGS_USER);
+		plan->class = PRF_UREGS_PLAIN;
+	plan->usel = NULL;
+	if (ctx->abi == PERFREGS_ABI_64)
+		plan->usel = &s->usel64[plan->class];
+	else if (ctx->abi == PERFREGS_ABI_32)
+		plan->usel = &s->usel32[plan->class];
+	if (plan->usel && !plan->usel->n)
+		plan->usel = NULL;
+	return true;
+}
 
+/*
+ * Size: what the record's size depends on, read from the CPU and the
+ * task now: the selectors and bases (into @extra), the length of the
+ * user stack to copy, the SIMD state (@simd, which holds a slot until
+ * prf_simd_put()).
+ */
+static __always_inline void prf_sample_size(const struct prf_session *s,
+					    struct prf_sample_ctx *ctx,
+					    struct prf_sample_plan *plan,
+					    u64 *extra, struct prf_simd *simd)
+{
+	const struct prf_regsel *usel = plan->usel;
+	struct pt_regs *uregs = ctx->uregs;
+
+	if (usel && usel->extra)
+		prf_read_extras(extra, plan->class == PRF_UREGS_USER);
+
+	plan->stack_size = 0;
 	if (s->cfg.stack_bytes && uregs) {
 		unsigned long tp = 0;
 
@@ -661,53 +668,68 @@ void prf_sample(struct prf_session *s, struct pt_regs *regs, bool throttled)
 		 * an i386 frame's GS base, known only when the interrupt hit
 		 * user mode (the entry's swapgs put it in KERNEL_GS_BASE).
 		 */
-		if (ctx.abi == PERFREGS_ABI_64 && class != PRF_UREGS_PLAIN)
+		if (ctx->abi == PERFREGS_ABI_64 && plan->class != PRF_UREGS_PLAIN)
 			tp = usel && usel->extra ? extra[4] :
 						   x86_fsbase_read_cpu();
-		else if (ctx.abi == PERFREGS_ABI_32 && class == PRF_UREGS_USER)
+		else if (ctx->abi == PERFREGS_ABI_32 &&
+			 plan->class == PRF_UREGS_USER)
 			tp = prf_user_gsbase(usel, extra);
-		ctx.flags |= PERFREGS_SF_STACK;
-		stack_size = prf_stack_len(uregs->sp, s->cfg.stack_bytes, tp);
+		ctx->flags |= PERFREGS_SF_STACK;
+		plan->stack_size = prf_stack_len(uregs->sp, s->cfg.stack_bytes,
+						 tp);
 	}
-	simd.slot_held = false;
+	simd->slot_held = false;
+	plan->simd_size = 0;
 	if (s->cfg.simd_mask && uregs) {
-		ctx.flags |= PERFREGS_SF_SIMD;
-		prf_simd_take(&simd, s->cfg.simd_mask, ctx.abi == PERFREGS_ABI_64,
-			      interrupted);
-		simd_size = prf_simd_size(simd.components, simd.is64);
+		ctx->flags |= PERFREGS_SF_SIMD;
+		prf_simd_take(simd, s->cfg.simd_mask,
+			      ctx->abi == PERFREGS_ABI_64, plan->interrupted);
+		plan->simd_size = prf_simd_size(simd->components, simd->is64);
 	}
 
-	fixed = sizeof(*rec) + 8 * (isel->n + (usel ? usel->n : 0));
-	size = fixed + simd_size;
-	if (stack_size)
-		size += 16 + stack_size;
-	if (prf_ring_begin(rb, &h, size))
-		goto out_simd_put;
-	start = h.offset;
-	if (prf_injecting()) {
-		prf_inject_sample_delay();
-		/* a writer that reserves after us: no trimming ours */
-		if (local_read(&rb->nest) == 1 && prf_inject_nest_now(2))
-			prf_sample(s, ctx.iregs, false);	/* as an NMI */
-	}
+	plan->fixed = sizeof(struct perfregs_rec_sample) +
+		      8 * (plan->isel->n + (usel ? usel->n : 0));
+	plan->size = plan->fixed + plan->simd_size;
+	if (plan->stack_size)
+		plan->size += 16 + plan->stack_size;
+}
 
-	rec = prf_ring_direct(&h, fixed);
+/*
+ * Write: the record into the reservation @h, from its start on, and the
+ * new task it may tell a learner of.
+ */
+static __always_inline void prf_sample_write(const struct prf_session *s,
+					     struct prf_ring *rb,
+					     struct prf_handle *h,
+					     const struct prf_sample_ctx *ctx,
+					     const struct prf_sample_plan *plan,
+					     const u64 *extra,
+					     const struct prf_simd *simd)
+{
+	const struct prf_regsel *usel = plan->usel;
+	unsigned long start = h->offset;
+	struct perfregs_rec_sample *rec;
+	u64 *v;
+
+	rec = prf_ring_direct(h, plan->fixed);
 	if (likely(rec)) {
 		/* the common case: no wrap, every field stored in place */
-		prf_fill_rec(s, rec, size, &ctx, isel->mask,
+		prf_fill_rec(s, rec, plan->size, ctx, plan->isel->mask,
 			     usel ? usel->mask : 0);
-		v = prf_put_regs(rec->regs, regs, isel);
+		v = prf_put_regs(rec->regs, ctx->iregs, plan->isel);
 		if (usel)
-			prf_put_uregs(v, uregs, extra, usel);
+			prf_put_uregs(v, ctx->uregs, extra, usel);
 	} else {
-		prf_write_wrapped(s, &h, size, &ctx, regs, isel, usel, extra);
+		prf_write_wrapped(s, h, plan->size, ctx, ctx->iregs, plan->isel,
+				  usel, extra);
 	}
-	if (simd_size)
-		prf_simd_write(&h, &simd);
-	if (stack_size)
-		prf_ring_write_stack(&h, start, (const void __user *)uregs->sp,
-				     stack_size);
-	prf_ring_check_written(&h, start);
+	if (plan->simd_size)
+		prf_simd_write(h, simd);
+	if (plan->stack_size)
+		prf_ring_write_stack(h, start,
+				     (const void __user *)ctx->uregs->sp,
+				     plan->stack_size);
+	prf_ring_check_written(h, start);
 
 	/*
 	 * A learner in userspace wants to hear of a new process or image;
@@ -715,20 +737,64 @@ void prf_sample(struct prf_session *s, struct pt_regs *regs, bool throttled)
 	 * nested writer samples the same task as the one it interrupted,
 	 * so a race on last_* can only count that task twice.
 	 */
-	if (uregs && (rb->last_tgid != current->tgid ||
-		      rb->last_mm != current->mm)) {
+	if (ctx->uregs && (rb->last_tgid != current->tgid ||
+			   rb->last_mm != current->mm)) {
 		rb->last_tgid = current->tgid;
 		rb->last_mm = current->mm;
 		local_inc(&rb->new_tasks);
 	}
-out_simd_put:
+}
+
+/**
+ * prf_sample() - take one sample
+ * @s: the session
+ * @regs: the registers the interrupt (or the perf core) handed over
+ * @throttled: perf throttled the event with this sample
+ *
+ * Classifies the sample, counts it, sizes its record, reserves it in
+ * the ring of this CPU and writes it; a sample that finds no room is
+ * counted lost.  The test hooks (inject.h) nest another writer at the
+ * points where an NMI can land.
+ *
+ * Context: every source calls it with preemption off, NMI included
+ * (see prf_sample_image()); teardown relies on that, see
+ * prf_perf_stop().  Takes no lock, allocates nothing, never sleeps.
+ */
+void prf_sample(struct prf_session *s, struct pt_regs *regs, bool throttled)
+{
+	struct prf_ring *rb = s->rings[smp_processor_id()];
+	struct prf_sample_ctx ctx = { .iregs = regs };
+	struct prf_sample_plan plan __uninitialized;
+	u64 extra[PRF_NR_EXTRA];
+	struct prf_simd simd;
+	struct prf_handle h;
+
+	if (unlikely(!rb))
+		return;
+	if (!prf_sample_classify(s, regs, &ctx, &plan)) {
+		/* not taken, but a throttle it carried is still counted */
+		if (throttled) {
+			prf_ring_enter(rb);
+			prf_ring_lost(rb, PERFREGS_LOST_THROTTLED);
+			prf_ring_leave(rb);
+		}
+		return;
+	}
+
+	prf_ring_enter(rb);
+	local_inc(&rb->produced);
+	prf_inject_hook(PRF_INJECT_COUNTED, s, ctx.iregs, &rb->nest);
+	if (throttled)
+		prf_ring_lost(rb, PERFREGS_LOST_THROTTLED);
+	if (ctx.flags & PERFREGS_SF_ENTRY_RACE)
+		prf_ring_lost(rb, PERFREGS_LOST_ENTRY);
+
+	prf_sample_size(s, &ctx, &plan, extra, &simd);
+	if (!prf_ring_begin(rb, &h, plan.size)) {
+		prf_inject_hook(PRF_INJECT_RESERVED, s, ctx.iregs, &rb->nest);
+		prf_sample_write(s, rb, &h, &ctx, &plan, extra, &simd);
+	}
 	prf_simd_put(&simd);
 	prf_ring_leave(rb);
-	/*
-	 * Whether or not a test knob is on now: it may have been when the
-	 * pointer was stored, and a frame about to go may not stay behind.
-	 * This also ends a nest from leave: the outer writer's next pass
-	 * finds NULL.
-	 */
-	this_cpu_write(prf_inject_regs, NULL);
+	prf_inject_done();
 }

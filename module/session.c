@@ -13,7 +13,8 @@
 #include <linux/sched/task.h>
 #include <linux/sched/signal.h>
 #include <linux/pid_namespace.h>
-#include "perfregs.h"
+#include "internal.h"
+#include "ring.h"
 #include "compat.h"
 #include "simd.h"
 
@@ -27,6 +28,12 @@
 	((((c)->uregs_mask_64 | (c)->uregs_mask_32) & PERFREGS_MASK_BASES) ? \
 	 PERFREGS_REG_EXT_MAX : PERFREGS_REG_MAX))
 
+/**
+ * prf_session_new() - a new, unconfigured session
+ *
+ * Context: open(), process context.
+ * Return: the session, or NULL without memory.
+ */
 struct prf_session *prf_session_new(void)
 {
 	struct prf_session *s;
@@ -109,6 +116,13 @@ static void prf_session_stop(struct prf_session *s)
 	wake_up_interruptible_poll(&s->wq, EPOLLIN | EPOLLRDNORM);
 }
 
+/**
+ * prf_session_free() - stop a session and free it
+ * @s: the session
+ *
+ * Context: release(), the file's last reference gone, so no mapping is
+ * left; may sleep.
+ */
 void prf_session_free(struct prf_session *s)
 {
 	mutex_lock(&s->lock);
@@ -396,6 +410,19 @@ static int prf_ioc_version(void __user *arg)
  */
 #define PRF_IOC_SIZELESS(cmd)	((cmd) & ~(_IOC_SIZEMASK << _IOC_SIZESHIFT))
 
+/**
+ * prf_session_ioctl() - the ioctls of include/uapi/linux/perfregs.h
+ * @s: the session
+ * @cmd: PERFREGS_IOC_*
+ * @arg: its argument in user memory
+ *
+ * Told apart as PRF_IOC_SIZELESS() says.  VERSION and CONFIG touch user
+ * memory and run without s->lock; the others hold it.
+ *
+ * Context: process context, may sleep.
+ * Return: 0 or a negative errno, as the uapi header says per ioctl;
+ * -ENOTTY for an unknown one.
+ */
 long prf_session_ioctl(struct prf_session *s, unsigned int cmd,
 		       void __user *arg)
 {
@@ -446,6 +473,16 @@ static const struct vm_operations_struct prf_vm_ops = {
 	.close = prf_vma_close,
 };
 
+/**
+ * prf_session_mmap() - map a ring's control page or data pages
+ * @s: the session
+ * @vma: the mapping: its offset names the CPU and which part
+ *	(PERFREGS_MMAP_CTL(), PERFREGS_MMAP_DATA())
+ *
+ * Context: mmap(), with mmap_lock held: takes only s->map_lock.
+ * Return: 0, -EINVAL for a wrong offset, length or a private mapping,
+ * -EPERM for writable data pages, or the error of the insertion.
+ */
 int prf_session_mmap(struct prf_session *s, struct vm_area_struct *vma)
 {
 	unsigned long len = vma->vm_end - vma->vm_start;
@@ -498,6 +535,17 @@ out_unlock:
 	return ret;
 }
 
+/**
+ * prf_session_poll() - what a reader of the session may do now
+ * @s: the session
+ * @file: its file
+ * @wait: the poll table
+ *
+ * Context: poll(), process context; takes s->map_lock.
+ * Return: EPOLLIN when a ring has a watermark's worth to read (or
+ * anything once stopped), EPOLLPRI when a new task is unseen, EPOLLHUP
+ * once nothing more will come, EPOLLERR before CONFIG.
+ */
 __poll_t prf_session_poll(struct prf_session *s, struct file *file,
 			  poll_table *wait)
 {

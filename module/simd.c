@@ -44,7 +44,6 @@
 #include <asm/fpu/xcr.h>
 #include <asm/processor.h>
 #include <asm/ptrace.h>
-#include "perfregs.h"
 #include "ring.h"
 #include "simd.h"
 
@@ -70,6 +69,12 @@ static void __percpu *prf_slots;
 static DEFINE_PER_CPU(unsigned int, prf_simd_depth);
 static const u8 prf_zeros[16 * 64];	/* the largest part: zmm16-31 */
 
+/**
+ * prf_simd_offered() - the SIMD state this CPU and kernel offer
+ *
+ * Context: any, after prf_simd_init().
+ * Return: a PERFREGS_SIMD_* mask, for VERSION and CONFIG's check.
+ */
 u64 prf_simd_offered(void)
 {
 	return prf_offered;
@@ -91,6 +96,14 @@ static u64 prf_rfbm(u64 components)
 	return rfbm;
 }
 
+/**
+ * prf_simd_init() - find what XSAVE offers, and the per-CPU areas
+ *
+ * Nothing offered without XSAVE (or the kernel's XCR0): not an error.
+ *
+ * Context: module init.
+ * Return: 0, or -ENOMEM for the areas.
+ */
 int prf_simd_init(void)
 {
 	static const u64 want[] = {
@@ -134,13 +147,25 @@ int prf_simd_init(void)
 	return 0;
 }
 
-/* Called once no sample can run any more (module exit). */
+/**
+ * prf_simd_exit() - free the per-CPU areas
+ *
+ * Context: module exit, once no sample can run any more.
+ */
 void prf_simd_exit(void)
 {
 	free_percpu(prf_slots);
 	prf_slots = NULL;
 }
 
+/**
+ * prf_simd_size() - the bytes of a SIMD section
+ * @components: the PERFREGS_SIMD_* it carries
+ * @is64: of a 64-bit frame (16 vector registers, else 8)
+ *
+ * Context: any.
+ * Return: the size of struct perfregs_rec_simd and its data.
+ */
 u32 prf_simd_size(u64 components, bool is64)
 {
 	u32 n = is64 ? 16 : 8, size = sizeof(struct perfregs_rec_simd);
@@ -210,6 +235,20 @@ static __always_inline bool prf_in_fpregs_lock(void)
 	return pc & PREEMPT_MASK;
 }
 
+/**
+ * prf_simd_take() - take the user's SIMD state for one sample
+ * @st: the sample's state, filled in
+ * @asked: the PERFREGS_SIMD_* the session asks for
+ * @is64: the user frame is 64-bit
+ * @regs: the registers the interrupt handed over
+ *
+ * Decides whether the user's state is known (see the top of this file)
+ * and, if so, saves it with XSAVE into a per-CPU slot of its own; else
+ * st->unknown says why.  prf_simd_put() must follow, innermost sample
+ * first.
+ *
+ * Context: the sample path, any context (NMI too), preemption off.
+ */
 void prf_simd_take(struct prf_simd *st, u64 asked, bool is64,
 		   struct pt_regs *regs)
 {
@@ -269,6 +308,12 @@ void prf_simd_take(struct prf_simd *st, u64 asked, bool is64,
 		st->mxcsr = *(u32 *)(area + PRF_XSAVE_LEGACY_MXCSR);
 }
 
+/**
+ * prf_simd_put() - give back the slot prf_simd_take() held
+ * @st: the sample's state
+ *
+ * Context: the sample path, on the CPU that took it.
+ */
 void prf_simd_put(struct prf_simd *st)
 {
 	if (st->slot_held)
@@ -285,6 +330,15 @@ static void prf_simd_part(struct prf_handle *h, const struct prf_simd *st,
 	prf_ring_write(h, bv & BIT_ULL(comp) ? st->area + off : prf_zeros, len);
 }
 
+/**
+ * prf_simd_write() - copy a sample's SIMD section into its record
+ * @h: the reservation, with prf_simd_size() bytes left for it
+ * @st: the state prf_simd_take() took
+ *
+ * Components in their initial state are written as zeros.
+ *
+ * Context: the sample path, any context (NMI too).
+ */
 void prf_simd_write(struct prf_handle *h, const struct prf_simd *st)
 {
 	struct perfregs_rec_simd hdr = {

@@ -14,7 +14,7 @@
 #include <linux/rculist.h>
 #include <linux/sched.h>
 #include <asm/nmi.h>
-#include "perfregs.h"
+#include "internal.h"
 
 static LIST_HEAD(prf_nmi_sessions);
 static DEFINE_MUTEX(prf_nmi_lock);	/* the list and the counts below */
@@ -64,6 +64,15 @@ static int prf_nmi_unknown(unsigned int type, struct pt_regs *regs)
 	return ret;
 }
 
+/**
+ * prf_nmi_start() - sample every NMI for a session
+ * @s: a configured session of EV_NMI
+ *
+ * Registers the NMI handlers when the first session needs them.
+ *
+ * Context: START, process context, may sleep.
+ * Return: 0, or the error of register_nmi_handler().
+ */
 int prf_nmi_start(struct prf_session *s)
 {
 	int ret = 0;
@@ -93,6 +102,15 @@ out_unlock:
 	return ret;
 }
 
+/**
+ * prf_nmi_stop() - stop sampling NMIs for a session
+ * @s: the session
+ *
+ * Unregisters the handlers with the last session, and returns once no
+ * handler still walks past @s.
+ *
+ * Context: process context, may sleep.
+ */
 void prf_nmi_stop(struct prf_session *s)
 {
 	mutex_lock(&prf_nmi_lock);

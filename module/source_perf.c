@@ -7,8 +7,9 @@
  * (PEBS) events are never requested, so large PEBS, which would batch
  * samples past the handler, is never used.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/perf_event.h>
-#include <linux/hw_breakpoint.h>
 #include <linux/cpu.h>
 #include <linux/cpuhotplug.h>
 #include <linux/pid.h>
@@ -17,7 +18,8 @@
 #include <linux/sched/task.h>
 #include <linux/slab.h>
 #include <linux/workqueue.h>
-#include "perfregs.h"
+#include "internal.h"
+#include "event.h"
 #include "compat.h"
 #include "inject.h"
 
@@ -45,53 +47,11 @@ static void prf_perf_overflow(struct perf_event *event,
 		   event->hw.interrupts == PRF_THROTTLED);
 }
 
-/* The perf event a configuration stands for (policy.c compares it). */
-int prf_perf_attr(const struct perfregs_config *cfg,
-		  struct perf_event_attr *attr)
-{
-	static const struct {
-		u32 type;
-		u64 config;
-	} map[] = {
-		[PERFREGS_EV_CPU_CLOCK] = { PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK },
-		[PERFREGS_EV_TASK_CLOCK] = { PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK },
-		[PERFREGS_EV_PAGE_FAULTS] = { PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS },
-		[PERFREGS_EV_CONTEXT_SWITCHES] = { PERF_TYPE_SOFTWARE,
-						   PERF_COUNT_SW_CONTEXT_SWITCHES },
-		[PERFREGS_EV_CYCLES] = { PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES },
-		[PERFREGS_EV_INSTRUCTIONS] = { PERF_TYPE_HARDWARE,
-					       PERF_COUNT_HW_INSTRUCTIONS },
-		[PERFREGS_EV_BREAKPOINT] = { PERF_TYPE_BREAKPOINT, 0 },
-	};
-
-	if (cfg->event > PERFREGS_EV_BREAKPOINT)
-		return -EINVAL;
-	memset(attr, 0, sizeof(*attr));
-	attr->size = sizeof(*attr);
-	attr->type = map[cfg->event].type;
-	attr->config = map[cfg->event].config;
-	attr->sample_period = cfg->period;
-	attr->freq = !!(cfg->flags & PERFREGS_CF_FREQ);
-	attr->exclude_user = !!(cfg->flags & PERFREGS_CF_EXCLUDE_USER);
-	attr->exclude_kernel = !!(cfg->flags & PERFREGS_CF_EXCLUDE_KERNEL);
-	attr->exclude_hv = 1;
-	if (cfg->event == PERFREGS_EV_BREAKPOINT) {
-		attr->bp_addr = cfg->bp_addr;
-		attr->bp_type = (cfg->bp_type & PERFREGS_BP_R ? HW_BREAKPOINT_R : 0) |
-				(cfg->bp_type & PERFREGS_BP_W ? HW_BREAKPOINT_W : 0) |
-				(cfg->bp_type & PERFREGS_BP_X ? HW_BREAKPOINT_X : 0);
-		attr->bp_len = cfg->bp_len;
-		attr->sample_period = 1;
-		attr->freq = 0;
-	}
-	return 0;
-}
-
 /* The attributes of the module's own counters for the session. */
 static int prf_counter_attr(const struct prf_session *s,
 			    struct perf_event_attr *attr)
 {
-	int ret = prf_perf_attr(&s->cfg, attr);
+	int ret = prf_event_attr(&s->cfg, attr);
 
 	if (ret)
 		return ret;
@@ -197,7 +157,7 @@ static void prf_perf_cpu_work(struct work_struct *work)
 	int ret = prf_perf_reconcile(s);
 
 	if (ret && ret != -ENODEV)
-		pr_warn_ratelimited("perfregs: a CPU has no counter: %d\n", ret);
+		pr_warn_ratelimited("a CPU has no counter: %d\n", ret);
 }
 
 /* CPU hotplug, with the hotplug lock held: only queue the reconcile. */
@@ -218,6 +178,12 @@ static int prf_cpu_dead(unsigned int cpu, struct hlist_node *node)
 	return 0;
 }
 
+/**
+ * prf_perf_init() - set up the CPU hotplug states of the perf source
+ *
+ * Context: module init.
+ * Return: 0, or the error of cpuhp_setup_state_multi().
+ */
 int prf_perf_init(void)
 {
 	int ret;
@@ -239,12 +205,23 @@ out_remove_online:
 	return ret;
 }
 
+/**
+ * prf_perf_exit() - remove the CPU hotplug states
+ *
+ * Context: module exit, every session gone.
+ */
 void prf_perf_exit(void)
 {
 	cpuhp_remove_multi_state(prf_cpuhp_dead);
 	cpuhp_remove_multi_state(prf_cpuhp_online);
 }
 
+/**
+ * prf_perf_session_init() - the perf source's part of a new session
+ * @s: the session
+ *
+ * Context: process context.
+ */
 void prf_perf_session_init(struct prf_session *s)
 {
 	INIT_WORK(&s->cpu_work, prf_perf_cpu_work);
@@ -431,6 +408,20 @@ out_put_leader:
 	return ret < 0 ? ret : 0;
 }
 
+/**
+ * prf_perf_start() - start the perf counters of a session
+ * @s: a configured session whose event is a perf event (not EV_NMI)
+ *
+ * One counter per CPU of the session, kept through CPU hotplug, or one
+ * per thread of the target process, inherited by the threads (and with
+ * CF_INHERIT the processes) it creates.  Stopped again on failure.
+ *
+ * Context: START, process context with s->lock held; may sleep.
+ * Return: 0, or a negative errno: -ESRCH when the target has no thread
+ * left, -EACCES when the caller may no longer watch one (START asks
+ * again), -EAGAIN for a process that makes threads faster than we
+ * look, -ENODEV when no CPU of the session is online.
+ */
 int prf_perf_start(struct prf_session *s)
 {
 	struct perf_event **events = NULL;
@@ -454,6 +445,15 @@ int prf_perf_start(struct prf_session *s)
 	return ret;
 }
 
+/**
+ * prf_perf_stop() - stop and release the counters of a session
+ * @s: the session
+ *
+ * Returns once no prf_sample() of its counters runs any more, on any
+ * CPU: the caller may then flush the LOST records and free the rings.
+ *
+ * Context: process context, may sleep.
+ */
 void prf_perf_stop(struct prf_session *s)
 {
 	struct perf_event **events, **tev;

@@ -168,6 +168,13 @@ uint64_t now_ns(void)
 	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
+void measure_until(const char *what, uint64_t t0, uint64_t deadline)
+{
+	fprintf(stderr, "# MEASURE %s %llu < %llu\n", what,
+		(unsigned long long)((now_ns() - t0) / 1000000),
+		(unsigned long long)((deadline - t0) / 1000000));
+}
+
 double work_scale(void)
 {
 	const char *e = getenv("PERFREGS_WORK_SCALE");

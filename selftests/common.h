@@ -127,6 +127,15 @@ bool nmis_injected(void);
 					 __mv, #op, __mt);			\
 } while (0)
 
+/*
+ * For a test that samples until its counts hold, with a deadline: how
+ * long that took against the deadline, "# MEASURE WHAT ELAPSED_MS <
+ * DEADLINE_MS" (t0 and deadline in now_ns()), printed only (the counts'
+ * own MEASURE lines decide; theirs sit at the threshold by design, this
+ * one says how far from failing the run was).
+ */
+void measure_until(const char *what, uint64_t t0, uint64_t deadline);
+
 /* Is the perfregs module loaded (is there a /dev/perfregs)? */
 bool module_loaded(void);
 

@@ -15,8 +15,14 @@
  * kernel was still building the new one), C is older than *P, which the
  * stack snapshot shows as it is at the sample.
  *
- * usage: entry_race SECONDS; prints
+ * The loop is [er_loop_start, er_loop_end); P holds the slot only there
+ * (it is zeroed on the way out), and the i386 loop's SYSENTER returns
+ * into it at er_vsys_ret: a frame elsewhere is no loop frame, whatever
+ * its registers hold.
+ *
+ * usage: entry_race SECONDS (inf: until killed); prints
  *   entry abi=i386|x86_64 pid=N stores=0xA,0xB,0xC,0xD slot=0xS
+ *     loop=0xL-0xE vsys_ret=0xR (0 on x86-64)
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -27,6 +33,12 @@
 #include <sys/mman.h>
 
 extern char er_store1[], er_store2[], er_store3[], er_store4[];
+extern char er_loop_start[], er_loop_end[];
+#ifdef __x86_64__
+#define er_vsys_ret ((char *)0)
+#else
+extern char er_vsys_ret[];
+#endif
 
 static double now(void)
 {
@@ -38,7 +50,7 @@ static double now(void)
 
 int main(int argc, char **argv)
 {
-	double secs = argc > 1 ? atof(argv[1]) : 5, end;
+	double secs = argc > 1 ? atof(argv[1]) : 5, end;	/* "inf": until killed */
 	volatile unsigned long slot = 0;
 	char *page = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
 			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -46,14 +58,15 @@ int main(int argc, char **argv)
 
 	if (page == MAP_FAILED)
 		return 1;
-	printf("entry abi=%s pid=%d stores=%p,%p,%p,%p slot=%p\n",
+	printf("entry abi=%s pid=%d stores=%p,%p,%p,%p slot=%p loop=%p-%p vsys_ret=0x%lx\n",
 #ifdef __x86_64__
 	       "x86_64",
 #else
 	       "i386",
 #endif
 	       (int)getpid(), (void *)er_store1, (void *)er_store2,
-	       (void *)er_store3, (void *)er_store4, (void *)&slot);
+	       (void *)er_store3, (void *)er_store4, (void *)&slot,
+	       (void *)er_loop_start, (void *)er_loop_end, (unsigned long)(uintptr_t)er_vsys_ret);
 	fflush(stdout);
 	end = now() + secs;
 	while (now() < end) {
@@ -64,6 +77,8 @@ int main(int argc, char **argv)
 		"	mov %[c], %%r12\n"
 		"	mov %[slot], %%r13\n"
 		"	mov %[page], %%r14\n"
+		".globl er_loop_start\n"
+		"er_loop_start:\n"
 		"1:	inc %%r12\n"
 		".globl er_store1\n"
 		"er_store1:\n"
@@ -90,7 +105,10 @@ int main(int argc, char **argv)
 		"	mov %%r12, (%%r13)\n"
 		"	decq %[n]\n"
 		"	jnz 1b\n"
+		".globl er_loop_end\n"
+		"er_loop_end:\n"
 		"	mov %%r12, %[c]\n"
+		"	xor %%r13d, %%r13d\n"		/* P no longer the slot */
 		: [c] "+m" (c), [n] "+m" (n)
 		: [slot] "r" (&slot), [page] "r" (page)
 		: "rax", "rcx", "rdx", "rsi", "rdi", "r11", "r12", "r13",
@@ -103,6 +121,8 @@ int main(int argc, char **argv)
 		"	mov %[c], %%esi\n"
 		"	mov %[slot], %%edi\n"
 		"	mov %[page], %%ebx\n"
+		".globl er_loop_start\n"
+		"er_loop_start:\n"
 		"1:	inc %%esi\n"
 		".globl er_store1\n"
 		"er_store1:\n"
@@ -115,6 +135,8 @@ int main(int argc, char **argv)
 		"	mov %%esi, (%%edi)\n"
 		"	mov $20, %%eax\n"
 		"	call *%[vsys]\n"		/* SYSENTER in the vDSO */
+		".globl er_vsys_ret\n"
+		"er_vsys_ret:\n"
 		"	inc %%esi\n"
 		".globl er_store3\n"
 		"er_store3:\n"
@@ -130,7 +152,10 @@ int main(int argc, char **argv)
 		"	int $0x80\n"
 		"	decl %[n]\n"
 		"	jnz 1b\n"
+		".globl er_loop_end\n"
+		"er_loop_end:\n"
 		"	mov %%esi, %[c]\n"
+		"	xor %%edi, %%edi\n"		/* P no longer the slot */
 		: [c] "+m" (c), [n] "+m" (n)
 		: [slot] "m" (*(unsigned long [1]){ (unsigned long)&slot }),
 		  [page] "m" (*(unsigned long [1]){ (unsigned long)page }),

@@ -5,7 +5,7 @@
 # BAD: every line a checker or the kernel prints when something is
 # wrong.  ("Call Trace" alone is no failure: sysrq-l backtraces print
 # them.)
-BAD='WARNING:|BUG:|Oops|general protection|KASAN|UBSAN|suspected memory leak|circular locking|possible recursive locking|inconsistent lock state|lock inversion|suspicious RCU usage|DEBUG_LOCKS_WARN_ON|list_add corruption|list_del corruption|ODEBUG|self-detected stall|blocked for more than|soft lockup'
+BAD='perfregs-klog: |WARNING:|BUG:|Oops|general protection|KASAN|UBSAN|suspected memory leak|circular locking|possible recursive locking|inconsistent lock state|lock inversion|suspicious RCU usage|DEBUG_LOCKS_WARN_ON|list_add corruption|list_del corruption|ODEBUG|self-detected stall|blocked for more than|soft lockup'
 
 # A KCSAN report's title names the two functions whose accesses raced:
 # "BUG: KCSAN: data-race in A / B" (a module's functions with

@@ -11,10 +11,10 @@
  *
  *   magic abi=<x86_64|i386|x32> pid=<pid> loop=0x<start>-0x<end>
  *
- * then spins for SECONDS seconds of wall time.  [start, end) is the exact
- * address range of the inner loop (global labels magic_loop_start and
- * magic_loop_end); whenever the pc is inside it, these registers hold the
- * magic values of magic.h:
+ * then spins for SECONDS seconds of wall time (SECONDS inf: until
+ * killed).  [start, end) is the exact address range of the inner loop
+ * (global labels magic_loop_start and magic_loop_end); whenever the pc
+ * is inside it, these registers hold the magic values of magic.h:
  *
  *   x86_64, x32: rbx rbp r12 r13 r14 r15 = MAGIC64_*
  *   i386:        ebx esi edi ebp         = MAGIC32_*
@@ -114,7 +114,7 @@ static double now(void)
 static void usage(const char *argv0)
 {
 	fprintf(stderr, "usage: %s SECONDS\n"
-		"Spin SECONDS seconds with magic values in registers (abi %s).\n",
+		"Spin SECONDS seconds (inf: until killed) with magic values in registers (abi %s).\n",
 		argv0, ABI_NAME);
 	exit(2);
 }
@@ -128,7 +128,7 @@ int main(int argc, char **argv)
 		usage(argv[0]);
 	errno = 0;
 	secs = strtod(argv[1], &end);
-	if (errno || end == argv[1] || *end || !isfinite(secs) || secs < 0)
+	if (errno || end == argv[1] || *end || isnan(secs) || secs < 0)
 		usage(argv[0]);
 	/* slow kernels (make check-debug) stretch every workload */
 	if (getenv("PERFREGS_WORK_SCALE") && atof(getenv("PERFREGS_WORK_SCALE")) > 0)

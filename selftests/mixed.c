@@ -177,7 +177,7 @@ static int have_avx(void)
 static void usage(const char *argv0)
 {
 	fprintf(stderr, "usage: %s SECONDS\n"
-		"Spin SECONDS seconds in 32-bit code with magic values in registers.\n",
+		"Spin SECONDS seconds (inf: until killed) in 32-bit code with magic values in registers.\n",
 		argv0);
 	exit(2);
 }
@@ -195,7 +195,7 @@ int main(int argc, char **argv)
 		usage(argv[0]);
 	errno = 0;
 	secs = strtod(argv[1], &end);
-	if (errno || end == argv[1] || *end || !isfinite(secs) || secs < 0)
+	if (errno || end == argv[1] || *end || isnan(secs) || secs < 0)
 		usage(argv[0]);
 	/* slow kernels (make check-debug) stretch every workload */
 	if (getenv("PERFREGS_WORK_SCALE") && atof(getenv("PERFREGS_WORK_SCALE")) > 0)

@@ -358,7 +358,7 @@ TEST_F(engine, source_masks)
 	}
 	TH_LOG("%zu samples, %zu of the child, %zu in the expected context",
 	       self->set.n, mine, ctx_ok);
-	EXPECT_LE(10, mine) TH_LOG("too few samples");
+	MEASURE("child_samples", mine, >=, 10);
 	EXPECT_EQ(self->set.n, ctx_ok);
 	EXPECT_EQ(prf_produced(&self->r), accounted(&self->r, &self->set));
 }
@@ -402,7 +402,7 @@ static int start_workload(struct workload *w, const char *name,
 }
 
 /* One all-CPU session, a 32-bit and a 64-bit task: each gets its mask. */
-TEST_F(sess, split_masks_32_64)
+TEST_F_TIMEOUT(sess, split_masks_32_64, 90)
 {
 	uint64_t m32 = R(BX) | R(SI) | R(DI) | R(BP) | R(IP) | R(SP);
 	uint64_t m64 = R(BX) | R(BP) | R(R12) | R(R13) | R(R14) | R(R15) | R(IP);
@@ -411,11 +411,14 @@ TEST_F(sess, split_masks_32_64)
 	size_t i, n32 = 0, n64 = 0;
 	int ret;
 
-	ret = start_workload(&w32, "magic_32", "1", why, sizeof(why));
+	uint64_t deadline, t0;
+
+	/* both spin until killed: sampled until each has its 20 */
+	ret = start_workload(&w32, "magic_32", "inf", why, sizeof(why));
 	if (ret == -2)
 		SKIP(return, "%s", why);
 	ASSERT_EQ(0, ret) TH_LOG("%s", why);
-	ASSERT_EQ(0, start_workload(&w64, "magic_64", "1", why, sizeof(why)))
+	ASSERT_EQ(0, start_workload(&w64, "magic_64", "inf", why, sizeof(why)))
 		TH_LOG("%s", why);
 	self->cfg.data_pages = 256;
 	self->cfg.uregs_mask_32 = m32;
@@ -423,9 +426,25 @@ TEST_F(sess, split_masks_32_64)
 	self->cfg.iregs_mask = R(IP);
 	ASSERT_EQ(0, prf_config(&self->r, &self->cfg));
 	ASSERT_EQ(0, prf_start(&self->r));
-	run_session(&self->r, &self->set, 0, 1200);
-	EXPECT_EQ(0, workload_wait(&w32));
-	EXPECT_EQ(0, workload_wait(&w64));
+	t0 = now_ns();
+	deadline = t0 + (uint64_t)(60e9 * work_scale());
+	for (i = 0; (n32 < 20 || n64 < 20) && now_ns() < deadline;) {
+		prf_wait(&self->r, 20);
+		prf_drain(&self->r, collect_record, &self->set);
+		for (; i < self->set.n; i++) {
+			n32 += self->set.s[i]->pid == (uint32_t)w32.pid && self->set.s[i]->uregs_mask;
+			n64 += self->set.s[i]->pid == (uint32_t)w64.pid && self->set.s[i]->uregs_mask;
+		}
+	}
+	measure_until("until_ms", t0, deadline);
+	prf_stop(&self->r);
+	prf_drain(&self->r, collect_record, &self->set);
+	/* still spinning when killed: no crash, no early end */
+	kill(w32.pid, SIGKILL);
+	kill(w64.pid, SIGKILL);
+	EXPECT_EQ(128 + SIGKILL, workload_wait(&w32));
+	EXPECT_EQ(128 + SIGKILL, workload_wait(&w64));
+	n32 = n64 = 0;
 	for (i = 0; i < self->set.n; i++) {
 		const struct perfregs_rec_sample *s = self->set.s[i];
 
@@ -440,8 +459,8 @@ TEST_F(sess, split_masks_32_64)
 		}
 	}
 	TH_LOG("%zu samples of the 32-bit task, %zu of the 64-bit one", n32, n64);
-	EXPECT_LE(20, n32);
-	EXPECT_LE(20, n64);
+	MEASURE("samples_32", n32, >=, 20);
+	MEASURE("samples_64", n64, >=, 20);
 }
 
 /* Count NMI samples while something sends NMIs. */
@@ -473,12 +492,13 @@ TEST_F(sess, nmi_sysrq_backtrace)
 	close(fd);
 	run_session(&self->r, &self->set, 0, 200);
 	TH_LOG("%zu samples, %zu in NMI context", self->set.n, nmi_samples(&self->set));
-	EXPECT_LE(3, nmi_samples(&self->set)) TH_LOG("sysrq-l sent backtrace NMIs");
+	/* sysrq-l sent backtrace NMIs (the host's count too: see the catalogue) */
+	MEASURE("nmi_samples", nmi_samples(&self->set), >=, 3);
 	EXPECT_EQ(self->set.n, nmi_samples(&self->set));
 	EXPECT_EQ(prf_produced(&self->r), accounted(&self->r, &self->set));
 }
 
-TEST_F(sess, nmi_injected_by_host)
+TEST_F_TIMEOUT(sess, nmi_injected_by_host, 90)
 {
 	const char *hz = getenv("PERFREGS_VM_NMI_HZ");
 
@@ -487,11 +507,23 @@ TEST_F(sess, nmi_injected_by_host)
 	self->cfg.event = PERFREGS_EV_NMI;
 	self->cfg.period = 0;
 	self->cfg.flags |= PERFREGS_CF_NMI_UNKNOWN;
+	uint64_t t0, deadline;
+
 	ASSERT_EQ(0, prf_config(&self->r, &self->cfg));
 	ASSERT_EQ(0, prf_start(&self->r));
-	run_session(&self->r, &self->set, 0, 3000 + (int)(3000 / atof(hz)));
-	TH_LOG("%zu NMI samples at %s Hz injected", nmi_samples(&self->set), hz);
-	EXPECT_LE(2, nmi_samples(&self->set));
+	/* until two have come (it sampled 3 s and had 62 at 20 Hz) */
+	t0 = now_ns();
+	deadline = t0 + (uint64_t)(60e9 * work_scale());
+	while (nmi_samples(&self->set) < 2 && now_ns() < deadline) {
+		prf_wait(&self->r, 20);
+		prf_drain(&self->r, collect_record, &self->set);
+	}
+	measure_until("until_ms", t0, deadline);
+	prf_stop(&self->r);
+	prf_drain(&self->r, collect_record, &self->set);
+	TH_LOG("%zu NMI samples at %s Hz injected, in %.2f s", nmi_samples(&self->set), hz,
+	       (now_ns() - t0) / 1e9);
+	MEASURE("nmi_samples", nmi_samples(&self->set), >=, 2);
 }
 
 /* Discard mode, a reader that stalls: received + lost == produced. */
@@ -520,7 +552,7 @@ TEST_F(sess, discard_accounting)
 	       (unsigned long long)lost_ctl,
 	       (unsigned long long)(self->r.lost[PERFREGS_LOST_FULL] +
 				    self->r.lost[PERFREGS_LOST_NESTED]));
-	EXPECT_LT(0, lost_ctl) TH_LOG("the stalled reader lost nothing?");
+	MEASURE("lost", lost_ctl, >, 0);	/* the stalled reader lost some */
 	EXPECT_EQ(prf_produced(&self->r), self->set.n + lost_ctl);
 	EXPECT_EQ(lost_ctl, self->r.lost[PERFREGS_LOST_FULL] +
 			    self->r.lost[PERFREGS_LOST_NESTED])
@@ -560,10 +592,11 @@ TEST_F(sess, overwrite_keeps_newest)
 	TH_LOG("produced %llu, kept %zu (%zu bytes), newest %.1f ms before stop",
 	       (unsigned long long)prf_produced(&self->r), self->set.n, bytes,
 	       (stop_ns - last) / 1e6);
-	EXPECT_LT(self->set.n, prf_produced(&self->r)) TH_LOG("nothing overwritten");
+	MEASURE("overwritten", prf_produced(&self->r) - self->set.n, >, 0);
 	EXPECT_LE(2 * 4096 / 2, bytes) TH_LOG("less than half the buffer kept");
-	EXPECT_GT(100000000ULL * work_scale(), stop_ns - last)
-		TH_LOG("the newest records are gone");
+	/* the newest records kept: the parent's wake-up after the exit, in us */
+	MEASURE("newest_before_stop_us", (stop_ns - last) / 1000, <,
+		(long long)(100000 * work_scale()));
 	EXPECT_EQ(0, self->r.lost[PERFREGS_LOST_FULL]);
 }
 
@@ -582,10 +615,14 @@ TEST_F(sess, poll_watermark)
 	self->cfg.pid = child;
 	ASSERT_EQ(0, prf_config(&self->r, &self->cfg));
 	ASSERT_EQ(0, prf_start(&self->r));
-	child_go(child);
 	pfd.fd = self->r.fd;
 	pfd.events = POLLIN;
+	/*
+	 * Started, and the child held until now: nothing can be there yet
+	 * (after child_go() this raced with the child's first samples)
+	 */
 	EXPECT_EQ(0, poll(&pfd, 1, 0)) TH_LOG("readable right after start");
+	child_go(child);
 	ret = poll(&pfd, 1, 5000);
 	EXPECT_EQ(1, ret);
 	EXPECT_TRUE(pfd.revents & POLLIN);
@@ -605,13 +642,18 @@ TEST_F(sess, poll_watermark)
 }
 
 /*
- * Set by the test once it has looked: until then the forked process
- * spins, so that its parent stays asleep in waitpid() however slowly
- * the guest runs (a MAP_SHARED page, seen across both forks).
+ * A MAP_SHARED page, seen across both forks: the child says it has
+ * pinned itself (NT_PINNED); the test tells it when to fork (NT_FORK),
+ * and the forked process spins until the test has looked (NT_DONE), so
+ * that its parent stays asleep in waitpid() however slowly the guest
+ * runs.  None of it is a matter of time.
  */
 static volatile int *newtask_done;
+#define NT_DONE		0
+#define NT_PINNED	1
+#define NT_FORK		2
 
-/* Spin on one CPU, then fork a process that spins there too. */
+/* Spin on one CPU until told, then fork a process that spins there too. */
 static void newtask_child(int seconds)
 {
 	uint64_t end;
@@ -623,12 +665,15 @@ static void newtask_child(int seconds)
 	CPU_SET(sched_getcpu(), &one);
 	if (sched_setaffinity(0, sizeof(one), &one))
 		_exit(1);
-	spin_child_for_ms(seconds * 1000);
+	newtask_done[NT_PINNED] = 1;
+	end = now_ns() + 120 * 1000000000ULL;	/* a bound, if none tells */
+	while (!newtask_done[NT_FORK] && now_ns() < end)
+		;
 	pid = fork();
 	if (pid == 0) {
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		end = now_ns() + 120 * 1000000000ULL;	/* a bound, if none tells */
-		while (!*newtask_done && now_ns() < end)
+		while (!newtask_done[NT_DONE] && now_ns() < end)
 			;
 		_exit(0);
 	}
@@ -674,10 +719,18 @@ static uint64_t new_tasks_ack(struct prf_reader *r)
 	return sum;
 }
 
-/* Names of every length, each for a while: "a", "bb", ..., 15 o's. */
+/*
+ * The lengths of name the test has seen a sample of (bit len), in a
+ * MAP_SHARED page: the child holds each name until then (a minute at
+ * most), not for a fixed 200 ms, which a stalled vCPU could use up.
+ */
+static volatile unsigned int *names_seen;
+
+/* Names of every length, each until seen: "a", "bb", ..., 15 o's. */
 static void names_child(int seconds)
 {
 	char name[17];
+	uint64_t end;
 	int len;
 
 	for (len = 1; len <= 15; len++) {
@@ -685,9 +738,25 @@ static void names_child(int seconds)
 		name[len] = 0;
 		if (prctl(PR_SET_NAME, name))
 			_exit(1);
-		spin_child_for_ms(seconds * 1000 / 15);
+		end = now_ns() + 60 * 1000000000ULL;
+		while (!(*names_seen & (1U << len)) && now_ns() < end)
+			;
 	}
 	_exit(0);
+}
+
+/* Which name a comm is (its length), 0 before the first, -1 if neither. */
+static int comm_name_len(const char *c)
+{
+	size_t len = strnlen(c, 16);
+	char want[16] = "";
+
+	if (!strcmp(c, "test_engine"))
+		return 0;
+	if (len < 1 || len > 15)
+		return -1;
+	memset(want, 'a' + len - 1, len);
+	return memcmp(c, want, 16) ? -1 : (int)len;
 }
 
 /*
@@ -696,15 +765,47 @@ static void names_child(int seconds)
  */
 TEST_F(sess, comm_names)
 {
-	pid_t child = start_child(names_child, 3);
 	unsigned int seen = 0, bad = 0, other = 0;
-	size_t i;
+	size_t i = 0;
+	int status = 0, nl;
+	uint64_t end;
+	pid_t child;
 
+	names_seen = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+			  -1, 0);
+	ASSERT_NE(MAP_FAILED, names_seen);
+	child = start_child(names_child, 0);
 	self->cfg.pid = child;
 	ASSERT_EQ(0, prf_config(&self->r, &self->cfg));
 	ASSERT_EQ(0, prf_start(&self->r));
 	child_go(child);
-	EXPECT_EQ(0, run_session(&self->r, &self->set, child, 0));
+	/*
+	 * tell it each name was seen: it goes on to the next; a wrong comm
+	 * or a name never seen within 20 s x scale ends it (inside the
+	 * harness's 30 s, so that what was seen is printed below)
+	 */
+	end = now_ns() + (uint64_t)(20e9 * work_scale());
+	while (waitpid(child, &status, WNOHANG) != child) {
+		prf_wait(&self->r, 20);
+		prf_drain(&self->r, collect_record, &self->set);
+		for (; i < self->set.n; i++) {
+			nl = comm_name_len(self->set.s[i]->comm);
+			if (nl > 0)
+				*names_seen |= 1U << nl;
+			else if (nl < 0)
+				end = 0;
+		}
+		if (now_ns() > end) {
+			kill(child, SIGKILL);
+			waitpid(child, &status, 0);
+			break;
+		}
+	}
+	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status))
+		TH_LOG("the child did not go through every name (status %#x)", status);
+	prf_stop(&self->r);
+	prf_drain(&self->r, collect_record, &self->set);
+	munmap((void *)names_seen, 4096);
 	for (i = 0; i < self->set.n; i++) {
 		const char *c = self->set.s[i]->comm;
 		size_t len = strnlen(c, 16);
@@ -724,8 +825,8 @@ TEST_F(sess, comm_names)
 		else if (bad++ < 3)
 			TH_LOG("sample %zu: comm \"%.16s\" (%zu bytes)", i, c, len);
 	}
-	TH_LOG("%zu samples, %d of 15 name lengths seen, %u before the first rename",
-	       self->set.n, __builtin_popcount(seen), other);
+	TH_LOG("%zu samples, %d of 15 name lengths seen (missing %#x), %u before the first rename",
+	       self->set.n, __builtin_popcount(seen), 0xfffeU & ~seen, other);
 	EXPECT_EQ(0, bad);
 	EXPECT_EQ(0xfffeU, seen);
 }
@@ -754,7 +855,8 @@ static bool wait_pri(struct prf_reader *r, struct sample_set *set, int ms)
  * One task pinned to one CPU is new once; the process it forks is new
  * again.  Userspace acknowledges through new_tasks_seen.
  */
-TEST_F(sess, poll_new_task)
+/* its deadlines add up to about 30 s: past the harness's default */
+TEST_F_TIMEOUT(sess, poll_new_task, 90)
 {
 	struct pollfd pfd = { .fd = self->r.fd, .events = POLLPRI };
 	uint64_t first, quiet, second;
@@ -762,11 +864,12 @@ TEST_F(sess, poll_new_task)
 	size_t mark, i;
 	pid_t child;
 
-	newtask_done = mmap(NULL, sizeof(*newtask_done), PROT_READ | PROT_WRITE,
+	uint64_t end;
+
+	newtask_done = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
 			    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	ASSERT_NE(MAP_FAILED, newtask_done);
-	*newtask_done = 0;
-	child = start_child(newtask_child, 2);
+	child = start_child(newtask_child, 0);
 	child_go(child);	/* it runs before the session starts */
 
 	self->cfg.pid = child;
@@ -775,7 +878,11 @@ TEST_F(sess, poll_new_task)
 	ASSERT_TRUE(prf_has_new_tasks(&self->r));
 	poll(&pfd, 1, 0);	/* POLLHUP: not started */
 	EXPECT_FALSE(pfd.revents & POLLPRI) TH_LOG("POLLPRI before start");
-	usleep(100000);		/* the child pins itself first */
+	/* the child pins itself first (it was a 100 ms sleep) */
+	end = now_ns() + (uint64_t)(10e9 * work_scale());
+	while (!newtask_done[NT_PINNED] && now_ns() < end)
+		usleep(1000);
+	ASSERT_TRUE(newtask_done[NT_PINNED]) TH_LOG("the child never pinned itself");
 	ASSERT_EQ(0, prf_start(&self->r));
 	EXPECT_TRUE(wait_pri(&self->r, &self->set, 5000))
 		TH_LOG("no POLLPRI for the first task");
@@ -787,7 +894,8 @@ TEST_F(sess, poll_new_task)
 		TH_LOG("POLLPRI with no new task");
 	quiet = new_tasks_ack(&self->r);
 	EXPECT_EQ(first, quiet);
-	/* its child, a new process on the same CPU */
+	/* its child, a new process on the same CPU: only now */
+	newtask_done[NT_FORK] = 1;
 	EXPECT_TRUE(wait_pri(&self->r, &self->set, (int)(10000 * work_scale())))
 		TH_LOG("no POLLPRI for the forked process");
 	/*
@@ -816,9 +924,9 @@ TEST_F(sess, poll_new_task)
 			       s->cpu, s->pid, s->tid, s->flags, s->abi);
 		}
 	}
-	*newtask_done = 1;
+	newtask_done[NT_DONE] = 1;
 	EXPECT_EQ(0, run_session(&self->r, &self->set, child, 0));
-	munmap((void *)newtask_done, sizeof(*newtask_done));
+	munmap((void *)newtask_done, 4096);
 	EXPECT_LT(0, self->set.n);
 }
 
@@ -901,12 +1009,26 @@ static int cpu_online_set(int cpu, int on)
 	return ok ? 0 : -errno;
 }
 
-/* A CPU goes offline and comes back while an all-CPU session samples. */
-TEST_F(sess, cpu_hotplug)
+/* CPU 1's samples in set from *i on, before and from t_on. */
+static void cpu1_count(const struct sample_set *set, size_t *i, uint64_t t_on,
+		       uint64_t *before, uint64_t *after)
 {
-	uint64_t t_on = 0, before = 0, after = 0;
+	for (; *i < set->n; (*i)++) {
+		if (set->s[*i]->cpu != 1)
+			continue;
+		if (!t_on || set->s[*i]->time < t_on)
+			(*before)++;
+		else
+			(*after)++;
+	}
+}
+
+/* A CPU goes offline and comes back while an all-CPU session samples. */
+TEST_F_TIMEOUT(sess, cpu_hotplug, 90)
+{
+	uint64_t t_on = 0, before = 0, after = 0, end, t0;
 	pid_t child;
-	size_t i;
+	size_t i = 0;
 	cpu_set_t set;
 
 	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
@@ -915,38 +1037,51 @@ TEST_F(sess, cpu_hotplug)
 		SKIP(return, "CPU 1 cannot be taken offline here");
 	child = fork();
 	if (child == 0) {	/* keep CPU 1 busy whenever it is up */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		CPU_ZERO(&set);
 		CPU_SET(1, &set);
 		for (;;) {
+			/* again after each offline, which moved it */
 			sched_setaffinity(0, sizeof(set), &set);
-			usleep(1000);
-			spin_child(0);
+			spin_child_for_ms(10);
 		}
 	}
 	ASSERT_EQ(0, prf_config(&self->r, &self->cfg));
 	ASSERT_EQ(0, prf_start(&self->r));
-	usleep(300000);
+	/*
+	 * Each step waits for its condition, not a fixed 300, 300 and
+	 * 500 ms: CPU 1 sampled before it goes offline, and more than 10
+	 * samples of it after it came back (deadlines far past it)
+	 */
+	t0 = now_ns();
+	end = t0 + (uint64_t)(30e9 * work_scale());
+	while (!before && now_ns() < end) {
+		prf_wait(&self->r, 20);
+		prf_drain(&self->r, collect_record, &self->set);
+		cpu1_count(&self->set, &i, 0, &before, &after);
+	}
+	measure_until("until_ms_before", t0, end);
 	ASSERT_EQ(0, cpu_online_set(1, 0));
 	prf_drain(&self->r, collect_record, &self->set);
-	usleep(300000);
+	cpu1_count(&self->set, &i, 0, &before, &after);
 	ASSERT_EQ(0, cpu_online_set(1, 1));
 	t_on = now_ns();
-	usleep(500000);
+	end = t_on + (uint64_t)(30e9 * work_scale());
+	while (after <= 10 && now_ns() < end) {
+		prf_wait(&self->r, 20);
+		prf_drain(&self->r, collect_record, &self->set);
+		cpu1_count(&self->set, &i, t_on, &before, &after);
+	}
+	measure_until("until_ms_after", t_on, end);
 	kill(child, SIGKILL);
 	child_status(child);
 	run_session(&self->r, &self->set, 0, 0);
-	for (i = 0; i < self->set.n; i++) {
-		if (self->set.s[i]->cpu != 1)
-			continue;
-		if (self->set.s[i]->time < t_on)
-			before++;
-		else
-			after++;
-	}
+	cpu1_count(&self->set, &i, t_on, &before, &after);
 	TH_LOG("CPU 1: %llu samples before it went offline, %llu after it came back",
 	       (unsigned long long)before, (unsigned long long)after);
-	EXPECT_LT(0, before);
-	EXPECT_LT(10, after) TH_LOG("sampling did not resume on CPU 1");
+	MEASURE("cpu1_before", before, >, 0);
+	/* sampling resumed on CPU 1 */
+	MEASURE("cpu1_after", after, >, 10);
 	EXPECT_EQ(prf_produced(&self->r), accounted(&self->r, &self->set));
 }
 
@@ -1029,13 +1164,36 @@ static uint64_t auxv_random(pid_t pid, bool is32)
 }
 
 /*
+ * Sample until want snapshots of the workload's loop are in (a 500 ms
+ * window gave 91..145), a minute at most.
+ */
+#define WANT_SNAPSHOTS	50
+
+static void sample_loop_stacks(struct prf_reader *r, struct sample_set *set,
+			       const struct workload *w, size_t want)
+{
+	uint64_t t0 = now_ns(), end = t0 + (uint64_t)(60e9 * work_scale()), ip;
+	size_t i = 0, n = 0;
+
+	while (n < want && now_ns() < end) {
+		prf_wait(r, 20);
+		prf_drain(r, collect_record, set);
+		for (; i < set->n; i++)
+			n += (set->s[i]->flags & PERFREGS_SF_STACK) &&
+			     sample_ureg(set->s[i], PERFREGS_REG_IP, &ip) &&
+			     ip >= w->loop_start && ip < w->loop_end;
+	}
+	measure_until("until_ms", t0, end);
+}
+
+/*
  * The stack snapshot is the user stack from SP.  In magic_64's spin loop
  * SP points at the five registers magic_spin() saved, and above them is
  * its return address into main(): a known value, read live from
  * /proc/PID/mem.  (The saved registers are main()'s, which change from
  * one pass to the next, so they are compared only for the record.)
  */
-TEST_F(sess, user_stack_snapshot)
+TEST_F_TIMEOUT(sess, user_stack_snapshot, 90)
 {
 	struct workload w;
 	char why[256], path[64];
@@ -1043,7 +1201,8 @@ TEST_F(sess, user_stack_snapshot)
 	uint64_t top;
 	int memfd;
 
-	ASSERT_EQ(0, start_workload(&w, "magic_64", "2", why, sizeof(why)))
+	/* it spins until killed: alive when its stack is read below */
+	ASSERT_EQ(0, start_workload(&w, "magic_64", "inf", why, sizeof(why)))
 		TH_LOG("%s", why);
 	top = auxv_random(w.pid, false);	/* the copies end there */
 	ASSERT_LT(512, top);
@@ -1052,7 +1211,7 @@ TEST_F(sess, user_stack_snapshot)
 	self->cfg.data_pages = 256;
 	ASSERT_EQ(0, prf_config(&self->r, &self->cfg));
 	ASSERT_EQ(0, prf_start(&self->r));
-	usleep(500000);
+	sample_loop_stacks(&self->r, &self->set, &w, WANT_SNAPSHOTS);
 	prf_stop(&self->r);
 	prf_drain(&self->r, collect_record, &self->set);
 	snprintf(path, sizeof(path), "/proc/%d/mem", w.pid);
@@ -1092,10 +1251,11 @@ TEST_F(sess, user_stack_snapshot)
 			differ++;
 	}
 	close(memfd);
+	kill(w.pid, SIGKILL);
 	workload_wait(&w);
 	TH_LOG("%zu in-loop snapshots: %zu wrong return address, %zu differ "
 	       "somewhere from the live stack", checked, bad, differ);
-	EXPECT_LE(10, checked);
+	MEASURE("loop_snapshots", checked, >=, WANT_SNAPSHOTS);
 	EXPECT_EQ(0, bad);
 }
 
@@ -1121,7 +1281,12 @@ static void stack_ends_below_the_strings(struct __test_metadata *_metadata,
 	uint64_t top;
 	int memfd;
 
-	ASSERT_EQ(0, start_workload(&w, name, "2", why, sizeof(why)))
+	/*
+	 * it spins until killed: alive when its stack is read below (a 2 s
+	 * workload could be gone, pread() read nothing and every snapshot
+	 * counted as differing)
+	 */
+	ASSERT_EQ(0, start_workload(&w, name, "inf", why, sizeof(why)))
 		TH_LOG("%s", why);
 	top = auxv_random(w.pid, is32);
 	ASSERT_LT(stat_field(w.pid, 28), top);	/* above startstack */
@@ -1131,7 +1296,7 @@ static void stack_ends_below_the_strings(struct __test_metadata *_metadata,
 	self->cfg.data_pages = 256;
 	ASSERT_EQ(0, prf_config(&self->r, &self->cfg));
 	ASSERT_EQ(0, prf_start(&self->r));
-	usleep(500000);
+	sample_loop_stacks(&self->r, &self->set, &w, WANT_SNAPSHOTS);
 	prf_stop(&self->r);
 	prf_drain(&self->r, collect_record, &self->set);
 	snprintf(path, sizeof(path), "/proc/%d/mem", w.pid);
@@ -1167,21 +1332,22 @@ static void stack_ends_below_the_strings(struct __test_metadata *_metadata,
 			differ++;
 	}
 	close(memfd);
+	kill(w.pid, SIGKILL);
 	workload_wait(&w);
 	TH_LOG("%s: %zu in-loop snapshots of 32768 bytes asked: %zu not ending "
 	       "at AT_RANDOM (0x%llx), %zu whose last bytes differ from the "
 	       "live stack", name, checked, bad, (unsigned long long)top, differ);
-	EXPECT_LE(10, checked);
+	MEASURE("loop_snapshots", checked, >=, WANT_SNAPSHOTS);
 	EXPECT_EQ(0, bad);
 	EXPECT_EQ(0, differ);
 }
 
-TEST_F(sess, user_stack_ends_below_the_strings_64)
+TEST_F_TIMEOUT(sess, user_stack_ends_below_the_strings_64, 90)
 {
 	stack_ends_below_the_strings(_metadata, self, "magic_64", false);
 }
 
-TEST_F(sess, user_stack_ends_below_the_strings_32)
+TEST_F_TIMEOUT(sess, user_stack_ends_below_the_strings_32, 90)
 {
 	stack_ends_below_the_strings(_metadata, self, "magic_32", true);
 }
@@ -1193,10 +1359,10 @@ TEST_F(sess, user_stack_ends_below_the_strings_32)
  * not the 32768 asked.  The spinner's stack has an inaccessible page
  * right above it.
  */
-TEST_F(sess, user_stack_trimmed_at_a_fault)
+TEST_F_TIMEOUT(sess, user_stack_trimmed_at_a_fault, 90)
 {
 	size_t i, checked = 0, bad = 0;
-	uint64_t top;
+	uint64_t top, sp, end, t0;
 	pid_t pid;
 
 	pid = start_own_stack_spinner(&top);
@@ -1206,14 +1372,26 @@ TEST_F(sess, user_stack_trimmed_at_a_fault)
 	self->cfg.data_pages = 256;
 	ASSERT_EQ(0, prf_config(&self->r, &self->cfg));
 	ASSERT_EQ(0, prf_start(&self->r));
-	usleep(500000);
+	/* until WANT_SNAPSHOTS near the top (500 ms gave 119) */
+	t0 = now_ns();
+	end = t0 + (uint64_t)(60e9 * work_scale());
+	for (i = 0; checked < WANT_SNAPSHOTS && now_ns() < end;) {
+		prf_wait(&self->r, 20);
+		prf_drain(&self->r, collect_record, &self->set);
+		for (; i < self->set.n; i++)
+			checked += (self->set.s[i]->flags & PERFREGS_SF_STACK) &&
+				   sample_ureg(self->set.s[i], PERFREGS_REG_SP, &sp) &&
+				   sp < top && top - sp <= 4096;
+	}
+	measure_until("until_ms", t0, end);
 	prf_stop(&self->r);
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
 	prf_drain(&self->r, collect_record, &self->set);
+	checked = 0;
 	for (i = 0; i < self->set.n; i++) {
 		const struct perfregs_rec_sample *s = self->set.s[i];
-		uint64_t sp, size, copied;
+		uint64_t size, copied;
 		const unsigned char *stack;
 
 		if (!(s->flags & PERFREGS_SF_STACK) ||
@@ -1233,38 +1411,89 @@ TEST_F(sess, user_stack_trimmed_at_a_fault)
 	}
 	TH_LOG("%zu snapshots on the spinner's own stack: %zu not trimmed to "
 	       "the fault at 0x%llx", checked, bad, (unsigned long long)top);
-	EXPECT_LE(10, checked);
+	MEASURE("snapshots_near_top", checked, >=, WANT_SNAPSHOTS);
 	EXPECT_EQ(0, bad);
 }
 
-/* -F: the kernel adjusts the period to reach the asked frequency. */
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * -F: the kernel sets the period for the asked frequency.  For cpu-clock
+ * perf makes 250 Hz a fixed 4 ms hrtimer period; what shows it is the
+ * time between the child's consecutive samples, not their rate: under
+ * TCG expirations are lost whenever the emulator's one thread is busy
+ * elsewhere (182 samples per CPU-second were measured, against a floor
+ * of 150: a 1.2x margin set by the host's load).  Nor do the gaps
+ * between samples show it reliably: late callbacks spread them (the
+ * 10th percentile was 2.1 ms on an idle host, the lower quartile 7.3
+ * ms with the host loaded; 6.1 and 6.12, 2026-12-07).  So a second
+ * session samples the same child at the same time with a fixed 4 ms
+ * period: both hrtimers lose what the emulator loses, and the kernel
+ * made the frequency right when both produce as much.  A wrong period
+ * shows as a ratio far from 1 (1 ms gives about twice the samples of
+ * 4 ms under TCG, 36 % and 73 % of nominal).
+ */
 TEST_F(sess, frequency_mode)
 {
 	pid_t child = start_child(spin_child, 2);
+	uint64_t *gap, p10 = 0, freq_n, fixed_n;
+	struct perfregs_config c2;
+	struct prf_reader r2;
 	double rate, cpu;
+	size_t i, n;
 
 	self->cfg.pid = child;
+	c2 = self->cfg;
 	self->cfg.flags |= PERFREGS_CF_FREQ;
 	self->cfg.period = 250;		/* Hz */
+	c2.period = 4000000;		/* ns: what 250 Hz is */
+	c2.data_pages = 256;		/* drained at the end only */
+	ASSERT_EQ(0, prf_open(&r2, NULL));
 	ASSERT_EQ(0, prf_config(&self->r, &self->cfg));
+	ASSERT_EQ(0, prf_config(&r2, &c2));
 	ASSERT_EQ(0, prf_start(&self->r));
+	ASSERT_EQ(0, prf_start(&r2));
 	child_go(child);
 	EXPECT_EQ(0, run_session(&self->r, &self->set, child, 0));
+	prf_stop(&r2);
+	freq_n = prf_produced(&self->r);
+	fixed_n = prf_produced(&r2);
+	prf_close(&r2);
 	/* per second of the child's CPU time: all cpu-clock can count */
 	cpu = child_usage.ru_utime.tv_sec + child_usage.ru_utime.tv_usec / 1e6 +
 	      child_usage.ru_stime.tv_sec + child_usage.ru_stime.tv_usec / 1e6;
 	ASSERT_LT(0.5, cpu);
 	rate = self->set.n / cpu;
-	TH_LOG("%zu samples in %.2f s of CPU at 250 Hz asked: %.0f/s",
-	       self->set.n, cpu, rate);
-	EXPECT_LT(150, rate);
-	EXPECT_GT(350, rate);
+	n = self->set.n;
+	ASSERT_LT(10, n);
+	gap = calloc(n, sizeof(*gap));
+	ASSERT_NE(NULL, gap);
+	for (i = 0; i < n; i++)
+		gap[i] = self->set.s[i]->time;
+	qsort(gap, n, sizeof(*gap), cmp_u64);
+	for (i = 0; i + 1 < n; i++)
+		gap[i] = gap[i + 1] - gap[i];
+	qsort(gap, n - 1, sizeof(*gap), cmp_u64);
+	p10 = gap[(n - 1) / 10];
+	TH_LOG("%zu samples in %.2f s of CPU at 250 Hz asked: %.0f/s; gaps between them: 10th percentile %.2f ms, lower quartile %.2f ms, median %.2f ms; produced %llu, with a fixed 4 ms period %llu",
+	       n, cpu, rate, p10 / 1e6, gap[(n - 1) / 4] / 1e6, gap[(n - 1) / 2] / 1e6,
+	       (unsigned long long)freq_n, (unsigned long long)fixed_n);
+	free(gap);
+	/* as many as the fixed 4 ms period's, in percent, within 1.5x */
+	ASSERT_LT(0, fixed_n);
+	MEASURE("freq_vs_fixed_pct", 100 * freq_n / fixed_n, >, 66);
+	MEASURE("freq_vs_fixed_pct", 100 * freq_n / fixed_n, <, 150);
 }
 
 /* A CPU list: samples come from those CPUs only. */
-TEST_F(sess, cpu_list)
+TEST_F_TIMEOUT(sess, cpu_list, 90)
 {
-	uint64_t cpus[1] = { 1ULL << 0 };
+	uint64_t cpus[1] = { 1ULL << 0 }, end, t0;
 	size_t i, other = 0;
 
 	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
@@ -1274,12 +1503,20 @@ TEST_F(sess, cpu_list)
 	ASSERT_EQ(0, prf_config(&self->r, &self->cfg));
 	EXPECT_EQ(1, self->r.nr_rings) TH_LOG("a ring for each CPU listed, no more");
 	ASSERT_EQ(0, prf_start(&self->r));
-	run_session(&self->r, &self->set, 0, 500);
+	/* until more than 100 (500 ms gave 281), a minute at most */
+	t0 = now_ns();
+	end = t0 + (uint64_t)(60e9 * work_scale());
+	while (self->set.n <= 100 && now_ns() < end) {
+		prf_wait(&self->r, 20);
+		prf_drain(&self->r, collect_record, &self->set);
+	}
+	measure_until("until_ms", t0, end);
+	run_session(&self->r, &self->set, 0, 0);
 	for (i = 0; i < self->set.n; i++)
 		if (self->set.s[i]->cpu != 0)
 			other++;
 	TH_LOG("%zu samples, %zu not on CPU 0", self->set.n, other);
-	EXPECT_LT(100, self->set.n);
+	MEASURE("samples", self->set.n, >, 100);
 	EXPECT_EQ(0, other);
 }
 
@@ -1304,10 +1541,11 @@ static bool is_kthread(pid_t pid)
 	return flags & 0x00200000;	/* PF_KTHREAD */
 }
 
-TEST_F(sess, exclude_and_kernel_threads)
+TEST_F_TIMEOUT(sess, exclude_and_kernel_threads, 90)
 {
 	size_t i, kern = 0, user = 0, kthread = 0, kthread_uregs = 0;
 	pid_t child = start_child(mixed_child, 1);
+	uint64_t end, t0;
 
 	self->cfg.pid = child;
 	self->cfg.flags |= PERFREGS_CF_EXCLUDE_KERNEL;
@@ -1319,7 +1557,7 @@ TEST_F(sess, exclude_and_kernel_threads)
 		if (self->set.s[i]->flags & PERFREGS_SF_KERNEL)
 			kern++;
 	TH_LOG("exclude_kernel: %zu samples, %zu in kernel mode", self->set.n, kern);
-	EXPECT_LT(10, self->set.n);
+	MEASURE("exclude_kernel_samples", self->set.n, >, 10);
 	EXPECT_EQ(0, kern);
 	sample_set_free(&self->set);
 
@@ -1340,7 +1578,7 @@ TEST_F(sess, exclude_and_kernel_threads)
 			user += 1000;
 	}
 	TH_LOG("exclude_user: %zu samples, %zu bad", self->set.n, user);
-	EXPECT_LT(10, self->set.n);
+	MEASURE("exclude_user_samples", self->set.n, >, 10);
 	EXPECT_EQ(0, user);
 	sample_set_free(&self->set);
 
@@ -1349,7 +1587,18 @@ TEST_F(sess, exclude_and_kernel_threads)
 	self->cfg.flags = PERFREGS_CF_EXCLUDE_USER;
 	ASSERT_EQ(0, prf_config(&self->r, &self->cfg));
 	ASSERT_EQ(0, prf_start(&self->r));
-	run_session(&self->r, &self->set, 0, 300);
+	/* until more than 10 of kernel threads (300 ms gave 139) */
+	t0 = now_ns();
+	end = t0 + (uint64_t)(60e9 * work_scale());
+	for (i = 0; kthread <= 10 && now_ns() < end;) {
+		prf_wait(&self->r, 20);
+		prf_drain(&self->r, collect_record, &self->set);
+		for (; i < self->set.n; i++)
+			kthread += is_kthread(self->set.s[i]->pid);
+	}
+	measure_until("until_ms", t0, end);
+	run_session(&self->r, &self->set, 0, 0);
+	kthread = 0;
 	for (i = 0; i < self->set.n; i++) {
 		const struct perfregs_rec_sample *s = self->set.s[i];
 
@@ -1362,7 +1611,7 @@ TEST_F(sess, exclude_and_kernel_threads)
 	}
 	TH_LOG("%zu samples of kernel threads, %zu of them with user registers",
 	       kthread, kthread_uregs);
-	EXPECT_LT(10, kthread);
+	MEASURE("kthread_samples", kthread, >, 10);
 	EXPECT_EQ(0, kthread_uregs);
 }
 
@@ -1409,8 +1658,14 @@ TEST_F(sess, follows_new_threads)
 		if (j == ntids && ntids < 64)
 			tids[ntids++] = tid;
 	}
-	TH_LOG("%zu samples from %zu threads", self->set.n, ntids);
-	EXPECT_LE(4, ntids) TH_LOG("the new threads were not followed");
+	/*
+	 * the three new ones: the main thread only sleeps and may never
+	 * have the millisecond of CPU a sample takes (4 of 4 were needed)
+	 */
+	for (i = 0, j = 0; i < ntids; i++)
+		j += tids[i] != (uint32_t)child;
+	TH_LOG("%zu samples from %zu threads, %zu of them new", self->set.n, ntids, j);
+	MEASURE("new_threads", j, >=, 3);
 }
 
 /* epoll works on the device like poll. */
@@ -1435,16 +1690,20 @@ TEST_F(sess, epoll)
 	run_session(&self->r, &self->set, child, 0);
 }
 
-TEST_F(sess, reset)
+TEST_F_TIMEOUT(sess, reset, 90)
 {
 	pid_t child = start_child(spin_child, 1);
+	uint64_t end;
 
 	self->cfg.pid = child;
 	ASSERT_EQ(0, prf_config(&self->r, &self->cfg));
 	EXPECT_EQ(0, ioctl(self->r.fd, PERFREGS_IOC_RESET));
 	ASSERT_EQ(0, prf_start(&self->r));
 	child_go(child);
-	usleep(200000);
+	/* until it produced something (it was a 200 ms sleep) */
+	end = now_ns() + (uint64_t)(30e9 * work_scale());
+	while (!prf_produced(&self->r) && now_ns() < end)
+		usleep(1000);
 	EXPECT_EQ(-1, ioctl(self->r.fd, PERFREGS_IOC_RESET));
 	EXPECT_EQ(EBUSY, errno);
 	prf_stop(&self->r);
@@ -1505,8 +1764,12 @@ TEST(privilege_rules)
 		execl("/bin/sleep", "sleep", "60", NULL);
 		_exit(98);
 	}
-	/* until it has exec'ed: before, it is not dumpable, hence not ours */
-	for (i = 0; i < 500; i++) {
+	/*
+	 * until it has exec'ed: before, it is not dumpable, hence not ours
+	 * (20 s x scale, as test_security's wait_comm(); it was 5 s, and
+	 * ran on silently)
+	 */
+	for (i = 0; i < 2000 * work_scale(); i++) {
 		char path[64], comm[32] = "";
 
 		snprintf(path, sizeof(path), "/proc/%d/comm", mine);
@@ -1514,6 +1777,7 @@ TEST(privilege_rules)
 			break;
 		usleep(10000);
 	}
+	ASSERT_GT(2000 * work_scale(), i) TH_LOG("nobody's child never ran sleep");
 
 	ASSERT_EQ(0, write_file("/proc/sys/kernel/perf_event_paranoid", "2"));
 	c = (struct priv_case){ .pid = mine, .flags = PERFREGS_CF_EXCLUDE_KERNEL };

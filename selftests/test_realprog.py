@@ -121,6 +121,29 @@ def skip(name, why):
     sys.stdout.flush()
 
 
+OPS = {">=": lambda a, b: a >= b, ">": lambda a, b: a > b, "<=": lambda a, b: a <= b,
+       "<": lambda a, b: a < b, "==": lambda a, b: a == b}
+
+
+def measure(quantity, value, op, threshold):
+    """A counted assertion timing could decide: "# MEASURE QUANTITY VALUE
+    OP THRESHOLD" (tools/flaky.py gathers it for the test whose result
+    line comes next, so call it before that test's report()); whether
+    it holds."""
+    num = lambda v: str(int(v)) if float(v).is_integer() else f"{v:.3f}"
+    print(f"# MEASURE {quantity} {num(value)} {op} {num(threshold)}")
+    return OPS[op](value, threshold)
+
+
+def measure_share(tag, good, n):
+    """The samples (>= MIN_SAMPLES) and the share that is right (>= SHARE,
+    percent: which instructions the timer hits is timing) of one test; the
+    share as the one that is not right against what is allowed, so that
+    flaky.py's margin says how far from failing."""
+    return measure(f"{tag}samples", n, ">=", MIN_SAMPLES) & \
+        measure(f"{tag}wrong_pct", round(100 - pct(good, n), 1), "<=", 100 - SHARE)
+
+
 def run(cmd, timeout, **kw):
     """(status, stdout, stderr); status "timeout" when cut after timeout s
     (its whole process group killed)."""
@@ -306,8 +329,7 @@ def rp_main(variant, abi):
             good += 1
         else:
             example(bad, s, names)
-    report(r["status"] == 0 and "lib_hot" in wl["phases"] and n >= MIN_SAMPLES and
-           pct(good, n) >= SHARE, name,
+    report(measure_share("", good, n) and r["status"] == 0 and "lib_hot" in wl["phases"], name,
            f"{run_note(r)}: {good} of {n} user samples in librp.so named lib_hot and "
            f"unwound {' > '.join(want)} > libc ({pct(good, n):.1f}%), {named} named lib_hot"
            + ("" if lib else "; the workload printed no librp.so mapping")
@@ -351,8 +373,8 @@ def dlopen_detail(p, rate):
             f"{wrong} named the other plugin" + (f"; e.g. {bad}" if bad else ""))
 
 
-def dlopen_ok(r, rate):
-    return r["status"] == 0 and rate[0] >= MIN_SAMPLES and pct(rate[1], rate[0]) >= SHARE
+def dlopen_ok(r, rate, tag=""):
+    return measure_share(tag, rate[1], rate[0]) and r["status"] == 0
 
 
 def dlopen():
@@ -380,7 +402,8 @@ def dlopen():
     if st != 0:
         q["status"], q["err"] = f"{q['status']}/-i {st}", err.strip()[-300:]
     rates = dlopen_rates(q)
-    report(all(dlopen_ok(q, rates[p]) for p in "ab") and len(q["wl"]["phases"]) == 2, names[2],
+    report(all([dlopen_ok(q, rates[p], f"plug_{p}_") for p in "ab"]) and
+           len(q["wl"]["phases"]) == 2, names[2],
            f"{run_note(q)}: A: {dlopen_detail('a', rates['a'])}; "
            f"B: {dlopen_detail('b', rates['b'])}")
     check_recording(names[3], r)
@@ -441,8 +464,7 @@ def vdso_case(name, path, caller, kernel_only):
     top = ", ".join(f"{k} {v}" for k, v in sorted(leaves.items(), key=lambda kv: -kv[1])[:4])
     what = "kernel-mode samples with the user IP" if kernel_only else \
         f"samples ({user} user-mode, {n - user} kernel-mode) with the user IP"
-    report(r["status"] == 0 and caller in wl["phases"] and n >= MIN_SAMPLES and
-           pct(good, n) >= SHARE, name,
+    report(measure_share("", good, n) and r["status"] == 0 and caller in wl["phases"], name,
            f"{run_note(r)}: {good} of {n} {what} in [vdso] named by a vDSO symbol and "
            f"unwound to {caller} > main > libc ({pct(good, n):.1f}%), {named} named; leaves: {top}"
            + ("" if rng else "; the workload printed no [vdso] mapping")
@@ -606,7 +628,7 @@ def xz():
     o = shares(to)
     n = o[0]
     ours = shares_text("perfregs", o)
-    report(st == 0 and n >= MIN_SAMPLES and intact, names[0],
+    report(measure("samples", n, ">=", MIN_SAMPLES) and st == 0 and intact, names[0],
            f"{run_note(r)}: xz -T1 -6 on 512 KiB x {reps} ({once:.2f} s each unsampled), "
            f"output {'decompresses to the input' if intact else 'is wrong or missing'}; {ours}")
 
@@ -641,7 +663,11 @@ def xz():
             left = "" if tpc is tp else (
                 f" (perfregs lost {lost}: over the files it has samples of, perf's "
                 f"{pc[1]:.1f}% named, {pc[2]:.1f}% known, {pc[3]:.1f}% reaching main)")
-            report(n >= MIN_SAMPLES and all(w[i] >= pc[i] - TOLERANCE for i in (1, 2, 3)),
+            # perf's shares come from another run: the split between
+            # files moves with timing, hence the tolerance
+            report(all([measure(f"{k}_pct", round(w[i], 1), ">=", round(pc[i] - TOLERANCE, 1))
+                        for i, k in ((1, "named"), (2, "known"), (3, "reaching_main"))]) and
+                   n >= MIN_SAMPLES,
                    names[1], f"{ours}; {shares_text('perf', p)}; perfregs's per-file rates "
                    f"over perf's split: {w[1]:.1f}% named, {w[2]:.1f}% known, {w[3]:.1f}% "
                    f"reaching main (tolerance {TOLERANCE:g} points){left}; leaf files, "

@@ -283,6 +283,8 @@ int main(void)
 		}
 		printf("# %s: produced %llu, received %llu, lost %llu (LOST records %llu)\n",
 		       kind_name[k], prod, rec, ctl, inb);
+		if (k != K_NMI)
+			printf("# MEASURE produced %llu > 0\n", prod);
 		if (prod == rec + ctl && ctl == inb && (prod > 0 || k == K_NMI)) {
 			printf("ok %d %s: received + lost == produced\n", k + 1, kind_name[k]);
 		} else {
@@ -290,11 +292,13 @@ int main(void)
 			fails++;
 		}
 	}
+	printf("# MEASURE kills %lu > 0\n", kills);
 	printf("%s %d %lu readers SIGKILLed mid-read\n", kills ? "ok" : "not ok", K_MAX + 1, kills);
 	if (!can_plug)
 		printf("ok %d # SKIP no cpu1 to take offline\n", K_MAX + 2);
 	else
-		printf("%s %d cpu1 went offline and online %lu times (%lu refused)\n",
+		printf("# MEASURE hotplugs %lu > 0\n"
+		       "%s %d cpu1 went offline and online %lu times (%lu refused)\n", hotplugs,
 		       hotplugs && !cpu1_off ? "ok" : "not ok", K_MAX + 2, hotplugs,
 		       hotplug_errs);
 	fails += can_plug && (!hotplugs || cpu1_off);

@@ -301,14 +301,38 @@ FIXTURE_TEARDOWN(xregs)
 	sample_set_free(&self->set);
 }
 
-TEST_F(xregs, magic)
+/*
+ * Has the loop's population every sub-population this variant checks?
+ * The test samples until it has (and so is decided by the samples, not
+ * by how many a wall-clock window happened to give).
+ */
+#define LOOP_SAMPLES	200
+
+static bool enough(const struct tally *t, const FIXTURE_VARIANT(xregs) *v,
+		   bool rt)
 {
-	char path[512], why[256], secs[] = "3";
+	if (t->inloop < LOOP_SAMPLES)
+		return false;
+	if (v->kvm)
+		return t->simd_guest && t->vcpu_nosel && (rt || t->simd_locked);
+	if (v->saved)
+		return t->simd_saved && (!rt || t->simd_locked);
+	if (v->locked)
+		return rt || t->simd_locked;
+	return true;
+}
+
+/* its deadline is 60 s x scale: past the harness's default 30 s */
+TEST_F_TIMEOUT(xregs, magic, 90)
+{
+	char path[512], why[256], secs[] = "inf";
 	char *argv[] = { path, (char *)variant->mode, secs, NULL };
 	uint64_t asked = self->offered & (PERFREGS_SIMD_XMM | PERFREGS_SIMD_YMM);
+	uint64_t deadline, t0;
+	bool rt = kernel_is_rt(), two = sysconf(_SC_NPROCESSORS_ONLN) > 1;
 	struct tally t = { 0 };
 	struct xwant x;
-	size_t i;
+	size_t i = 0;
 	int wst = 0;
 
 	snprintf(path, sizeof(path), "%s/%s", selftest_dir(), variant->workload);
@@ -322,13 +346,23 @@ TEST_F(xregs, magic)
 	}
 	if (variant->kvm && access("/dev/kvm", R_OK | W_OK))
 		SKIP(return, "no /dev/kvm: KVM_RUN not sampled");
+	/*
+	 * The workload (and yield's partner, on the CPU it finds itself
+	 * on) on CPU 1, this reader on CPU 0: the reader is never a third
+	 * task on the workload's CPU.
+	 */
+	if (two)
+		pin_cpu(1);
 	if (workload_start(&self->w, argv, why, sizeof(why))) {
+		pin_cpu(-1);
 		if (variant->kvm && self->w.pid > 0 && workload_wait(&self->w) == 3) {
 			self->w.pid = -1;
 			SKIP(return, "KVM cannot run a vCPU here (xmagic kvm exit status 3)");
 		}
 		ASSERT_TRUE(false) TH_LOG("%s", why);
 	}
+	if (two)
+		pin_cpu(0);
 	ASSERT_TRUE(parse_want(self->w.line, &x)) TH_LOG("cannot parse '%s'", self->w.line);
 	self->cfg.pid = self->w.pid;
 	self->cfg.uregs_mask_64 |= PERFREGS_MASK_BASES;
@@ -336,43 +370,66 @@ TEST_F(xregs, magic)
 	self->cfg.simd_mask = asked;
 	ASSERT_EQ(0, prf_config(&self->r, &self->cfg));
 	ASSERT_EQ(0, prf_start(&self->r));
-	while (waitpid(self->w.pid, &wst, WNOHANG) != self->w.pid) {
+	/*
+	 * The workload loops until told to stop: sample until the loop's
+	 * samples are LOOP_SAMPLES and hold every sub-population this
+	 * variant checks, or a sample is wrong; fail only at a deadline
+	 * far past what any run needed (a 3 s window gave 428..876 loop
+	 * samples on the slowest variant, yield, 2026-12-06).
+	 */
+	t0 = now_ns();
+	deadline = t0 + (uint64_t)(60e9 * work_scale());
+	for (;;) {
 		prf_wait(&self->r, 50);
 		prf_drain(&self->r, collect_record, &self->set);
+		for (; i < self->set.n; i++) {
+			const struct perfregs_rec_sample *s = self->set.s[i];
+			uint64_t ip;
+
+			if (!sample_ureg(s, PERFREGS_REG_IP, &ip))
+				continue;
+			/* the loop, or (syscall) right after the system call in it */
+			if (ip < self->w.loop_start || ip >= self->w.loop_end)
+				continue;
+			if (!!(s->flags & PERFREGS_SF_KERNEL) != variant->kernel)
+				continue;
+			t.inloop++;
+			if (s->abi != (variant->is64 ? PERFREGS_ABI_64 : PERFREGS_ABI_32)) {
+				bad(&t, "abi %u", s->abi);
+				continue;
+			}
+			t.good += check_sample(&t, s, &x, asked, variant->kernel,
+					       variant->is64, variant->kvm);
+		}
+		if (enough(&t, variant, rt) || t.good != t.inloop || t.simd_other ||
+		    now_ns() > deadline || waitpid(self->w.pid, &wst, WNOHANG) != 0)
+			break;
+	}
+	measure_until("until_ms", t0, deadline);
+	/* a workload that ended by itself is a failure below */
+	if (waitpid(self->w.pid, &wst, WNOHANG) == 0) {
+		kill(self->w.pid, SIGTERM);
+		waitpid(self->w.pid, &wst, 0);
 	}
 	self->w.pid = -1;
 	prf_stop(&self->r);
-	prf_drain(&self->r, collect_record, &self->set);
-	/* its loop ran as it said (kvm: the guest still at its OUT) */
-	EXPECT_TRUE(WIFEXITED(wst) && WEXITSTATUS(wst) == 0)
+	pin_cpu(-1);
+	/*
+	 * its loop ran as it said until told to stop (kvm: the guest still
+	 * at its OUT); mixed_64 has no handler, SIGTERM ends it
+	 */
+	EXPECT_TRUE((WIFEXITED(wst) && WEXITSTATUS(wst) == 0) ||
+		    (!variant->mode && WIFSIGNALED(wst) && WTERMSIG(wst) == SIGTERM))
 		TH_LOG("%s %s ended with status %#x", variant->workload,
 		       variant->mode ? variant->mode : "", wst);
 
-	for (i = 0; i < self->set.n; i++) {
-		const struct perfregs_rec_sample *s = self->set.s[i];
-		uint64_t ip;
-
-		if (!sample_ureg(s, PERFREGS_REG_IP, &ip))
-			continue;
-		/* the loop, or (syscall) right after the system call in it */
-		if (ip < self->w.loop_start || ip >= self->w.loop_end)
-			continue;
-		if (!!(s->flags & PERFREGS_SF_KERNEL) != variant->kernel)
-			continue;
-		t.inloop++;
-		if (s->abi != (variant->is64 ? PERFREGS_ABI_64 : PERFREGS_ABI_32)) {
-			bad(&t, "abi %u", s->abi);
-			continue;
-		}
-		t.good += check_sample(&t, s, &x, asked, variant->kernel, variant->is64,
-				       variant->kvm);
-	}
-	TH_LOG("%s %s: %d of %d loop samples right; SIMD %#llx known in %d, saved by the kernel in %d, fpregs_locked %d, guest %d, other %d%s%s",
+	TH_LOG("%s %s: %d of %d loop samples right in %.1f s; SIMD %#llx known in %d, saved by the kernel in %d, fpregs_locked %d, guest %d, other %d%s%s",
 	       variant->workload, variant->mode ? variant->mode : "", t.good, t.inloop,
+	       (now_ns() - t0) / 1e9,
 	       (unsigned long long)asked, t.simd_known, t.simd_saved, t.simd_locked,
 	       t.simd_guest, t.simd_other,
 	       t.first_bad[0] ? "; first wrong: " : "", t.first_bad);
-	EXPECT_LE(50, t.inloop);
+	MEASURE("loop_samples", t.inloop, >=, LOOP_SAMPLES);
 	EXPECT_EQ(t.inloop, t.good);
 	EXPECT_EQ(0, t.simd_other);
 	if (variant->kvm) {
@@ -381,7 +438,7 @@ TEST_F(xregs, magic)
 		 * a state is known it is the task's (the magic values), never
 		 * the guest's all-ones xmm0-7 (checked above, as everywhere).
 		 */
-		EXPECT_LT(0, t.simd_guest);
+		MEASURE("simd_guest", t.simd_guest, >, 0);
 		/*
 		 * and the selectors are dropped for all of the time the vCPU
 		 * is loaded, past the guest's FPU state at either end (the
@@ -389,17 +446,17 @@ TEST_F(xregs, magic)
 		 */
 		TH_LOG("kvm: %d samples in the ioctl without selectors, the task's FPU state loaded",
 		       t.vcpu_nosel);
-		EXPECT_LT(0, t.vcpu_nosel);
+		MEASURE("vcpu_nosel", t.vcpu_nosel, >, 0);
 		/*
 		 * KVM swaps the FPU states inside fpregs_lock(): with bottom
 		 * halves off outside RT (6.1: 169 of 2851, 6.12: 209 of 2835)
 		 */
 		TH_LOG("kvm: %d samples irqs_off (an Intel VM exit's frame)", t.simd_irqsoff);
-		if (!kernel_is_rt())
-			EXPECT_LT(0, t.simd_locked);
+		if (!rt)
+			MEASURE("simd_locked", t.simd_locked, >, 0);
 	} else if (variant->saved) {
 		/* switched out and back in sched_yield(): saved, never shown */
-		EXPECT_LT(0, t.simd_saved);
+		MEASURE("simd_saved", t.simd_saved, >, 0);
 		/*
 		 * On RT, fpregs_lock() is preempt_disable(): a sample in a
 		 * hard interrupt that finds preemption off says fpregs_locked,
@@ -408,8 +465,8 @@ TEST_F(xregs, magic)
 		 * 622..688; 6.12-rt 280..533 of 459..709, 529..569 of
 		 * 758..813).  Without RT it needs bottom halves off.
 		 */
-		if (kernel_is_rt())
-			EXPECT_LT(0, t.simd_locked);
+		if (rt)
+			MEASURE("simd_locked", t.simd_locked, >, 0);
 	} else if (variant->locked) {
 		/*
 		 * Where the kernel swaps FPU states (KVM leaving a guest) it
@@ -418,11 +475,24 @@ TEST_F(xregs, magic)
 		 * which that path does only briefly (11 and 15 samples of
 		 * about 2000 on 6.1-rt and 6.12-rt): not required there.
 		 */
-		if (!kernel_is_rt())
-			EXPECT_LT(0, t.simd_locked);
+		if (!rt)
+			MEASURE("simd_locked", t.simd_locked, >, 0);
 	} else {
-		/* known in most samples, also in the kernel */
-		EXPECT_LE(t.inloop / 2, t.simd_known);
+		/*
+		 * known in most samples, also in the kernel: a share, the
+		 * one timing decides (syscall: how often the task was
+		 * switched out in getppid()), in percent.  On RT a sample
+		 * in a hard interrupt that finds preemption off says
+		 * fpregs_locked, as it must, and getppid() has it off for a
+		 * good part of its time (2026-12-07, 64/i386: 6.1-rt 62 and
+		 * 37 of about 200, 6.12-rt 37 and 60; none without RT): the
+		 * share is of the samples where it was not, else 6.1-rt's
+		 * 58% known stood against the 50% floor.
+		 */
+		int judged = t.inloop - (rt ? t.simd_locked : 0);
+
+		MEASURE(rt ? "simd_unknown_pct_unlocked" : "simd_unknown_pct",
+			judged > 0 ? 100 - 100 * t.simd_known / judged : 100, <=, 50);
 	}
 	if (!(self->offered & PERFREGS_SIMD_YMM))
 		TH_LOG("ymm not checked: this CPU offers no AVX");

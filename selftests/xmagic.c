@@ -16,7 +16,10 @@
  *
  * (the first fields as magic.c prints them, so its readers read this)
  *
- * then loops for SECONDS seconds of wall time.  Whenever the pc is in
+ * then loops for SECONDS seconds of wall time, or with SECONDS "inf"
+ * until SIGTERM (a test that samples until it has what it needs: the
+ * loop then ends at the end of its chunk, kvm checks its vCPU, and the
+ * status is as for a timed run).  Whenever the pc is in
  * [start, end), or the task is in a system call made from there:
  *   xmm0-15 (0-7 for i386) hold MAGIC_XMM_LO/HI(n) of magic.h, and with
  *   avx=1 the upper halves of ymm0-15 (0-7) MAGIC_YMM_LO/HI(n);
@@ -378,7 +381,8 @@ static int yield_to_partner(double secs)
 		 */
 		if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)
 			_exit(0);
-		alarm((unsigned int)secs + 10);
+		if (isfinite(secs))
+			alarm((unsigned int)secs + 10);
 		while (1)
 			sched_yield();
 	}
@@ -498,6 +502,19 @@ fail:
 }
 #endif
 
+/* SIGTERM: the loop ends after its chunk (SECONDS inf) */
+static volatile sig_atomic_t stop;
+
+/*
+ * It runs with our magic FS base and LDT selectors loaded: it touches
+ * nothing but stop (no TLS, no stack protector).
+ */
+static void __attribute__((no_stack_protector))
+on_term(int sig)
+{
+	stop = 1;
+}
+
 static double now(void)
 {
 	struct timespec ts;
@@ -537,7 +554,7 @@ int main(int argc, char **argv)
 	sysmode = strcmp(argv[1], "spin") != 0;
 	errno = 0;
 	secs = strtod(argv[2], &end);
-	if (errno || end == argv[2] || *end || !isfinite(secs) || secs < 0)
+	if (errno || end == argv[2] || *end || isnan(secs) || secs < 0)
 		usage(argv[0]);
 	if (getenv("PERFREGS_WORK_SCALE") && atof(getenv("PERFREGS_WORK_SCALE")) > 0)
 		secs *= atof(getenv("PERFREGS_WORK_SCALE"));
@@ -576,6 +593,12 @@ int main(int argc, char **argv)
 	}
 	if (sysmode && nr == NR_SCHED_YIELD && yield_to_partner(secs))
 		return 1;
+	if (isinf(secs)) {
+		struct sigaction sa = { .sa_handler = on_term };
+
+		if (sigaction(SIGTERM, &sa, NULL))
+			return 1;
+	}
 
 	start = now();
 	do {
@@ -583,9 +606,16 @@ int main(int argc, char **argv)
 			sys(CHUNK_SYSCALL, avx, nr);
 		else
 			spin(CHUNK_SPIN, avx);
-	} while (now() - start < secs);
+	} while (!stop && now() - start < secs);
 #ifdef __x86_64__
-	/* and the guest still ran its loop at the end */
+	/*
+	 * and the guest still ran its loop at the end (after a SIGTERM the
+	 * KVM_RUN it interrupted ended KVM_EXIT_INTR: one more run)
+	 */
+	if (nr == NR_IOCTL && stop && ioctl((int)sysargs[0], KVM_RUN, 0)) {
+		perror("xmagic: kvm: KVM_RUN after the loop");
+		return 1;
+	}
 	if (nr == NR_IOCTL && kvm_at_out("after the loop"))
 		return 1;
 #endif

@@ -130,7 +130,8 @@ done
 
 # the module and the uapi header as the kernel's checkpatch.pl sees them
 if [ -x "$B/linux/scripts/checkpatch.pl" ]; then
-	if out=$("$B/linux/scripts/checkpatch.pl" --no-tree -q -f module/*.c module/*.h include/uapi/linux/perfregs.h 2>&1) &&
+	if out=$("$B/linux/scripts/checkpatch.pl" --no-tree -q -f module/*.c module/*.h include/uapi/linux/perfregs.h \
+		include/perfregs/*.h 2>&1) &&
 	   [ -z "$out" ]; then
 		echo "ok - checkpatch.pl --no-tree -f module/ and the uapi header: clean"
 	else

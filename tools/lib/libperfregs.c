@@ -51,17 +51,8 @@ static int prf_witness_attr(const struct perfregs_config *cfg,
 		uint32_t type;
 		uint64_t config;
 	} map[PERFREGS_EV_MAX] = {
-		[PERFREGS_EV_CPU_CLOCK] = { PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK },
-		[PERFREGS_EV_TASK_CLOCK] = { PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK },
-		[PERFREGS_EV_PAGE_FAULTS] = { PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS },
-		[PERFREGS_EV_CONTEXT_SWITCHES] = { PERF_TYPE_SOFTWARE,
-						   PERF_COUNT_SW_CONTEXT_SWITCHES },
-		[PERFREGS_EV_CYCLES] = { PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES },
-		[PERFREGS_EV_INSTRUCTIONS] = { PERF_TYPE_HARDWARE,
-					       PERF_COUNT_HW_INSTRUCTIONS },
-		[PERFREGS_EV_BREAKPOINT] = { PERF_TYPE_BREAKPOINT, 0 },
-		/* the raw NMI hook has no perf event: a cpu-clock stands in */
-		[PERFREGS_EV_NMI] = { PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK },
+#define PERFREGS_EVENT(name, id, type, config, period) [id] = { type, config },
+#include <perfregs/events.h>
 	};
 
 	if (cfg->event >= PERFREGS_EV_MAX)

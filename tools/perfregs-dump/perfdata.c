@@ -605,24 +605,12 @@ int perfdata_convert(const char *in, const char *out, struct session *d,
 		     char *err, size_t errlen)
 {
 	static const uint32_t types[] = {
-		[PERFREGS_EV_CPU_CLOCK] = PERF_TYPE_SOFTWARE,
-		[PERFREGS_EV_TASK_CLOCK] = PERF_TYPE_SOFTWARE,
-		[PERFREGS_EV_PAGE_FAULTS] = PERF_TYPE_SOFTWARE,
-		[PERFREGS_EV_CONTEXT_SWITCHES] = PERF_TYPE_SOFTWARE,
-		[PERFREGS_EV_CYCLES] = PERF_TYPE_HARDWARE,
-		[PERFREGS_EV_INSTRUCTIONS] = PERF_TYPE_HARDWARE,
-		[PERFREGS_EV_BREAKPOINT] = PERF_TYPE_BREAKPOINT,
-		[PERFREGS_EV_NMI] = PERF_TYPE_SOFTWARE,
+#define PERFREGS_EVENT(name, id, type, config, period) [id] = type,
+#include <perfregs/events.h>
 	};
 	static const uint64_t configs[] = {
-		[PERFREGS_EV_CPU_CLOCK] = PERF_COUNT_SW_CPU_CLOCK,
-		[PERFREGS_EV_TASK_CLOCK] = PERF_COUNT_SW_TASK_CLOCK,
-		[PERFREGS_EV_PAGE_FAULTS] = PERF_COUNT_SW_PAGE_FAULTS,
-		[PERFREGS_EV_CONTEXT_SWITCHES] = PERF_COUNT_SW_CONTEXT_SWITCHES,
-		[PERFREGS_EV_CYCLES] = PERF_COUNT_HW_CPU_CYCLES,
-		[PERFREGS_EV_INSTRUCTIONS] = PERF_COUNT_HW_INSTRUCTIONS,
-		[PERFREGS_EV_BREAKPOINT] = 0,
-		[PERFREGS_EV_NMI] = PERF_COUNT_SW_CPU_CLOCK,
+#define PERFREGS_EVENT(name, id, type, config, period) [id] = config,
+#include <perfregs/events.h>
 	};
 	struct perfregs_config cfg;
 	struct rec_input *src;

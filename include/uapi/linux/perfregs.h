@@ -91,22 +91,29 @@ enum perfregs_reg {
 
 /* --- ioctls ------------------------------------------------------------ */
 
-/*
- * PERFREGS_IOC_VERSION: the ABI version the module speaks.
- * In: size, the bytes the caller has room for (at least
- * PERFREGS_VERSION_SIZE_VER0, at most a page).  Out: the module's
- * structure, cut to that size; size becomes the module's own size, and
- * bytes the caller has beyond it are zeroed.
+/**
+ * struct perfregs_version - PERFREGS_IOC_VERSION: the ABI the module speaks
+ * @size: in, the bytes the caller has room for (at least
+ *	PERFREGS_VERSION_SIZE_VER0, at most a page); out, the module's size
+ * @major: PERFREGS_ABI_MAJOR
+ * @minor: PERFREGS_ABI_MINOR
+ * @page_size: the mmap granule
+ * @nr_cpu_ids: CPU numbers are below this
+ * @reserved: out: zero
+ * @simd_offered: (minor 1) the PERFREGS_SIMD_* this CPU and kernel offer
+ *
+ * Out: the module's structure, cut to the caller's size; size becomes
+ * the module's own size, and bytes the caller has beyond it are zeroed.
  */
 struct perfregs_version {
 	__u32 size;
-	__u32 major;		/* PERFREGS_ABI_MAJOR */
-	__u32 minor;		/* PERFREGS_ABI_MINOR */
-	__u32 page_size;	/* the mmap granule */
-	__u32 nr_cpu_ids;	/* CPU numbers are below this */
-	__u32 reserved;		/* out: zero */
+	__u32 major;
+	__u32 minor;
+	__u32 page_size;
+	__u32 nr_cpu_ids;
+	__u32 reserved;
 	/* minor 1 */
-	__u64 simd_offered;	/* PERFREGS_SIMD_* this CPU and kernel offer */
+	__u64 simd_offered;
 };
 #define PERFREGS_VERSION_SIZE_VER0	24
 #define PERFREGS_VERSION_SIZE_VER1	32
@@ -142,8 +149,30 @@ enum perfregs_event {
 #define PERFREGS_MAX_STACK_BYTES	65528U	/* per sample */
 #define PERFREGS_MAX_CPU_BYTES		1024U	/* CPU bitmap: 8192 CPUs */
 
-/*
- * PERFREGS_IOC_CONFIG: configure the session (only while stopped and
+/**
+ * struct perfregs_config - PERFREGS_IOC_CONFIG: the session's configuration
+ * @size: PERFREGS_CONFIG_SIZE_VER0 or more, see the top of this file
+ * @flags: PERFREGS_CF_*
+ * @event: enum perfregs_event
+ * @data_pages: data pages per CPU, a power of two
+ * @period: events per sample, or Hz with PERFREGS_CF_FREQ
+ * @iregs_mask: interrupt registers to record
+ * @uregs_mask_32: user registers of 32-bit frames
+ * @uregs_mask_64: user registers of 64-bit frames
+ * @pid: -1: every task; else this process
+ * @wakeup_bytes: poll wakes when this much is ready; 0: a quarter
+ * @cpus_ptr: pid == -1: CPU bitmap, 0 for all online
+ * @cpus_bytes: size of that bitmap
+ * @stack_bytes: user stack bytes per sample, 0 for none
+ * @bp_addr: PERFREGS_EV_BREAKPOINT: the address
+ * @bp_type: PERFREGS_EV_BREAKPOINT: PERFREGS_BP_*
+ * @bp_len: PERFREGS_EV_BREAKPOINT: 1, 2, 4 or 8 (X: 8)
+ * @perf_fd: the perf event that proves the caller may
+ * @reserved0: must be zero
+ * @reserved: must be zero
+ * @simd_mask: (minor 1) PERFREGS_SIMD_* of the user frame to record
+ *
+ * PERFREGS_IOC_CONFIG configures the session (only while stopped and
  * unmapped).  Every field is checked; nonzero reserved fields, unknown
  * flags and values out of range give -EINVAL.
  *
@@ -212,27 +241,27 @@ enum perfregs_event {
  * source, lockdown, memory) are in docs/security.md.
  */
 struct perfregs_config {
-	__u32 size;		/* PERFREGS_CONFIG_SIZE_VER0 */
-	__u32 flags;		/* PERFREGS_CF_* */
-	__u32 event;		/* enum perfregs_event */
-	__u32 data_pages;	/* per CPU, a power of two */
-	__u64 period;		/* events per sample, or Hz with CF_FREQ */
-	__u64 iregs_mask;	/* interrupt registers to record */
-	__u64 uregs_mask_32;	/* user registers of 32-bit frames */
-	__u64 uregs_mask_64;	/* user registers of 64-bit frames */
-	__s32 pid;		/* -1: every task; else this process */
-	__u32 wakeup_bytes;	/* poll wakes when this much is ready; 0: 1/4 */
-	__u64 cpus_ptr;		/* pid == -1: CPU bitmap, 0 for all online */
-	__u32 cpus_bytes;	/* size of that bitmap */
-	__u32 stack_bytes;	/* user stack bytes per sample, 0 for none */
-	__u64 bp_addr;		/* EV_BREAKPOINT: the address */
-	__u32 bp_type;		/* EV_BREAKPOINT: PERFREGS_BP_* */
-	__u32 bp_len;		/* EV_BREAKPOINT: 1, 2, 4 or 8 (X: 8) */
-	__s32 perf_fd;		/* the perf event that proves the caller may */
-	__u32 reserved0;	/* must be zero */
-	__u64 reserved[3];	/* must be zero */
+	__u32 size;
+	__u32 flags;
+	__u32 event;
+	__u32 data_pages;
+	__u64 period;
+	__u64 iregs_mask;
+	__u64 uregs_mask_32;
+	__u64 uregs_mask_64;
+	__s32 pid;
+	__u32 wakeup_bytes;
+	__u64 cpus_ptr;
+	__u32 cpus_bytes;
+	__u32 stack_bytes;
+	__u64 bp_addr;
+	__u32 bp_type;
+	__u32 bp_len;
+	__s32 perf_fd;
+	__u32 reserved0;
+	__u64 reserved[3];
 	/* minor 1 */
-	__u64 simd_mask;	/* PERFREGS_SIMD_* of the user frame to record */
+	__u64 simd_mask;
 };
 #define PERFREGS_CONFIG_SIZE_VER0	120
 #define PERFREGS_CONFIG_SIZE_VER1	128
@@ -319,49 +348,62 @@ enum perfregs_lost_cause {
 };
 #define PERFREGS_LOST_SLOTS	8
 
+/**
+ * struct perfregs_ctl - a ring's control page (PERFREGS_MMAP_CTL())
+ * @version: PERFREGS_ABI_MAJOR
+ * @cpu: the CPU whose ring this is
+ * @data_size: bytes, data_pages * page size
+ * @data_head: written by the kernel
+ * @data_tail: written by userspace (but see overwrite mode above)
+ * @produced: samples the module took on this CPU
+ * @lost: by enum perfregs_lost_cause, running totals
+ * @new_tasks: written by the kernel, see below
+ * @new_tasks_seen: written by userspace, see below
+ * @reserved: zero
+ *
+ * The counters produced, lost[] and new_tasks are published together
+ * with data_head, by the outermost writer of the CPU, so that they
+ * never go backwards and, once the session is stopped, every sample
+ * produced is either in the ring (or was read) or counted in
+ * lost[FULL] or lost[NESTED] (THROTTLED and ENTRY count samples
+ * that were written all the same).
+ *
+ * new_tasks counts the samples, published to
+ * data_head, whose process or image differs from the previous user
+ * sample's on this CPU.  Userspace stores in new_tasks_seen the
+ * count it has looked at; poll() reports EPOLLPRI while the two
+ * differ on any ring, so a reader that learns about new tasks
+ * (their /proc/PID/maps, before they exit) sleeps until one comes.
+ *
+ *   seen = READ_ONCE(ctl->new_tasks);   smp_rmb();  H: pairs with
+ *                                       the kernel's G (new_tasks
+ *                                       is stored after data_head)
+ *   ... look at the records in [tail, data_head) ...
+ *   WRITE_ONCE(ctl->new_tasks_seen, seen);
+ *   poll(fd, POLLPRI);
+ */
 struct perfregs_ctl {
-	__u32 version;		/* PERFREGS_ABI_MAJOR */
+	__u32 version;
 	__u32 cpu;
-	__u64 data_size;	/* bytes, data_pages * page size */
-	__u64 data_head;	/* written by the kernel */
-	__u64 data_tail;	/* written by userspace (but see overwrite) */
-	__u64 produced;		/* samples the module took on this CPU */
-	__u64 lost[PERFREGS_LOST_SLOTS];	/* by perfregs_lost_cause, running */
-	/*
-	 * The counters produced, lost[] and new_tasks are published together
-	 * with data_head, by the outermost writer of the CPU, so that they
-	 * never go backwards and, once the session is stopped, every sample
-	 * produced is either in the ring (or was read) or counted in
-	 * lost[FULL] or lost[NESTED] (THROTTLED and ENTRY count samples
-	 * that were written all the same).
-	 *
-	 * new_tasks counts the samples, published to
-	 * data_head, whose process or image differs from the previous user
-	 * sample's on this CPU.  Userspace stores in new_tasks_seen the
-	 * count it has looked at; poll() reports EPOLLPRI while the two
-	 * differ on any ring, so a reader that learns about new tasks
-	 * (their /proc/PID/maps, before they exit) sleeps until one comes.
-	 *
-	 *   seen = READ_ONCE(ctl->new_tasks);   smp_rmb();  H: pairs with
-	 *                                       the kernel's G (new_tasks
-	 *                                       is stored after data_head)
-	 *   ... look at the records in [tail, data_head) ...
-	 *   WRITE_ONCE(ctl->new_tasks_seen, seen);
-	 *   poll(fd, POLLPRI);
-	 */
-	__u64 new_tasks;	/* written by the kernel */
-	__u64 new_tasks_seen;	/* written by userspace */
+	__u64 data_size;
+	__u64 data_head;
+	__u64 data_tail;
+	__u64 produced;
+	__u64 lost[PERFREGS_LOST_SLOTS];
+	__u64 new_tasks;
+	__u64 new_tasks_seen;
 	__u64 reserved[64 - 15];
 };
 
 /* --- records ----------------------------------------------------------- */
 
-/*
- * Every record starts with this header; size counts the header too and
- * is a multiple of 8.
+/**
+ * struct perfregs_rec_header - the header every record starts with
+ * @type: enum perfregs_rec_type
+ * @size: the record's bytes, the header's included; a multiple of 8
  */
 struct perfregs_rec_header {
-	__u32 type;		/* PERFREGS_REC_* */
+	__u32 type;
 	__u32 size;
 };
 
@@ -402,8 +444,27 @@ enum perfregs_abi {
 	PERFREGS_ABI_64 = 2,
 };
 
-/*
- * PERFREGS_REC_SAMPLE:
+/**
+ * struct perfregs_rec_sample - PERFREGS_REC_SAMPLE: one sample
+ * @header: type PERFREGS_REC_SAMPLE
+ * @time: CLOCK_MONOTONIC ns (NMI-safe fast clock)
+ * @cpu: the CPU it was taken on
+ * @pid: the tgid, 0 for the idle task, in the pid namespace of CONFIG's
+ *	caller; 0 if not seen there
+ * @tid: the thread's id, as @pid
+ * @flags: PERFREGS_SF_*
+ * @abi: enum perfregs_abi of the user frame
+ * @reserved: zero
+ * @iregs_mask: the interrupt registers present below
+ * @uregs_mask: the user registers present below
+ * @comm: the task's name, NUL-padded
+ * @image_ino: the task's executable: inode number ...
+ * @image_dev: ... and device (st_dev encoding), 0 if none
+ * @reserved2: zero
+ * @regs: the interrupt registers, then the user registers, each in
+ *	ascending register number; then the SIMD section and the stack
+ *
+ * The whole record::
  *
  * struct {
  *	struct perfregs_rec_header header;
@@ -483,7 +544,8 @@ struct perfregs_rec_sample {
 };
 
 /*
- * PERFREGS_SF_SIMD: the SIMD state of the user frame, for a session
+ * PERFREGS_SF_SIMD (struct perfregs_rec_simd): the SIMD state of the
+ * user frame, for a session
  * with a simd_mask, in every sample with user registers.  data[] holds
  * the components of "components" (a PERFREGS_SIMD_* mask: those asked
  * for, or none where the state is not known), each vector register
@@ -519,19 +581,34 @@ enum perfregs_simd_unknown {
 	PERFREGS_SIMD_UNKNOWN_FPREGS_LOCKED,
 };
 
+/**
+ * struct perfregs_rec_simd - the SIMD section of a sample
+ * @size: bytes, this header included; a multiple of 8
+ * @components: the PERFREGS_SIMD_* in @data
+ * @nr_vec: vector registers of the frame, 16 or 8
+ * @mxcsr: with PERFREGS_SIMD_XMM, else 0
+ * @unknown: enum perfregs_simd_unknown
+ * @reserved: zero
+ * @data: the components, in the order above
+ */
 struct perfregs_rec_simd {
-	__u32 size;		/* bytes, this header included; a multiple of 8 */
-	__u32 components;	/* PERFREGS_SIMD_* in data[] */
-	__u32 nr_vec;		/* 16 or 8 */
-	__u32 mxcsr;		/* with XMM, else 0 */
-	__u32 unknown;		/* enum perfregs_simd_unknown */
-	__u32 reserved;		/* zero */
+	__u32 size;
+	__u32 components;
+	__u32 nr_vec;
+	__u32 mxcsr;
+	__u32 unknown;
+	__u32 reserved;
 	__u8 data[];
 };
 
-/*
- * PERFREGS_REC_LOST: records that were dropped since the last LOST
- * record of this CPU, written as soon as there is room again.
+/**
+ * struct perfregs_rec_lost - PERFREGS_REC_LOST: what was dropped
+ * @header: type PERFREGS_REC_LOST
+ * @time: CLOCK_MONOTONIC ns
+ * @lost: by enum perfregs_lost_cause, unused slots zero
+ *
+ * The records that were dropped since the last LOST record of this CPU,
+ * written as soon as there is room again::
  *
  * struct {
  *	struct perfregs_rec_header header;

@@ -78,13 +78,8 @@ struct event_name {
 };
 
 static const struct event_name events[] = {
-	{ "cpu-clock", PERFREGS_EV_CPU_CLOCK, 1000000 },
-	{ "task-clock", PERFREGS_EV_TASK_CLOCK, 1000000 },
-	{ "page-faults", PERFREGS_EV_PAGE_FAULTS, 1 },
-	{ "context-switches", PERFREGS_EV_CONTEXT_SWITCHES, 1 },
-	{ "cycles", PERFREGS_EV_CYCLES, 1000000 },
-	{ "instructions", PERFREGS_EV_INSTRUCTIONS, 1000000 },
-	{ "nmi", PERFREGS_EV_NMI, 0 },
+#define PERFREGS_EVENT(name, id, type, config, period) { name, id, period },
+#include <perfregs/events.h>
 };
 
 void sample_opts_init(struct sample_opts *s, bool freq_is_F)
@@ -318,13 +313,17 @@ static int parse_mem_event(const char *arg, struct perfregs_config *cfg)
 	return cfg->bp_type ? 0 : -1;
 }
 
-/* The event named by the first len bytes of arg, or NULL. */
+/*
+ * The event named by the first len bytes of arg, or NULL.  A breakpoint
+ * is named mem:ADDR (parse_mem_event()), never by its name alone.
+ */
 static const struct event_name *event_lookup(const char *arg, const char *mod)
 {
 	size_t i;
 
 	for (i = 0; i < sizeof(events) / sizeof(events[0]); i++)
-		if (!strncmp(arg, events[i].name, mod ? (size_t)(mod - arg) :
+		if (events[i].id != PERFREGS_EV_BREAKPOINT &&
+		    !strncmp(arg, events[i].name, mod ? (size_t)(mod - arg) :
 			     strlen(arg) + 1) &&
 		    (!mod || !events[i].name[mod - arg]))
 			return &events[i];

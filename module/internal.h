@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* perfregs: definitions shared by the files of the module. */
+/*
+ * perfregs: what the files of the module share: the session, and the
+ * functions of each file that the others call.  The ring's own types and
+ * functions are in ring.h.
+ */
 #ifndef PERFREGS_INTERNAL_H
 #define PERFREGS_INTERNAL_H
 
@@ -7,63 +11,14 @@
 #include <linux/mutex.h>
 #include <linux/wait.h>
 #include <linux/poll.h>
-#include <linux/irq_work.h>
 #include <linux/perf_event.h>
 #include <linux/cpumask.h>
 #include <linux/list.h>
 #include <linux/pid.h>
 #include <linux/workqueue.h>
-#include <asm/local.h>
 #include <linux/perfregs.h>
 
-struct prf_session;
-
-/* One CPU's ring buffer: a control page and data pages, both mmapped. */
-struct prf_ring {
-	struct perfregs_ctl *ctl;	/* a vmalloc'ed page, hostile */
-	void *data;			/* vmalloc'ed, read-only to users */
-	unsigned long size;		/* bytes, a power of two */
-	unsigned long mask;		/* size - 1 */
-	bool overwrite;
-	unsigned long watermark;	/* wake readers every this many bytes */
-
-	local_t head;			/* bytes reserved so far */
-	local_t nest;			/* writers active on this CPU */
-	local_t seq;			/* bumped by every writer: see publish */
-	local_t busy;			/* head when the outermost writer began */
-	local_t otail;			/* overwrite: the oldest whole record */
-	local_t wakeup;			/* head at the last wake-up */
-	local_t produced;		/* samples taken */
-	local_t lost[PERFREGS_LOST_MAX];	/* running totals */
-	local_t lost_events;		/* sum of lost[], to publish them */
-	local_t lost_pending[PERFREGS_LOST_MAX]; /* not yet reported */
-	local_t lost_any;		/* nonzero when lost_pending is */
-	local_t new_tasks;		/* see prf_ring_publish_more() */
-
-	/*
-	 * What the outermost writer last published to the control page,
-	 * kept here because the control page is the user's to scribble on:
-	 * the kernel never reads back what it wrote there.
-	 */
-	unsigned long pub_head;		/* also read by poll() on other CPUs */
-	unsigned long pub_lost_events;
-	unsigned long pub_new_tasks;
-
-	struct irq_work work;		/* wake-up, never from NMI directly */
-	struct prf_session *session;
-
-	/* the last user task sampled here, to count new ones */
-	pid_t last_tgid;
-	const struct mm_struct *last_mm;	/* compared, never dereferenced */
-	struct irq_work task_work;	/* EPOLLPRI wake-up */
-};
-
-/* A reservation in a ring: where the writer copies its record. */
-struct prf_handle {
-	struct prf_ring *rb;
-	unsigned long offset;		/* next byte to write */
-	unsigned long end;		/* end of the reservation */
-};
+struct prf_ring;
 
 /*
  * The registers a sample stores, as indexes of unsigned longs in struct
@@ -141,32 +96,6 @@ struct prf_session {
 	struct list_head nmi_node;	/* on the RCU list of NMI sessions */
 };
 
-/* ring.c */
-struct prf_ring *prf_ring_alloc(struct prf_session *s, int cpu,
-				unsigned int pages, bool overwrite,
-				unsigned long watermark);
-int prf_ring_map(struct vm_area_struct *vma, void *area, unsigned long len);
-void prf_ring_free(struct prf_ring *rb);
-void prf_ring_write(struct prf_handle *h, const void *src, size_t len);
-void prf_ring_kmsan_check(const struct prf_handle *h, unsigned long start);
-
-/* KMSAN: every byte of the record at @start was initialized (ring.c). */
-static inline void prf_ring_check_written(const struct prf_handle *h,
-					  unsigned long start)
-{
-	if (IS_ENABLED(CONFIG_KMSAN))
-		prf_ring_kmsan_check(h, start);
-}
-void prf_ring_lost(struct prf_ring *rb, enum perfregs_lost_cause cause);
-bool prf_ring_readable(struct prf_ring *rb);
-bool prf_ring_new_tasks_unseen(struct prf_ring *rb);
-void prf_ring_reset(struct prf_ring *rb);
-void prf_ring_resume(struct prf_ring *rb);
-void prf_ring_flush_lost(struct prf_ring *rb);
-void prf_ring_stopped(struct prf_ring *rb);
-void prf_ring_write_stack(struct prf_handle *h, unsigned long start,
-			  const void __user *src, u64 len);
-
 /* sample.c */
 void prf_sample(struct prf_session *s, struct pt_regs *regs, bool throttled);
 void prf_sample_setup(struct prf_session *s);
@@ -175,8 +104,6 @@ void prf_sample_setup(struct prf_session *s);
 int prf_perf_init(void);
 void prf_perf_exit(void);
 void prf_perf_session_init(struct prf_session *s);
-int prf_perf_attr(const struct perfregs_config *cfg,
-		  struct perf_event_attr *attr);
 int prf_perf_start(struct prf_session *s);
 void prf_perf_stop(struct prf_session *s);
 
