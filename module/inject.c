@@ -18,9 +18,12 @@ DEFINE_STATIC_KEY_FALSE(prf_inject_key);
 atomic_t prf_live_counters = ATOMIC_INIT(0);
 DEFINE_PER_CPU(struct pt_regs *, prf_inject_regs);
 
-/* the writer a hook nests: prf_sample(), from prf_inject_init() */
+/*
+ * The writer a hook nests: prf_sample(), from prf_inject_init() at the
+ * module's init; read-only after it (a pointer called from NMI).
+ */
 static void (*prf_inject_sample)(struct prf_session *s, struct pt_regs *regs,
-				 bool throttled);
+				 bool throttled) __ro_after_init;
 
 /*
  * The key follows the knobs.  Called by their set callbacks, in process

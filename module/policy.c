@@ -125,7 +125,7 @@ static bool prf_witness_matches(const struct perf_event *ev,
 	struct perf_event_attr want;
 	bool nmi = c->event == PERFREGS_EV_NMI;
 
-	/* for the raw NMI hook, the cpu-clock that stands in for it */
+	/* prf_event_attr() gives the raw NMI hook its cpu-clock stand-in */
 	if (!prf_witness_samples(w, c) || prf_event_attr(c, &want))
 		return false;
 	if (!prf_witness_type(ev, &want) || w->config != want.config ||

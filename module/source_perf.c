@@ -51,8 +51,12 @@ static void prf_perf_overflow(struct perf_event *event,
 static int prf_counter_attr(const struct prf_session *s,
 			    struct perf_event_attr *attr)
 {
-	int ret = prf_event_attr(&s->cfg, attr);
+	int ret;
 
+	/* prf_event_attr() gives EV_NMI its cpu-clock stand-in: not here */
+	if (WARN_ON_ONCE(s->cfg.event == PERFREGS_EV_NMI))
+		return -EINVAL;
+	ret = prf_event_attr(&s->cfg, attr);
 	if (ret)
 		return ret;
 	attr->disabled = 1;
@@ -420,7 +424,9 @@ out_put_leader:
  * Return: 0, or a negative errno: -ESRCH when the target has no thread
  * left, -EACCES when the caller may no longer watch one (START asks
  * again), -EAGAIN for a process that makes threads faster than we
- * look, -ENODEV when no CPU of the session is online.
+ * look, -ENODEV when no CPU of the session is online, -ENOMEM, or the
+ * error of perf_event_create_kernel_counter() or of the CPU hotplug
+ * callbacks' setup.
  */
 int prf_perf_start(struct prf_session *s)
 {

@@ -10,7 +10,8 @@
  * order of enum perfregs_event; the file undefines PERFREGS_EVENT again.
  * It has no include guard, as the kernel's asm/kvm-x86-ops.h, and works
  * in the kernel and in userspace alike: PERF_TYPE_* and PERF_COUNT_* come
- * from <linux/perf_event.h>, which the includer has included.
+ * from <linux/perf_event.h>, which an includer that expands type or
+ * config has included.
  *
  *   name	perf's name of the event, and perfregs-dump's -e NAME
  *		(a breakpoint's is mem:ADDR[:rwx], not this name alone)
