@@ -38,7 +38,7 @@ tests/dkms_check.sh "$B"
 
 # perfregs-dump's modules include and call each other in layers, going
 # down only, with no circle (tests/layers.py, from the objects' symbols)
-/usr/bin/python3 tests/layers.py --tool-only "$B"
+/usr/bin/python3 tests/layers.py "$B"
 
 # every output of perfregs-dump as the pinned commit's, byte for byte
 bash tests/compare/outputs.sh "$B"
