@@ -161,3 +161,54 @@ if [ -z "$bad" ]; then
 else
 	echo "not ok - report's budget and hostile names:$bad"
 fi
+
+# perf's rule: a recording's stacks are unwound without -g, by script
+# (text, JSON, folded, --flamegraph) and convert (perf.data, pprof), and
+# --no-call-graph leaves them; -i without a subcommand keeps its old
+# rule (chains only with -g).  mkunwind's stacks over this machine's
+# vDSO, whose image the recording holds: several frames deep.
+bad=""
+if "$B/mkunwind" "$T/cg.prf" 1 16 64:vdso > /dev/null 2>&1; then
+	pd="$B/perfregs-dump"
+	"$pd" script -q -f json -i "$T/cg.prf" > "$T/cg_def.json"
+	"$pd" -q -g -f json -i "$T/cg.prf" > "$T/cg_g.json"
+	"$pd" script -q -g --no-call-graph -f json -i "$T/cg.prf" > "$T/cg_no.json"
+	"$pd" -q -f json -i "$T/cg.prf" > "$T/cg_bare.json"
+	cmp -s "$T/cg_def.json" "$T/cg_g.json" || bad="$bad [script's JSON is not -i -g's]"
+	cmp -s <("$pd" script -q -i "$T/cg.prf") <("$pd" -q -g -i "$T/cg.prf") ||
+		bad="$bad [script's text is not -i -g's]"
+	cmp -s "$T/cg_no.json" "$T/cg_bare.json" || bad="$bad [--no-call-graph's JSON is not -i's]"
+	deep=$(/usr/bin/python3 -c 'import json, sys
+print(sum(len(json.loads(l).get("callchain", [])) > 1 for l in open(sys.argv[1])))' "$T/cg_def.json")
+	[ "$deep" -gt 0 ] || bad="$bad [no chain of two frames or more in script's JSON]"
+	grep -q '"callchain"' "$T/cg_no.json" && bad="$bad [a chain with --no-call-graph]"
+	# folded: frames past the leaf by default, leaves only without
+	fdeep=$("$pd" script -q -f folded -i "$T/cg.prf" | grep -c '^[^;]*;[^;]*;')
+	fno=$("$pd" script -q -f folded --no-call-graph -i "$T/cg.prf" | grep -c '^[^;]*;[^;]*;')
+	[ "$fdeep" -gt 0 ] && [ "$fno" = 0 ] || bad="$bad [folded: $fdeep deep lines, $fno with --no-call-graph]"
+	"$pd" script -q --flamegraph "$T/cg_def.svg" -i "$T/cg.prf" &&
+	"$pd" script -q --flamegraph "$T/cg_no.svg" --no-call-graph -i "$T/cg.prf" &&
+	cmp -s "$T/cg_def.svg" "$T/cg_no.svg" && bad="$bad [the same flame graph with --no-call-graph]"
+	# perf.data as perf script reads it: the deepest chain of a sample
+	if command -v perf > /dev/null; then
+		for how in def no; do
+			"$pd" convert -q $([ $how = no ] && echo --no-call-graph) -i "$T/cg.prf" \
+				-o "$T/cg_$how.data" || bad="$bad [convert $how failed]"
+		done
+		depth() { perf script -i "$1" -F ip 2> /dev/null |
+			awk 'NF { n++; if (n > m) m = n; next } { n = 0 } END { print m + 0 }'; }
+		pdef=$(depth "$T/cg_def.data") pno=$(depth "$T/cg_no.data")
+		[ "$pdef" -ge 2 ] && [ "$pno" = 1 ] ||
+			bad="$bad [perf script's deepest chain: $pdef by default, $pno with --no-call-graph]"
+	fi
+	"$pd" convert -q --to pprof -i "$T/cg.prf" -o "$T/cg_def.pb.gz" &&
+	"$pd" convert -q --to pprof --no-call-graph -i "$T/cg.prf" -o "$T/cg_no.pb.gz" &&
+	cmp -s "$T/cg_def.pb.gz" "$T/cg_no.pb.gz" && bad="$bad [the same pprof profile with --no-call-graph]"
+else
+	bad=" [mkunwind failed]"
+fi
+if [ -z "$bad" ]; then
+	echo "ok - a recording's stacks unwound by default in script (text, JSON, folded, flame graph) and convert, as perf does: $deep chains of two frames or more; none with --no-call-graph; -i alone as before"
+else
+	echo "not ok - chains by default:$bad"
+fi

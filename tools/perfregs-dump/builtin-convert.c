@@ -35,6 +35,8 @@ static int convert_run(const struct io_opts *io, struct decode_opts *opts,
 	}
 	d->o = opts->o;
 	d->o.event_name = event_name;
+	/* every stack the recording has is unwound but with --no-call-graph */
+	d->o.callgraph = !opts->no_callgraph;
 	d->m.symfs = opts->o.symfs;
 	d->out = stdout;
 	if (pprof)

@@ -10,7 +10,7 @@
 
 static const struct cmd_desc script_desc = {
 	.name = "script",
-	.usage = "[-i FILE] [-f text|json|folded] [-F FIELDS] [--call-graph dwarf]\n"
+	.usage = "[-i FILE] [-f text|json|folded] [-F FIELDS] [--no-call-graph]\n"
 		 " [--flamegraph SVG] [--threads N]",
 	.about = "List the samples of a recording (perfregs.prf unless -i says otherwise),\n"
 		 "decoded with the register layout of each one's ABI.",
@@ -82,6 +82,9 @@ int cmd_script(int argc, char **argv, const struct globals *g)
 	}
 	if (!io.input)
 		io.input = DEFAULT_RECORDING;	/* as perf script reads perf.data */
+	/* perf's rule: the chains of the stacks the recording has */
+	if (!d.no_callgraph)
+		d.o.callgraph = true;
 	ret = io_refuse_sampling(&io, &s);
 	if (ret == GO_ON)
 		ret = io_refuse_to(&io);

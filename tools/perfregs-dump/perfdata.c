@@ -684,8 +684,6 @@ int perfdata_convert(const char *in, const char *out, struct session *d,
 	c.tool.maps = conv_maps;
 	c.tool.sb = conv_sb;
 	d->o.summary = true;
-	/* every stack the recording has is unwound (resolve_frames()) */
-	d->o.callgraph = true;
 	ret = session_read(d, &c.tool, src, &produced, err, errlen);
 	rec_input_free(src);
 

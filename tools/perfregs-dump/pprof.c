@@ -549,8 +549,6 @@ int pprof_convert(const char *in, const char *out, struct session *d,
 		rec_input_free(src);
 		return -EIO;
 	}
-	/* every stack the recording has is unwound, as for perf.data */
-	d->o.callgraph = true;
 	d->o.summary = true;	/* nothing printed */
 	ret = session_read(d, pprof_tool(p), src, &produced, err, errlen);
 	rec_input_free(src);

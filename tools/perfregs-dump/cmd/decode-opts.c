@@ -11,7 +11,7 @@
 
 enum {
 	K_FORMAT = 'f', K_CG_G = 'g', K_QUIET = 'q', K_VERBOSE = 'v', K_VERSION = 'V',
-	K_FIELDS = 512, K_CALLGRAPH, K_NO_SYMBOLS, K_SYMFS, K_FLAMEGRAPH, K_SUMMARY,
+	K_FIELDS = 512, K_CALLGRAPH, K_NO_CALLGRAPH, K_NO_SYMBOLS, K_SYMFS, K_FLAMEGRAPH, K_SUMMARY,
 };
 
 #define SYMFS_OPTS							\
@@ -26,6 +26,9 @@ const struct opt decode_symbol_opts[] = {
 	  "unwind each sample's user stack with DWARF CFI\n"
 	  "from SIZE bytes of it (default 8192)", 0 },
 	{ K_CG_G, 'g', NULL, ARG_NONE, NULL, "--call-graph dwarf", 0 },
+	{ K_NO_CALLGRAPH, 0, "no-call-graph", ARG_NONE, NULL,
+	  "do not unwind a recording's stacks (script and\n"
+	  "convert unwind them by default, as perf does)", 0 },
 	SYMFS_OPTS,
 	{ 0 },
 };
@@ -91,6 +94,7 @@ static int parse_callgraph(const char *arg, struct decode_opts *d)
 	}
 	d->s->cfg.stack_bytes = (uint32_t)v;
 	d->o.callgraph = true;
+	d->no_callgraph = false;
 	if (size && !d->s->sampling_opt)	/* what to copy: sampling */
 		d->s->sampling_opt = "--call-graph dwarf,SIZE";
 	return GO_ON;
@@ -124,6 +128,10 @@ int decode_opt(void *state, const struct opt *o, const char *as_typed, const cha
 		return parse_callgraph("dwarf", d);
 	case K_CALLGRAPH:
 		return parse_callgraph(arg, d);
+	case K_NO_CALLGRAPH:	/* the last of it and -g wins, as in perf */
+		d->o.callgraph = false;
+		d->no_callgraph = true;
+		break;
 	case K_NO_SYMBOLS:
 		d->o.symbols = false;
 		break;

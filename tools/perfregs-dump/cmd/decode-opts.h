@@ -15,6 +15,7 @@ struct decode_opts {
 	bool format_set;		/* -f given */
 	bool tee;			/* -f or --flamegraph: what is recorded is decoded too */
 	const char *fields_opt;		/* -F or --fields, as given; NULL if neither */
+	bool no_callgraph;		/* --no-call-graph, after any -g */
 	/* -g's stack size, and --call-graph dwarf,SIZE as a sampling option */
 	struct sample_opts *s;
 };
