@@ -212,3 +212,53 @@ if [ -z "$bad" ]; then
 else
 	echo "not ok - chains by default:$bad"
 fi
+
+# the filters of script, report and convert against the rule they follow
+/usr/bin/python3 tests/filters_check.py "$B" "$T"
+
+# no recording at all (empty, a header cut short, another file, perf's
+# perf.data): one line that says so, exit 4, no summary, for every
+# command; an error mid-recording is said before the summary; -o - and
+# --flamegraph - are the standard output, as perf's -o -
+bad=""
+pd="$B/perfregs-dump"
+"$B/mkrec" "$T/tr.prf" 25
+: > "$T/tr_empty.prf"
+head -c 12 "$T/tr.prf" > "$T/tr_12.prf"
+head -c 100 /bin/sh > "$T/tr_elf.prf"
+"$pd" convert -q -i "$T/tr.prf" -o "$T/tr_perf.data" || bad="$bad [convert]"
+for f in empty:"is empty: not a perfregs recording" 12:"ends within a recording's header (12 of" \
+	 elf:"is not a perfregs recording" perf.data:"is perf's perf.data, not a perfregs recording: read it with perf report"; do
+	file=$T/tr_${f%%:*}; [ "${f%%:*}" = perf.data ] || file=$file.prf
+	[ "${f%%:*}" = perf.data ] && file=$T/tr_perf.data
+	for cmd in "script" "report" "convert -o $T/tr_no.data" ""; do
+		# shellcheck disable=SC2086
+		"$pd" $cmd -i "$file" > "$T/tr.out" 2> "$T/tr.err"
+		rc=$?
+		if [ $rc != 4 ] || [ "$(wc -l < "$T/tr.err")" != 1 ] || ! grep -qF "${f#*:}" "$T/tr.err" ||
+		   [ -s "$T/tr.out" ]; then
+			bad="$bad [${cmd:-(no command)} on ${f%%:*}: exit $rc, $(head -c 200 "$T/tr.err" | tr '\n' '|')]"
+		fi
+	done
+done
+head -c 3000 "$T/tr.prf" > "$T/tr_cut.prf"
+"$pd" script -F pid -i "$T/tr_cut.prf" > /dev/null 2> "$T/tr.err"
+{ head -1 "$T/tr.err" | grep -q "malformed recording at offset" &&
+  sed -n 2p "$T/tr.err" | grep -q "samples decoded"; } ||
+	bad="$bad [a cut recording: the error is not before the summary: $(tr '\n' '|' < "$T/tr.err")]"
+# -o -: perf.data to a file behind the standard output, refused for a
+# pipe (perf.data is written at its start again); pprof and the SVG to
+# a pipe; no file named -
+(cd "$T" && "$pd" convert -q -i tr.prf -o - > tr_out.data) &&
+	command -v perf > /dev/null && ! perf script -i "$T/tr_out.data" -F pid 2> /dev/null | grep -q 100 &&
+	bad="$bad [convert -o - > FILE: perf script reads no sample of it]"
+(cd "$T" && "$pd" convert -i tr.prf -o - 2> tr.err | cat > /dev/null; [ "${PIPESTATUS[0]}" = 5 ]) &&
+	grep -q "not a pipe" "$T/tr.err" || bad="$bad [convert -o - to a pipe: $(cat "$T/tr.err")]"
+(cd "$T" && "$pd" convert -q --to pprof -i tr.prf -o - | gzip -t) || bad="$bad [convert --to pprof -o - | gzip -t]"
+(cd "$T" && "$pd" script -q --flamegraph - -i tr.prf | grep -q '</svg>') || bad="$bad [--flamegraph -]"
+[ -e "$T/-" ] && bad="$bad [a file named - was written]"
+if [ -z "$bad" ]; then
+	echo "ok - no recording (empty, cut in its header, another file, perf.data with its hint): one line, exit 4, no summary, for script, report, convert and -i; errors before the summary; -o - and --flamegraph - are the standard output"
+else
+	echo "not ok - traps:$bad"
+fi

@@ -7,10 +7,13 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 #include "perfdata.h"
 #include "pprof.h"
 #include "session.h"
 #include "diag.h"
+#include "cmd/decode.h"
 #include "builtin.h"
 
 static const struct cmd_desc convert_desc = {
@@ -33,6 +36,11 @@ static int convert_run(const struct io_opts *io, struct decode_opts *opts,
 		fprintf(stderr, "perfregs-dump: out of memory\n");
 		return EXIT_IO;
 	}
+	ret = decode_filter_prepare(&opts->filter, io->input);
+	if (ret != EXIT_OK) {
+		free(d);
+		return ret;
+	}
 	d->o = opts->o;
 	d->o.event_name = event_name;
 	/* every stack the recording has is unwound but with --no-call-graph */
@@ -50,10 +58,18 @@ static int convert_run(const struct io_opts *io, struct decode_opts *opts,
 		fprintf(stderr, "perfregs-dump: %s\n", err);
 		ret = ret == -EIO ? EXIT_IO : EXIT_DATA;
 	} else {
-		if (!d->o.quiet)
+		uint64_t n = d->samples - d->filtered;
+		const char *reader = pprof ? "go tool pprof" : "perf script -i";
+
+		if (d->o.quiet)
+			;
+		else if (!strcmp(io->output, "-"))
+			fprintf(stderr, "perfregs-dump: wrote %" PRIu64 " samples to the standard "
+				"output, as %s: read the file it went to with %s FILE\n", n,
+				pprof ? "a pprof profile" : "perf.data", reader);
+		else
 			fprintf(stderr, "perfregs-dump: wrote %s (%" PRIu64 " samples); read it "
-				"with %s %s\n", io->output, d->samples,
-				pprof ? "go tool pprof" : "perf script -i", io->output);
+				"with %s %s\n", io->output, n, reader, io->output);
 		ret = EXIT_OK;
 	}
 	free(d);
@@ -69,6 +85,7 @@ int cmd_convert(int argc, char **argv, const struct globals *g)
 		{ "Convert options", io_convert_opts, io_opt, &io, false },
 		{ "Input", io_input_opts, io_opt, &io, false },
 		{ "Output", io_output_opts, io_opt, &io, false },
+		{ "Filters", decode_filter_opts_long, decode_opt, &d, false },
 		{ "Symbols and stacks", decode_symbol_opts, decode_opt, &d, false },
 		{ "Common options", common_opts, decode_opt, &d, false },
 		{ "Sampling options", sample_opts_F, sample_opt, &s, true },
@@ -96,5 +113,12 @@ int cmd_convert(int argc, char **argv, const struct globals *g)
 			"-o prof.pb.gz\n");
 		return EXIT_USAGE;
 	}
-	return convert_run(&io, &d, s.event_name);
+	if (!strcmp(io.output, "-") && isatty(STDOUT_FILENO)) {
+		fprintf(stderr, "perfregs-dump: convert -o - writes a binary file to the "
+			"standard output, which is a terminal: redirect it (> FILE)\n");
+		return EXIT_USAGE;
+	}
+	ret = convert_run(&io, &d, s.event_name);
+	filter_free(&d.filter);
+	return ret;
 }

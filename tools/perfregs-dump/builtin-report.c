@@ -293,6 +293,9 @@ static int report_file(const char *path, struct decode_opts *dopts, struct repor
 	char err[512];
 	int ret, i;
 
+	ret = decode_filter_prepare(&dopts->filter, path);
+	if (ret != EXIT_OK)
+		return ret;
 	/* a test knob: a budget below HIST_BYTES_MAX (docs/security.md) */
 	budget = getenv("PERFREGS_REPORT_BYTES");
 	if (budget)
@@ -314,7 +317,7 @@ static int report_file(const char *path, struct decode_opts *dopts, struct repor
 	rep.tool.sample = report_sample;
 	ret = session_decode(path, d, &rep.tool, &produced, err, sizeof(err));
 	/* what went wrong first, then what was made of the rest */
-	if (ret == -EIO)
+	if (ret == -EIO || ret == -EPROTO)
 		fprintf(stderr, "perfregs-dump: %s\n", err);
 	else if (ret)
 		fprintf(stderr, "perfregs-dump: %s; the table holds the records before it\n",
@@ -323,7 +326,7 @@ static int report_file(const char *path, struct decode_opts *dopts, struct repor
 		diag_print(&d->m, stderr);
 	if (d->o.verbose)
 		verbose_recording(path, d);
-	if (ret != -EIO) {
+	if (ret != -EIO && ret != -EPROTO) {
 		hd.event = d->o.event_name;
 		for (i = 0; i < PERFREGS_LOST_MAX; i++)
 			hd.lost += d->lost[i];
@@ -343,7 +346,7 @@ static int report_file(const char *path, struct decode_opts *dopts, struct repor
 			"their chain\n", hist_dropped(rep.h), hist_cut(rep.h));
 	if (d->m.sb_lost && !d->o.quiet)
 		sb_lost_note(d);
-	if (!d->o.quiet)
+	if (!d->o.quiet && ret != -EPROTO)	/* no recording: nothing to sum up */
 		out_summary(d, stderr, FMT_TEXT, produced);
 	hist_free(rep.h);
 	if (fflush(stdout)) {
@@ -369,6 +372,7 @@ int cmd_report(int argc, char **argv, const struct globals *g)
 		{ "Stacks", report_flame_opts, flame_opt, &d, false },
 		{ "Symbols", decode_symfs_opts, decode_opt, &d, false },
 		{ "Input", io_input_opts, io_opt, &io, false },
+		{ "Filters", decode_filter_opts, decode_opt, &d, false },
 		{ "Common options", common_opts, decode_opt, &d, false },
 		{ "Sampling options", sample_opts_plain, sample_opt, &s, true },
 		{ "Output", io_output_opts, io_opt, &io, true },
@@ -426,5 +430,7 @@ int cmd_report(int argc, char **argv, const struct globals *g)
 			"--threads is for -f folded, --flamegraph and script\n");
 		return EXIT_USAGE;
 	}
-	return report_file(io.input, &d, &ro);
+	ret = report_file(io.input, &d, &ro);
+	filter_free(&d.filter);
+	return ret;
 }

@@ -34,6 +34,9 @@ int script_decode(const struct sample_opts *s, struct decode_opts *d,
 			"no COMMAND, -o, -a, -p or -t\n");
 		return EXIT_USAGE;
 	}
+	ret = decode_filter_prepare(&d->filter, io->input);
+	if (ret != EXIT_OK)
+		return ret;
 	dec = calloc(1, sizeof(*dec));
 	if (!dec) {
 		fprintf(stderr, "perfregs-dump: out of memory\n");
@@ -46,6 +49,7 @@ int script_decode(const struct sample_opts *s, struct decode_opts *d,
 	ret = decode_file(io->input, dec, io->threads ? io->threads : default_threads(),
 			  !io->threads);
 	free(dec);
+	filter_free(&d->filter);
 	return ret;
 }
 
@@ -58,6 +62,7 @@ int cmd_script(int argc, char **argv, const struct globals *g)
 		{ "Decoding options", decode_output_opts_F, decode_opt, &d, false },
 		{ "Symbols and stacks", decode_symbol_opts, decode_opt, &d, false },
 		{ "Input", io_input_opts, io_opt, &io, false },
+		{ "Filters", decode_filter_opts, decode_opt, &d, false },
 		{ "Threads", io_threads_opts, io_opt, &io, false },
 		{ "Common options", common_opts, decode_opt, &d, false },
 		{ "Sampling options", sample_opts_plain, sample_opt, &s, true },

@@ -131,6 +131,37 @@ static int out_tmp(struct out_file *of, char *err, size_t errlen)
 	return fd;
 }
 
+/*
+ * "-": the standard output, as perf takes -o -: a copy of it, written
+ * from where it stands.  What is written again at its start once done
+ * (perf.data) wants a file there (> FILE), truncated as fopen("w") does.
+ */
+static int out_stdout(struct out_file *of, bool rewrites, char *err, size_t errlen)
+{
+	struct stat st;
+	int fd;
+
+	of->dirfd = -1;
+	if (fstat(STDOUT_FILENO, &st)) {
+		snprintf(err, errlen, "cannot write the standard output: %s", strerror(errno));
+		return -1;
+	}
+	if (rewrites && !S_ISREG(st.st_mode)) {
+		snprintf(err, errlen, "cannot write perf.data to the standard output: it is "
+			 "written again at its start once done, so it wants a file there "
+			 "(-o - > FILE), not a pipe or a terminal");
+		return -1;
+	}
+	fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
+	if (fd < 0 || (rewrites && ftruncate(fd, 0))) {
+		snprintf(err, errlen, "cannot write the standard output: %s", strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	return fd;
+}
+
 int out_create(struct out_file *of, const char *path, bool rewrites, char *err,
 	       size_t errlen)
 {
@@ -139,6 +170,8 @@ int out_create(struct out_file *of, const char *path, bool rewrites, char *err,
 
 	of->path = path;
 	of->tmp = NULL;
+	if (!strcmp(path, "-"))
+		return out_stdout(of, rewrites, err, errlen);
 	of->dirfd = out_dir(path, &of->base, err, errlen);
 	if (of->dirfd < 0)
 		return -1;

@@ -16,6 +16,7 @@
 #include "out-put.h"
 #include "out-simd.h"
 #include "output.h"
+#include "filter.h"
 
 static const char *const lost_names[PERFREGS_LOST_MAX] = {
 	[PERFREGS_LOST_FULL] = "full",
@@ -616,7 +617,9 @@ bool record_print(struct session *d, struct dthread *t, int cpu,
 		if (!sample_fits((const void *)rec, size, &st))
 			return false;
 		c->samples++;
-		if (record_shown(d, rec))
+		if (!filter_keep(d, t, d->o.filter, (const void *)rec, &st))
+			c->filtered++;
+		else if (record_shown(d, rec))
 			out_sample(d, t, (const void *)rec, &st);
 	} else if (rec->type == PERFREGS_REC_LOST) {
 		if (!prf_lost_copy(rec, size, &l))
@@ -651,7 +654,10 @@ void out_summary(struct session *d, FILE *fp, enum out_format fmt,
 		for (i = 0; i < PERFREGS_LOST_MAX; i++)
 			fprintf(fp, "%s\"%s\":%" PRIu64, i ? "," : "",
 				lost_cause_name(i), d->lost[i]);
-		fprintf(fp, "},\"sideband_lost\":%" PRIu64 "}\n", d->m.sb_lost);
+		fprintf(fp, "},\"sideband_lost\":%" PRIu64, d->m.sb_lost);
+		if (d->o.filter)
+			fprintf(fp, ",\"filtered\":%" PRIu64, d->filtered);
+		fprintf(fp, "}\n");
 		return;
 	}
 	fprintf(fp, "# %" PRIu64 " samples decoded, %" PRIu64 " produced; lost:",
@@ -662,5 +668,7 @@ void out_summary(struct session *d, FILE *fp, enum out_format fmt,
 		fprintf(fp, "; %" PRIu64 " malformed records skipped", d->bad_records);
 	if (d->m.sb_lost)
 		fprintf(fp, "; side-band events lost %" PRIu64, d->m.sb_lost);
+	if (d->o.filter)
+		fprintf(fp, "; %" PRIu64 " left out by the filters", d->filtered);
 	fputc('\n', fp);
 }

@@ -29,6 +29,7 @@ void record_out(struct session *d, int cpu, const struct perfregs_rec_header *re
 /* What decode_record() counts of each record, as record_print() does. */
 struct rec_counts {
 	uint64_t samples;
+	uint64_t filtered;
 	uint64_t lost[PERFREGS_LOST_MAX];
 };
 bool record_print(struct session *d, struct dthread *t, int cpu,

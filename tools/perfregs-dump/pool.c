@@ -253,6 +253,7 @@ static void counts_add(struct session *d, const struct rec_counts *c)
 	int i;
 
 	d->samples += c->samples;
+	d->filtered += c->filtered;
 	for (i = 0; i < PERFREGS_LOST_MAX; i++)
 		d->lost[i] += c->lost[i];
 }

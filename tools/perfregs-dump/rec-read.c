@@ -535,16 +535,34 @@ static int src_short(const struct rec_src *s, const char *path, uint64_t off,
 static int src_header(struct rec_src *s, const char *path, struct rec_file_header *h,
 		      char *err, size_t errlen)
 {
-	size_t size = REC_HEADER_VER0;
+	size_t size = REC_HEADER_VER0, have;
 
 	memset(h, 0, sizeof(*h));
-	if (src_fill(s, size) < size)
+	have = src_fill(s, size);
+	if (have < size && (s->error || s->shrunk))
 		return src_short(s, path, s->off + (s->len - s->pos),
 				 "file shorter than its header", err, errlen);
+	if (have < size) {	/* nothing of a recording: no records, no summary */
+		if (have >= 8 && !memcmp(s->mem + s->pos, REC_MAGIC, 8))
+			snprintf(err, errlen, "%s ends within a recording's header (%zu of "
+				 "%zu bytes): it holds no record", path, have, size);
+		else if (!have)
+			snprintf(err, errlen, "%s is empty: not a perfregs recording", path);
+		else
+			snprintf(err, errlen, "%s is not a perfregs recording: %zu bytes, "
+				 "less than a recording's header (%zu)", path, have, size);
+		return -EPROTO;
+	}
 	memcpy(h, s->mem + s->pos, size);
+	if (!memcmp(h->magic, "PERFILE2", 8)) {
+		snprintf(err, errlen, "%s is perf's perf.data, not a perfregs recording: "
+			 "read it with perf report -i or perf script -i", path);
+		return -EPROTO;
+	}
 	if (memcmp(h->magic, REC_MAGIC, 8)) {
-		snprintf(err, errlen, "not a perfregs recording (bad magic at offset 0)");
-		return -EBADMSG;
+		snprintf(err, errlen, "%s is not a perfregs recording (it does not begin "
+			 "with a recording's magic)", path);
+		return -EPROTO;
 	}
 	if (h->version < REC_VERSION_MIN || h->version > REC_VERSION ||
 	    (h->header_size != REC_HEADER_VER0 && h->header_size != sizeof(*h))) {

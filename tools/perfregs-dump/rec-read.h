@@ -85,7 +85,9 @@ struct rec_item {
  * rec_next_item() gives the items one by one, each byte read once, so
  * that a pipe or a FIFO can be the recording: 0 and an item (valid until
  * rec_item_done()), 1 at the end of the file (no end item: cut short),
- * or -EBADMSG / -EIO with err saying what and where.  rec_input_free()
+ * or -EBADMSG / -EIO with err saying what and where; rec_open() -EPROTO
+ * for a file that is no recording at all (empty, shorter than a
+ * recording's header, or another magic: perf.data's is named).  rec_input_free()
  * closes what rec_open() opened.
  */
 struct rec_input;

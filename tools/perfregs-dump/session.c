@@ -24,6 +24,7 @@
 #include "machine.h"
 #include "unwind.h"
 #include "folded.h"
+#include "filter.h"
 #include "session.h"
 
 /* A checked record to the tool: sample() or lost(). */
@@ -36,7 +37,9 @@ static void deliver_record(struct session *d, struct tool *t, int cpu,
 	if (!record_check(d, rec, size, &st, &l))
 		return;
 	if (rec->type == PERFREGS_REC_SAMPLE) {
-		if (t->sample)
+		if (!filter_keep(d, &d->self, d->o.filter, (const void *)rec, &st))
+			d->filtered++;
+		else if (t->sample)
 			t->sample(t, cpu, (const void *)rec, &st);
 	} else if (t->lost) {
 		t->lost(t, cpu, &l);

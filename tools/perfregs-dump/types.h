@@ -185,6 +185,8 @@ enum field {
 	FIELD_MAX
 };
 
+struct filter;
+
 struct opts {
 	enum out_format format;
 	bool quiet;
@@ -199,6 +201,8 @@ struct opts {
 	uint8_t fields[FIELD_MAX];
 	uint8_t nfields;		/* 0: the default, every field */
 	uint8_t nline;			/* of them the first line's */
+	/* --pid, --comms, --time ...: the samples kept (filter.c); NULL: all */
+	const struct filter *filter;
 };
 
 /*
@@ -396,6 +400,7 @@ struct session {
 	uint64_t pool_alone;		/* samples decoded alone before they did */
 	uint64_t pool_waits;		/* pool_drain()s that waited for a batch */
 	uint64_t samples;
+	uint64_t filtered;		/* of them left out by o.filter */
 	uint64_t lost[PERFREGS_LOST_MAX];
 	uint64_t bad_records;
 	char event_name[64];		/* a recording's event, o.event_name */

@@ -12,6 +12,7 @@
 enum {
 	K_FORMAT = 'f', K_CG_G = 'g', K_QUIET = 'q', K_VERBOSE = 'v', K_VERSION = 'V',
 	K_FIELDS = 512, K_CALLGRAPH, K_NO_CALLGRAPH, K_NO_SYMBOLS, K_SYMFS, K_FLAMEGRAPH, K_SUMMARY,
+	K_F_PID, K_F_TID, K_F_COMM, K_F_CPU, K_F_TIME, K_F_DSO, K_F_SYM,
 };
 
 #define SYMFS_OPTS							\
@@ -34,6 +35,29 @@ const struct opt decode_symbol_opts[] = {
 };
 
 const struct opt decode_symfs_opts[] = { SYMFS_OPTS, { 0 } };
+
+/* perf report's and perf script's filters, with their letters where they share them */
+#define FILTER_OPTS(COMM, CPU, SYM)						\
+	{ K_F_PID, 0, "pid", ARG_REQUIRED, "PID,...", "only the samples of these processes", 0 }, \
+	{ K_F_TID, 0, "tid", ARG_REQUIRED, "TID,...", "only the samples of these threads", 0 }, \
+	{ K_F_COMM, COMM, "comms", ARG_REQUIRED, "COMM,...",			\
+	  "only the samples of tasks of these names", 0 },			\
+	{ K_F_CPU, CPU, "cpu", ARG_REQUIRED, "LIST",				\
+	  "only the samples of these CPUs (0-3,6)", 0 },			\
+	{ K_F_TIME, 0, "time", ARG_REQUIRED, "START,STOP",			\
+	  "only the samples of this time span (seconds as\n"			\
+	  "script shows them; either may be left out), or of\n"		\
+	  "percents of the recording's: 10%-20%[,...], 10%/2", 0 },		\
+	{ K_F_DSO, 0, "dsos", ARG_REQUIRED, "DSO,...",				\
+	  "only the samples in these files (a path or its\n"			\
+	  "last part; [kernel.kallsyms] for the kernel)", 0 },			\
+	{ K_F_SYM, SYM, "symbols", ARG_REQUIRED, "SYM,...",			\
+	  "only the samples in these functions", 0 },				\
+	{ 0 }
+
+const struct opt decode_filter_opts[] = { FILTER_OPTS('c', 'C', 'S') };
+/* convert's: perf has none; -c and -C stay the sampling options it refuses */
+const struct opt decode_filter_opts_long[] = { FILTER_OPTS(0, 0, 0) };
 
 #define OUTPUT_OPTS(F)								\
 	{ K_FORMAT, 'f', "format", ARG_REQUIRED, "FMT",				\
@@ -128,6 +152,15 @@ int decode_opt(void *state, const struct opt *o, const char *as_typed, const cha
 		return parse_callgraph("dwarf", d);
 	case K_CALLGRAPH:
 		return parse_callgraph(arg, d);
+	case K_F_PID: case K_F_TID: case K_F_COMM: case K_F_CPU: case K_F_TIME:
+	case K_F_DSO: case K_F_SYM:
+		if (filter_parse(&d->filter, (enum filter_key)(o->key - K_F_PID), arg, err,
+				 sizeof(err))) {
+			fprintf(stderr, "perfregs-dump: %s: %s\n", as_typed, err);
+			return EXIT_USAGE;
+		}
+		d->o.filter = &d->filter;
+		break;
 	case K_NO_CALLGRAPH:	/* the last of it and -g wins, as in perf */
 		d->o.callgraph = false;
 		d->no_callgraph = true;

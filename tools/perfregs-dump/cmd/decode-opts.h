@@ -9,6 +9,7 @@
 #include "../types.h"
 #include "options.h"
 #include "sample-opts.h"
+#include "../filter.h"
 
 struct decode_opts {
 	struct opts o;			/* what the decoder is told (types.h) */
@@ -16,12 +17,15 @@ struct decode_opts {
 	bool tee;			/* -f or --flamegraph: what is recorded is decoded too */
 	const char *fields_opt;		/* -F or --fields, as given; NULL if neither */
 	bool no_callgraph;		/* --no-call-graph, after any -g */
+	struct filter filter;		/* --pid, --comms ... (o.filter when set) */
 	/* -g's stack size, and --call-graph dwarf,SIZE as a sampling option */
 	struct sample_opts *s;
 };
 
 extern const struct opt decode_symbol_opts[];	/* -g, --no-symbols, --symfs */
 extern const struct opt decode_symfs_opts[];	/* --no-symbols, --symfs */
+extern const struct opt decode_filter_opts[];	/* --pid, --tid, -c, -C, -S ... */
+extern const struct opt decode_filter_opts_long[];	/* the same, long names only */
 extern const struct opt decode_output_opts_F[];	/* -f ..., -F is --fields */
 extern const struct opt decode_output_opts[];	/* -f ..., --fields only */
 extern const struct opt common_opts[];		/* -q, -v, -V */

@@ -8,7 +8,9 @@
 #include <inttypes.h>
 #include <sched.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "../output.h"
 #include "../folded.h"
@@ -16,6 +18,7 @@
 #include "../session.h"
 #include "../pool.h"
 #include "../diag.h"
+#include "../filter.h"
 #include "diag.h"
 #include "decode.h"
 
@@ -78,7 +81,10 @@ int print_stacks(struct session *d)
 			if (d->folded_dropped && d->o.format != FMT_FOLDED)
 				fprintf(stderr, "perfregs-dump: out of memory: %" PRIu64 " samples "
 					"are missing from the flame graph\n", d->folded_dropped);
-			if (!d->o.quiet)
+			if (!d->o.quiet && !strcmp(d->o.flamegraph, "-"))
+				fprintf(stderr, "perfregs-dump: wrote a flame graph to the standard "
+					"output: open the file it went to in a browser\n");
+			else if (!d->o.quiet)
 				fprintf(stderr, "perfregs-dump: wrote %s, a flame graph: open it "
 					"in a browser\n", d->o.flamegraph);
 		}
@@ -127,6 +133,12 @@ static int decode_file_run(const char *path, struct session *d, unsigned int thr
 	else if (threads > 1 && !d->o.summary)
 		d->pool = pool_start(d, threads);
 	ret = rec_decode(path, d, &produced, err, sizeof(err));
+	if (ret == -EPROTO) {	/* no recording: nothing decoded to sum up */
+		if (d->pool)
+			pool_end(d);
+		fprintf(stderr, "perfregs-dump: %s\n", err);
+		return EXIT_DATA;
+	}
 	if (!d->o.quiet)
 		diag_print(&d->m, stderr);
 	if (d->pool)
@@ -149,6 +161,12 @@ static int decode_file_run(const char *path, struct session *d, unsigned int thr
 	stacks = print_stacks(d);
 	if (d->m.sb_lost && !d->o.quiet)
 		sb_lost_note(d);
+	/* what went wrong first, then the sum of what was decoded before it */
+	if (ret == -EIO)
+		fprintf(stderr, "perfregs-dump: %s\n", err);
+	else if (ret)
+		fprintf(stderr, "perfregs-dump: %s; the records before it were decoded\n",
+			err);
 	if (d->o.summary || d->o.format == FMT_JSON)
 		out_summary(d, d->out, d->o.format, produced);
 	if (!d->o.quiet && !(d->o.summary && d->out == stdout))
@@ -164,16 +182,7 @@ static int decode_file_run(const char *path, struct session *d, unsigned int thr
 	}
 	if (stacks != EXIT_OK)
 		return stacks;
-	if (ret == -EIO) {
-		fprintf(stderr, "perfregs-dump: %s\n", err);
-		return EXIT_IO;
-	}
-	if (ret) {
-		fprintf(stderr, "perfregs-dump: %s; the records before it were decoded\n",
-			err);
-		return EXIT_DATA;
-	}
-	return EXIT_OK;
+	return ret == -EIO ? EXIT_IO : ret ? EXIT_DATA : EXIT_OK;
 }
 
 int decode_file(const char *path, struct session *d, unsigned int threads, bool later)
@@ -182,4 +191,58 @@ int decode_file(const char *path, struct session *d, unsigned int threads, bool 
 
 	session_free(d);
 	return ret;
+}
+
+/* The first and the last sample's time of a recording (--time with percents). */
+struct time_span_tool {
+	struct tool tool;
+	uint64_t first, last;
+	bool any;
+};
+
+static void span_sample(struct tool *t, int cpu, const struct perfregs_rec_sample *s,
+			const struct sample_stack *st)
+{
+	struct time_span_tool *ts = container_of(t, struct time_span_tool, tool);
+
+	if (!ts->any || s->time < ts->first)
+		ts->first = s->time;
+	if (!ts->any || s->time > ts->last)
+		ts->last = s->time;
+	ts->any = true;
+}
+
+int decode_filter_prepare(struct filter *f, const char *path)
+{
+	struct time_span_tool ts = { .tool = { .sample = span_sample } };
+	struct session *d;
+	struct stat st;
+	uint64_t produced;
+	char err[512];
+	int ret;
+
+	if (!f->pct)
+		return EXIT_OK;
+	if (!strcmp(path, "-") || stat(path, &st) || !S_ISREG(st.st_mode)) {
+		fprintf(stderr, "perfregs-dump: --time in percents reads the recording "
+			"twice: it wants a file, not '%s'\n", path);
+		return EXIT_USAGE;
+	}
+	d = calloc(1, sizeof(*d));
+	if (!d) {
+		fprintf(stderr, "perfregs-dump: out of memory\n");
+		return EXIT_IO;
+	}
+	d->o.quiet = true;
+	d->o.summary = true;
+	ret = session_decode(path, d, &ts.tool, &produced, err, sizeof(err));
+	session_free(d);
+	free(d);
+	if (ret == -EIO) {
+		fprintf(stderr, "perfregs-dump: %s\n", err);
+		return EXIT_IO;
+	}
+	/* a malformed record: the decode proper says so; the span is of those before */
+	filter_time_base(f, ts.first, ts.last);
+	return EXIT_OK;
 }

@@ -22,5 +22,12 @@ int print_stacks(struct session *d);
 void verbose_recording(const char *path, const struct session *d);
 /* Side-band events were lost: what that means for the names. */
 void sb_lost_note(const struct session *d);
+/*
+ * --time in percents: the recording at path read once for its first and
+ * last sample's time, which the percents become; EXIT_OK, or an exit
+ * status with what is wrong said.
+ */
+struct filter;
+int decode_filter_prepare(struct filter *f, const char *path);
 
 #endif
