@@ -262,3 +262,6 @@ if [ -z "$bad" ]; then
 else
 	echo "not ok - traps:$bad"
 fi
+
+# a long decode: progress on a terminal, SIGINT and SIGTERM (exit 6)
+/usr/bin/python3 tests/decode_progress.py "$B" "$T"

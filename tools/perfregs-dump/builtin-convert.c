@@ -21,7 +21,8 @@ static const struct cmd_desc convert_desc = {
 	.usage = "[--to perf|pprof] -i FILE -o OUTPUT",
 	.about = "Convert a recording into perf.data, with its own call chains (perf script,\n"
 		 "perf report), or into pprof's gzipped profile.proto (go tool pprof).",
-	.after = "Exit status: 0 ok, 1 usage, 4 malformed records or recording, 5 file error.",
+	.after = "Exit status: 0 ok, 1 usage, 4 malformed records or recording, 5 file error,\n"
+		 "6 interrupted (the file holds the records before it).",
 };
 
 static int convert_run(const struct io_opts *io, struct decode_opts *opts,
@@ -47,14 +48,20 @@ static int convert_run(const struct io_opts *io, struct decode_opts *opts,
 	d->o.callgraph = !opts->no_callgraph;
 	d->m.symfs = opts->o.symfs;
 	d->out = stdout;
+	decode_watch(d);
 	if (pprof)
 		ret = pprof_convert(io->input, io->output, d, err, sizeof(err));
 	else
 		ret = perfdata_convert(io->input, io->output, d, err, sizeof(err));
+	decode_watch_end(d);
 	if (!d->o.quiet)
 		diag_print(&d->m, stderr);
 	session_free(d);
-	if (ret) {
+	if (ret == -EINTR) {
+		fprintf(stderr, "perfregs-dump: interrupted: %s holds the records before it\n",
+			strcmp(io->output, "-") ? io->output : "the standard output");
+		ret = EXIT_INTERRUPTED;
+	} else if (ret) {
 		fprintf(stderr, "perfregs-dump: %s\n", err);
 		ret = ret == -EIO ? EXIT_IO : EXIT_DATA;
 	} else {

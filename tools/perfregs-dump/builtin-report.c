@@ -28,7 +28,7 @@ static const struct cmd_desc report_desc = {
 		 "stacks (-f folded), or draw them (--flamegraph).  script lists the\n"
 		 "samples one by one.",
 	.after = "Exit status: 0 ok, 1 usage, 4 malformed records or recording (the table\n"
-		 "holds the records before it), 5 file error.",
+		 "holds the records before it), 5 file error, 6 interrupted (so does it).",
 };
 
 enum {
@@ -315,9 +315,14 @@ static int report_file(const char *path, struct decode_opts *dopts, struct repor
 	d->out = stdout;
 	rep.d = d;
 	rep.tool.sample = report_sample;
+	decode_watch(d);
 	ret = session_decode(path, d, &rep.tool, &produced, err, sizeof(err));
+	decode_watch_end(d);
 	/* what went wrong first, then what was made of the rest */
-	if (ret == -EIO || ret == -EPROTO)
+	if (ret == -EINTR)
+		fprintf(stderr, "perfregs-dump: interrupted: the table holds the records "
+			"before it\n");
+	else if (ret == -EIO || ret == -EPROTO)
 		fprintf(stderr, "perfregs-dump: %s\n", err);
 	else if (ret)
 		fprintf(stderr, "perfregs-dump: %s; the table holds the records before it\n",
@@ -355,7 +360,8 @@ static int report_file(const char *path, struct decode_opts *dopts, struct repor
 	}
 	session_free(d);
 	free(d);
-	return ret == -EIO ? EXIT_IO : ret ? EXIT_DATA : EXIT_OK;
+	return ret == -EIO ? EXIT_IO : ret == -EINTR ? EXIT_INTERRUPTED :
+	       ret ? EXIT_DATA : EXIT_OK;
 }
 
 int cmd_report(int argc, char **argv, const struct globals *g)

@@ -14,7 +14,8 @@ static const struct cmd_desc script_desc = {
 		 " [--flamegraph SVG] [--threads N]",
 	.about = "List the samples of a recording (perfregs.prf unless -i says otherwise),\n"
 		 "decoded with the register layout of each one's ABI.",
-	.after = "Exit status: 0 ok, 1 usage, 4 malformed records or recording, 5 file error.",
+	.after = "Exit status: 0 ok, 1 usage, 4 malformed records or recording, 5 file error,\n"
+		 "6 interrupted (the summary counts the records before it).",
 };
 
 void globals_apply(const struct globals *g, struct decode_opts *d)

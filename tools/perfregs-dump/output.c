@@ -670,5 +670,7 @@ void out_summary(struct session *d, FILE *fp, enum out_format fmt,
 		fprintf(fp, "; side-band events lost %" PRIu64, d->m.sb_lost);
 	if (d->o.filter)
 		fprintf(fp, "; %" PRIu64 " left out by the filters", d->filtered);
+	if (d->progress_elapsed)	/* on a terminal: the time it took */
+		fprintf(fp, "; %.2f s", (double)d->progress_elapsed / 1e9);
 	fputc('\n', fp);
 }

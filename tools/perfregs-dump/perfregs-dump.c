@@ -48,7 +48,8 @@ static const struct cmd_desc tool_desc = {
 		 "-i says otherwise, or decodes a live run given a COMMAND, -p, -t or -a.\n"
 		 "With COMMAND and neither -a nor -p/-t, COMMAND is sampled (its threads and\n"
 		 "what it forks).  Exit status: 0 ok, 1 usage, 2 device or configuration refused,\n"
-		 "3 COMMAND could not start, 4 malformed records or recording, 5 file error.",
+		 "3 COMMAND could not start, 4 malformed records or recording, 5 file error,\n"
+		 "6 a decode interrupted.",
 };
 
 /* No command: the options alone say what to do, as before there were commands. */

@@ -8,6 +8,7 @@
  * was learnt live handed on; the session's end.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,6 +55,7 @@ struct krec_walk {
 	uint64_t base;		/* the file offset of the item's records */
 	uint64_t at;		/* where the record starts among them */
 	bool malformed;		/* it was: the walk stops */
+	bool stopped;		/* the command was told to stop: so does the walk */
 };
 
 static int krec_record(void *arg, int cpu, const struct perfregs_rec_header *rec,
@@ -62,6 +64,10 @@ static int krec_record(void *arg, int cpu, const struct perfregs_rec_header *rec
 	struct krec_walk *kw = arg;
 	uint64_t before = kw->d->bad_records;
 
+	if (kw->d->stop && *kw->d->stop) {
+		kw->stopped = true;
+		return 1;
+	}
 	if (!kw->d->pool) {
 		deliver_record(kw->d, kw->t, cpu, rec, size);
 		if (kw->d->pool_later && !(++kw->d->pool_tick & 255))
@@ -99,6 +105,10 @@ static int deliver_krec(struct session *d, struct tool *t, const struct rec_item
 	if (kw.malformed)
 		return rec_bad(err, errlen, it->krec.recs_off + kw.at,
 			       "malformed kernel record");
+	if (kw.stopped) {
+		snprintf(err, errlen, "interrupted");
+		return -EINTR;
+	}
 	return 0;
 }
 
@@ -207,8 +217,15 @@ int session_read(struct session *d, struct tool *t, struct rec_input *in,
 	for (;;) {
 		if (pool_malformed(d, NULL))
 			goto out;	/* a worker found one: nothing after it counts */
+		if (d->stop && *d->stop) {
+			snprintf(err, errlen, "interrupted");
+			ret = -EINTR;
+			goto out;
+		}
 		ret = rec_next_item(in, &it, err, errlen);
 		off = it.off;
+		if (d->progress)
+			d->progress(d, off, d->pool_size);
 		if (ret == 1) {
 			ret = rec_bad(err, errlen, off, "no end item: the recording was cut short");
 			goto out;

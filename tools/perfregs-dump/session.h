@@ -32,7 +32,8 @@ void session_free(struct session *d);
  * Deliver the items of in, its header read, to tool t with what d knows.
  * 0, or -EBADMSG with the records before the first malformed item
  * delivered, or -EIO, or (session_decode()) -EPROTO for a file that is
- * no recording; err says which.  *produced: what the end item
+ * no recording, or -EINTR when *d->stop was set (at a record: those
+ * before it delivered); err says which.  *produced: what the end item
  * says the kernel produced.
  */
 int session_read(struct session *d, struct tool *t, struct rec_input *in,

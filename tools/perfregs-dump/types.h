@@ -9,6 +9,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <signal.h>
 #include <stdio.h>
 #include "../lib/libperfregs.h"
 
@@ -20,6 +21,7 @@ enum {
 	EXIT_COMMAND = 3,	/* COMMAND could not be started */
 	EXIT_DATA = 4,		/* malformed records or recording (decoded the rest) */
 	EXIT_IO = 5,		/* an output or input file could not be used */
+	EXIT_INTERRUPTED = 6,	/* a decode stopped by SIGINT or SIGTERM (summed up) */
 };
 
 /* Register layouts a sample can be decoded with. */
@@ -381,6 +383,17 @@ struct machine {
 struct session {
 	struct opts o;
 	FILE *out;
+	/*
+	 * The command's: a flag its SIGINT and SIGTERM handlers set, which
+	 * stops the reading at the next record (session_read() -EINTR);
+	 * and what it is told of how far the reading has come, at every
+	 * item (size: the recording's bytes, UINT64_MAX for a pipe).
+	 */
+	volatile sig_atomic_t *stop;
+	void (*progress)(struct session *d, uint64_t off, uint64_t size);
+	uint64_t progress_t0, progress_next;	/* the command's, ns */
+	uint64_t progress_elapsed;	/* ns the decode took, shown on a terminal; 0: not */
+	bool progress_shown;
 	struct machine m;		/* what is known of the machine */
 	struct folded *folded;		/* -f folded: the stacks so far */
 	uint64_t folded_dropped;	/* samples it has no room for */

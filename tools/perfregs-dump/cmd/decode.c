@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <time.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "../output.h"
@@ -114,6 +116,68 @@ unsigned int default_threads(void)
 	return n < 1 ? 1 : n > POOL_THREADS_MAX ? POOL_THREADS_MAX : (unsigned int)n;
 }
 
+static volatile sig_atomic_t decode_stop;
+
+static void decode_on_signal(int sig)
+{
+	decode_stop = sig;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* On a terminal, from the first second on, twice a second: how far, how fast. */
+static void decode_progress(struct session *d, uint64_t off, uint64_t size)
+{
+	uint64_t now = now_ns();
+	double s = (double)(now - d->progress_t0) / 1e9;
+
+	if (now < d->progress_next)
+		return;
+	d->progress_next = now + 500000000ULL;
+	if (size && size != UINT64_MAX)
+		fprintf(stderr, "\rperfregs-dump: %.0f s, %" PRIu64 " samples, %.0f a second, "
+			"%" PRIu64 "%% of the recording\033[K", s, d->samples,
+			(double)d->samples / s, off / (size / 100 + 1));
+	else
+		fprintf(stderr, "\rperfregs-dump: %.0f s, %" PRIu64 " samples, %.0f a second, "
+			"%" PRIu64 " MiB read\033[K", s, d->samples, (double)d->samples / s,
+			off >> 20);
+	d->progress_shown = true;
+}
+
+void decode_watch(struct session *d)
+{
+	struct sigaction sa = { .sa_handler = decode_on_signal };
+
+	/* a read restarts, and a second Ctrl-C ends the tool at once */
+	sa.sa_flags = SA_RESTART | SA_RESETHAND;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	d->stop = &decode_stop;
+	if (d->o.quiet || !isatty(STDERR_FILENO))
+		return;
+	d->progress = decode_progress;
+	d->progress_t0 = now_ns();
+	d->progress_next = d->progress_t0 + 1000000000ULL;
+}
+
+void decode_watch_end(struct session *d)
+{
+	if (d->progress_shown)
+		fputs("\r\033[K", stderr);	/* the progress line makes way */
+	d->progress_shown = false;
+	if (d->progress)
+		d->progress_elapsed = now_ns() - d->progress_t0;
+	d->progress = NULL;
+}
+
 /*
  * Decode a recording, its samples printed by threads workers (pool.c);
  * by this thread alone with 1, or when nothing of a sample is printed
@@ -132,7 +196,9 @@ static int decode_file_run(const char *path, struct session *d, unsigned int thr
 		pool_later(d, threads);
 	else if (threads > 1 && !d->o.summary)
 		d->pool = pool_start(d, threads);
+	decode_watch(d);
 	ret = rec_decode(path, d, &produced, err, sizeof(err));
+	decode_watch_end(d);
 	if (ret == -EPROTO) {	/* no recording: nothing decoded to sum up */
 		if (d->pool)
 			pool_end(d);
@@ -162,7 +228,10 @@ static int decode_file_run(const char *path, struct session *d, unsigned int thr
 	if (d->m.sb_lost && !d->o.quiet)
 		sb_lost_note(d);
 	/* what went wrong first, then the sum of what was decoded before it */
-	if (ret == -EIO)
+	if (ret == -EINTR)
+		fprintf(stderr, "perfregs-dump: interrupted: the records before it were "
+			"decoded\n");
+	else if (ret == -EIO)
 		fprintf(stderr, "perfregs-dump: %s\n", err);
 	else if (ret)
 		fprintf(stderr, "perfregs-dump: %s; the records before it were decoded\n",
@@ -182,7 +251,8 @@ static int decode_file_run(const char *path, struct session *d, unsigned int thr
 	}
 	if (stacks != EXIT_OK)
 		return stacks;
-	return ret == -EIO ? EXIT_IO : ret ? EXIT_DATA : EXIT_OK;
+	return ret == -EIO ? EXIT_IO : ret == -EINTR ? EXIT_INTERRUPTED :
+	       ret ? EXIT_DATA : EXIT_OK;
 }
 
 int decode_file(const char *path, struct session *d, unsigned int threads, bool later)

@@ -27,6 +27,14 @@ void sb_lost_note(const struct session *d);
  * last sample's time, which the percents become; EXIT_OK, or an exit
  * status with what is wrong said.
  */
+/*
+ * Around a decode of a recording: SIGINT and SIGTERM stop it at the next
+ * record (session_read() -EINTR), and on a terminal a progress line
+ * tells how far it is; decode_watch_end() clears that line and keeps
+ * the time it took, for the summary (d->progress_elapsed).
+ */
+void decode_watch(struct session *d);
+void decode_watch_end(struct session *d);
 struct filter;
 int decode_filter_prepare(struct filter *f, const char *path);
 
