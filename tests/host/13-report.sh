@@ -265,3 +265,41 @@ fi
 
 # a long decode: progress on a terminal, SIGINT and SIGTERM (exit 6)
 /usr/bin/python3 tests/decode_progress.py "$B" "$T"
+
+# a --symfs under which the recorded files are missing: said once, and
+# each frame keeps the file the recording names (perf shows the file),
+# made-up stacks over Debian's xz, liblzma and libc
+bad=""
+L64=/lib/x86_64-linux-gnu
+if "$B/mkunwind" "$T/sf.prf" 5 200 "64:/usr/bin/xz:$L64/liblzma.so.5:$L64/libc.so.6" > /dev/null 2>&1; then
+	mkdir -p "$T/sf_empty"
+	"$B/perfregs-dump" script -f json -i "$T/sf.prf" > "$T/sf_here.json" 2> /dev/null
+	"$B/perfregs-dump" script -f json --symfs "$T/sf_empty" -i "$T/sf.prf" > "$T/sf_gone.json" 2> "$T/sf.err"
+	n=$(grep -c -- "--symfs $T/sf_empty: files the recording names are not under it" "$T/sf.err")
+	[ "$n" = 1 ] || bad="$bad [said $n times: $(head -c 300 "$T/sf.err")]"
+	/usr/bin/python3 - "$T/sf_here.json" "$T/sf_gone.json" <<'PY' || bad="$bad [frames]"
+import json, sys
+def frames(path):
+    return [[(f["ip"], f.get("dso"), f.get("sym")) for f in r.get("callchain", [])]
+            for r in map(json.loads, open(path)) if r["type"] == "sample"]
+here, gone = frames(sys.argv[1]), frames(sys.argv[2])
+ok = len(here) == len(gone) == 200
+named = kept = 0
+for h, g in zip(here, gone):
+    # the frames unwound without the files (CFI is in them) are fewer; each keeps its file
+    for (ip, dso, sym), (ip2, dso2, sym2) in zip(h, g[:1]):
+        ok = ok and ip == ip2 and dso == dso2 and sym2 is None
+        named += dso is not None
+        kept += dso2 is not None
+ok = ok and named > 150 and kept == named
+print(f"# {len(gone)} samples: {kept} leaf frames keep their file without it under --symfs, of {named}")
+sys.exit(0 if ok else 1)
+PY
+else
+	bad=" [mkunwind failed]"
+fi
+if [ -z "$bad" ]; then
+	echo "ok - --symfs without the recorded files: said once, and the frames keep the file the recording names"
+else
+	echo "not ok - --symfs without the recorded files:$bad"
+fi

@@ -24,6 +24,7 @@
 #include "intern.h"
 #include "images.h"
 #include "vdso.h"
+#include "diag.h"
 #include "files.h"
 
 /*
@@ -179,6 +180,14 @@ const char *mapping_file_locked(struct machine *mach, struct mapping *m)
 	 * who mapped it) is not read.
 	 */
 	snprintf(path, sizeof(path), "%s", mach->symfs || m->build_id_len ? "" : m->path);
+	if (mach->symfs && !mach->symfs_missed && m->path[0] == '/') {
+		/* once: the frames keep the recorded name (unwind.c), not a symbol */
+		mach->symfs_missed = true;
+		diag(mach, "--symfs %s: files the recording names are not under it, nor "
+		     "found by build-id (the first: %s%s): their frames are named by "
+		     "the recorded file only", mach->symfs, m->path,
+		     m->build_id_len ? "" : ", which has no build-id to look for");
+	}
 found:
 	local = str_intern(path, NULL);	/* shared by the copies of m (aspace.c) */
 	/* release: pairs with the acquire in mapping_file() */

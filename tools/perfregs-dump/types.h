@@ -330,6 +330,7 @@ struct dthread {
 struct machine {
 	bool live;			/* may look at /proc */
 	const char *symfs;		/* --symfs: look for files under this root */
+	bool symfs_missed;		/* a file was not under it: said (files.c) */
 	bool threaded;			/* --threads' workers run (pool.c) */
 	struct image *images[256];
 	struct task_maps *maps[256];

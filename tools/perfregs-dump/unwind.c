@@ -482,12 +482,13 @@ unwound:
 			if (frames[i].lookup < m->start || frames[i].lookup >= m->end)
 				continue;
 			/* the symbols shared by every process that maps the file */
-			if (mapping_symbol(&d->m, m, frames[i].lookup, frames[i].ip,
-					   frames[i].sym, sizeof(frames[i].sym)) == -2)
-				break;
+			mapping_symbol(&d->m, m, frames[i].lookup, frames[i].ip,
+				       frames[i].sym, sizeof(frames[i].sym));
 			/*
 			 * the module's name: the path the task mapped, cut as
-			 * snprintf() did (9% of -f folded of xz's samples)
+			 * snprintf() did (9% of -f folded of xz's samples);
+			 * also when its file is not there to name the symbol,
+			 * as perf names such a frame by its file
 			 */
 			len = strnlen(m->path, sizeof(frames[i].dso) - 1);
 			memcpy(frames[i].dso, m->path, len);
