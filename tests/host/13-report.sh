@@ -303,3 +303,61 @@ if [ -z "$bad" ]; then
 else
 	echo "not ok - --symfs without the recorded files:$bad"
 fi
+
+# -F period,dso,srcline (and symoff) against perf script's on the same
+# samples converted to perf.data: made-up samples over Debian's xz,
+# liblzma and libc (libc6-dbg gives libc's lines)
+if ! command -v perf > /dev/null; then
+	echo "ok - script -F period,dso,srcline against perf script # SKIP perf is not installed (make deps)"
+elif [ -s "$T/sf.prf" ] && "$B/perfregs-dump" convert -q --no-call-graph -i "$T/sf.prf" -o "$T/sf.data"; then
+	"$B/perfregs-dump" script -q --no-call-graph -F period,dso,srcline -i "$T/sf.prf" > "$T/sf_ours.txt"
+	"$B/perfregs-dump" script -q --no-call-graph -F ip,symoff -i "$T/sf.prf" > "$T/sf_symoff.txt"
+	"$B/perfregs-dump" script -q --no-call-graph -F ip,sym -i "$T/sf.prf" > "$T/sf_sym.txt"
+	perf script -i "$T/sf.data" -F period,ip,dso,srcline > "$T/sf_perf.txt" 2> /dev/null
+	/usr/bin/python3 - "$T/sf_ours.txt" "$T/sf_perf.txt" "$T/sf_symoff.txt" "$T/sf_sym.txt" <<'PY'
+import re, sys
+ours = []
+for line in open(sys.argv[1]):
+    m = re.match(r"^(\d+)? ?(?:\((\S+)\))? ?(\S+:\d+)?$", line.rstrip("\n"))
+    ours.append(m.groups() if m else ("?", line, None))
+perf, cur = [], None
+for line in open(sys.argv[2]):
+    line = line.rstrip("\n")
+    if re.match(r"^ *\d+ *$", line):
+        cur = [line.strip(), None, None]
+        perf.append(cur)
+    elif cur and line.startswith("\t"):
+        m = re.search(r"\((\S+)\)$", line)
+        cur[1] = m.group(1) if m else None
+    elif cur and re.match(r"^  \S+:\d+$", line):
+        cur[2] = line.strip()
+bad = []
+lines = other_file = 0
+if len(ours) != len(perf) or len(ours) < 100:
+    bad.append(f"{len(ours)} samples here, {len(perf)} in perf script")
+for i, (o, p) in enumerate(zip(ours, perf)):
+    # perf names the dso of an address in no mapping [unknown]; here none.
+    # For a line of an included file (glibc's strfrom-skeleton.c in
+    # strfroml.c) perf, through binutils' addr2line, names the compile
+    # unit's file with the included file's line; eu-addr2line and this
+    # tool the included file: the same line, counted
+    same_line = o[2] and p[2] and o[2].rsplit(":", 1)[1] == p[2].rsplit(":", 1)[1]
+    if o[0] != p[0] or o[1] != (None if p[1] == "[unknown]" else p[1]) or \
+            (o[2] != p[2] and not same_line):
+        bad.append(f"sample {i}: {o} against perf's {p}")
+    other_file += o[2] != p[2] and bool(same_line)
+    lines += o[2] is not None
+if lines < 20:
+    bad.append(f"only {lines} source lines")
+if open(sys.argv[3]).read() != open(sys.argv[4]).read():
+    bad.append("symoff is not sym")
+if bad:
+    print("not ok - script -F period,dso,srcline against perf script: " + "; ".join(bad[:4]))
+else:
+    print(f"ok - script -F period,dso,srcline as perf script shows them for {len(ours)} samples "
+          f"over xz, liblzma and libc ({lines} source lines, {other_file} of them in an "
+          f"included file that perf names by its compile unit), symoff as sym")
+PY
+else
+	echo "not ok - script -F period,dso,srcline against perf script: no recording or convert failed"
+fi

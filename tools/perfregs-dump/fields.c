@@ -8,7 +8,8 @@ static const char *const field_names[FIELD_MAX] = {
 	[F_COMM] = "comm", [F_PID] = "pid", [F_TID] = "tid", [F_CPU] = "cpu",
 	[F_TIME] = "time", [F_EVENT] = "event", [F_IP] = "ip", [F_SYM] = "sym",
 	[F_MODE] = "mode", [F_ABI] = "abi", [F_CONTEXT] = "context",
-	[F_UREGS_SOURCE] = "uregs_source", [F_SKID] = "skid",
+	[F_UREGS_SOURCE] = "uregs_source", [F_SKID] = "skid", [F_DSO] = "dso",
+	[F_PERIOD] = "period", [F_SYMOFF] = "symoff", [F_SRCLINE] = "srcline",
 	[F_IREGS] = "iregs", [F_UREGS] = "uregs", [F_SIMD] = "simd", [F_STACK] = "stack",
 	[F_CALLCHAIN] = "callchain",
 };
@@ -50,7 +51,8 @@ static int fields_refuse(char *err, size_t errlen, const char *what,
 /*
  * -F/--fields LIST into o: field names, comma-separated, shown in that
  * order; or each with + or - (perf's spelling) to add to or take from
- * the default, every field in enum field's order.  A name given twice,
+ * the default, every default field in enum field's order (dso, period,
+ * symoff and srcline are off by default).  A name given twice,
  * an empty name, + or - beside plain names, nothing left to show and a
  * LIST of more than FIELDS_LIST_MAX bytes are refused.  Returns 0, or -1
  * with what is wrong in err.
@@ -72,7 +74,7 @@ int fields_parse(const char *list, struct opts *o, char *err, size_t errlen)
 	if (!len)
 		return fields_refuse(err, errlen, "the list is empty", NULL, 0);
 	for (f = 0; f < FIELD_MAX; f++)
-		on[f] = true;
+		on[f] = field_default(f);
 	for (;; p = end + 1) {
 		end = strchr(p, ',');
 		if (!end)

@@ -2,6 +2,7 @@
 /* Text and JSON Lines output of decoded records. */
 #define _GNU_SOURCE	/* fwrite_unlocked */
 #include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 #include <stdlib.h>
 #include "types.h"
@@ -277,17 +278,22 @@ struct shown {
 	uint64_t ip;
 	bool in_user;
 	const char *comm, *sym;		/* text_safe() */
+	/* -F dso, period, srcline: "" or 0 when not known, or not asked for */
+	const char *dso;		/* text_safe() */
+	uint64_t period;
+	const char *srcline;		/* FILE:LINE, text_safe() */
 };
 
 /* A sample's line: JSON's escapes, its registers (REGS_TEXT_MAX each), SIMD. */
 #define LINE_BYTES	(6 * 320 + 512 + 2 * REGS_TEXT_MAX + SIMD_TEXT_MAX)
 
-/* Without -F: every field, in their order. */
-static const uint8_t all_fields[FIELD_MAX] = {
+/* Without -F: every default field, in their order; ALL_LINE on the first line. */
+static const uint8_t all_fields[] = {
 	F_COMM, F_PID, F_TID, F_CPU, F_TIME, F_EVENT, F_IP, F_SYM, F_MODE,
 	F_ABI, F_CONTEXT, F_UREGS_SOURCE, F_SKID,
 	F_IREGS, F_UREGS, F_SIMD, F_STACK, F_CALLCHAIN,
 };
+#define ALL_LINE	13
 
 /*
  * The fields to show, -F's or all_fields: fields[0..*nline) on the
@@ -296,8 +302,8 @@ static const uint8_t all_fields[FIELD_MAX] = {
 static inline const uint8_t *fields_of(const struct opts *o, unsigned int *nline,
 				       unsigned int *n)
 {
-	*nline = o->nfields ? o->nline : F_IREGS;
-	*n = o->nfields ? o->nfields : FIELD_MAX;
+	*nline = o->nfields ? o->nline : ALL_LINE;
+	*n = o->nfields ? o->nfields : sizeof(all_fields);
 	return o->nfields ? o->fields : all_fields;
 }
 
@@ -354,6 +360,19 @@ static char *text_field(char *p, const struct shown *v, const char *event,
 		return s->flags & PERFREGS_SF_ENTRY_RACE ? put_lit(p, " (entry race)") : p;
 	case F_SKID:
 		return s->flags & PERFREGS_SF_SKID ? put_lit(p, "(skid)") : p;
+	case F_SYMOFF:		/* sym has its offset already: the same */
+		return text_field(p, v, event, F_SYM);
+	case F_DSO:
+		if (!v->dso[0])
+			return p;
+		*p++ = '(';
+		p = put_str(p, v->dso);
+		*p++ = ')';
+		return p;
+	case F_PERIOD:
+		return v->period ? put_dec(p, v->period, 0, ' ', false) : p;
+	case F_SRCLINE:
+		return v->srcline[0] ? put_str(p, v->srcline) : p;
 	default:
 		return p;
 	}
@@ -438,6 +457,34 @@ static void out_text(struct session *d, struct dthread *t, const struct shown *v
 	fwrite_unlocked(line, 1, p - line, t->out);
 }
 
+/*
+ * -F's dso, period and srcline, the fields no other output has, each
+ * looked up only when -F asks for it: into dso and src (text_safe()).
+ */
+static void shown_extra(struct session *d, const struct resolved *r, struct shown *v,
+			char *dso, size_t dlen, char *src, size_t slen)
+{
+	bool want[FIELD_MAX] = { false };
+	unsigned int i;
+
+	for (i = 0; i < d->o.nfields; i++)
+		want[d->o.fields[i]] = true;
+	if (want[F_DSO] && r->have_ip) {
+		snprintf(dso, dlen, "%s", resolve_kernel_addr(r->ip) ? "[kernel.kallsyms]" :
+			 r->dso ? r->dso : "");
+		text_safe(dso);
+		v->dso = dso;
+	}
+	/* a frequency's period changes from sample to sample: not recorded */
+	if (want[F_PERIOD] && d->info.cfg_known && !(d->info.cfg.flags & PERFREGS_CF_FREQ))
+		v->period = config_period(&d->info.cfg);
+	if (want[F_SRCLINE] && r->have_ip && d->o.symbols && !resolve_kernel_addr(r->ip) &&
+	    !user_srcline(&d->m, r->s, r->ip, src, slen)) {
+		text_safe(src);
+		v->srcline = src;
+	}
+}
+
 /* A sample, by thread t, to t->out (or -f folded's table). */
 static void out_sample(struct session *d, struct dthread *t,
 		       const struct perfregs_rec_sample *s, const struct sample_stack *st)
@@ -450,7 +497,7 @@ static void out_sample(struct session *d, struct dthread *t,
 	const uint64_t *vals, *uvals;
 	uint64_t ip;
 	FILE *fp = t->out;
-	char comm[17], *sym, line[LINE_BYTES], *p;
+	char comm[17], *sym, line[LINE_BYTES], *p, dso[256], src[256];
 	struct shown v;
 
 	resolve_sample(d, t, s, st, RESOLVE_SYM, &r);
@@ -517,7 +564,9 @@ static void out_sample(struct session *d, struct dthread *t,
 	text_safe(sym);
 	v = (struct shown){ .s = s, .dd = dd, .ilayout = ilayout, .vals = vals,
 			    .uvals = uvals, .ip = ip, .st = st, .in_user = in_user,
-			    .comm = comm, .sym = sym };
+			    .comm = comm, .sym = sym, .dso = "", .srcline = "" };
+	if (d->o.nfields)
+		shown_extra(d, &r, &v, dso, sizeof(dso), src, sizeof(src));
 	out_text(d, t, &v, line);
 }
 

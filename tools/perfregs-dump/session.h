@@ -14,16 +14,6 @@
 
 struct rec_input;
 
-/*
- * What a sample of a session made with cfg counts for, as perf.data's
- * period has it: the period of a fixed-period event; 1 for a frequency,
- * a breakpoint or the NMI, whose records carry none.
- */
-static inline uint64_t config_period(const struct perfregs_config *cfg)
-{
-	return cfg->event == PERFREGS_EV_BREAKPOINT || cfg->event == PERFREGS_EV_NMI ||
-	       (cfg->flags & PERFREGS_CF_FREQ) ? 1 : cfg->period;
-}
 
 /* The session's end: what it made, then its machine (session_free()). */
 void session_free(struct session *d);

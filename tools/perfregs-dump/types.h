@@ -177,15 +177,34 @@ enum out_format { FMT_TEXT, FMT_JSON, FMT_FOLDED };
 
 /*
  * What the text output shows of a sample (-F/--fields, output.c), in
- * the order of the default line.  The fields up to F_SKID share the
+ * the order of the default line.  The fields up to F_SRCLINE share the
  * sample's first line; iregs and the rest are lines of their own.
+ * F_DSO to F_SRCLINE (perf script's) are shown only when asked for.
  */
 enum field {
 	F_COMM, F_PID, F_TID, F_CPU, F_TIME, F_EVENT, F_IP, F_SYM, F_MODE,
 	F_ABI, F_CONTEXT, F_UREGS_SOURCE, F_SKID,
+	F_DSO, F_PERIOD, F_SYMOFF, F_SRCLINE,
 	F_IREGS, F_UREGS, F_SIMD, F_STACK, F_CALLCHAIN,
 	FIELD_MAX
 };
+
+/*
+ * What a sample of a session made with cfg counts for, as perf.data's
+ * period has it: the period of a fixed-period event; 1 for a frequency,
+ * a breakpoint or the NMI, whose records carry none.
+ */
+static inline uint64_t config_period(const struct perfregs_config *cfg)
+{
+	return cfg->event == PERFREGS_EV_BREAKPOINT || cfg->event == PERFREGS_EV_NMI ||
+	       (cfg->flags & PERFREGS_CF_FREQ) ? 1 : cfg->period;
+}
+
+/* Is field f in the default line (and in what +FIELD and -FIELD change)? */
+static inline bool field_default(int f)
+{
+	return f < F_DSO || f > F_SRCLINE;
+}
 
 struct filter;
 

@@ -66,10 +66,11 @@ const struct opt decode_filter_opts_long[] = { FILTER_OPTS(0, 0, 0) };
 	{ K_FIELDS, F, "fields", ARG_REQUIRED, "FIELDS",			\
 	  "what text output shows of a sample, in the order\n"			\
 	  "of FIELDS: comm,pid,tid,cpu,time,event,ip,sym,\n"			\
-	  "mode,abi,context,uregs_source,skid on its first\n"			\
-	  "line, then iregs,uregs,simd,stack,callchain; all\n"			\
+	  "mode,abi,context,uregs_source,skid and perf's\n"			\
+	  "dso,period,symoff,srcline on its first line, then\n"		\
+	  "iregs,uregs,simd,stack,callchain; all but perf's\n"			\
 	  "by default; -FIELD,... or +FIELD,... take from\n"			\
-	  "or add to all", 0 },							\
+	  "or add to those", 0 },						\
 	{ K_FLAMEGRAPH, 0, "flamegraph", ARG_REQUIRED, "SVG",			\
 	  "draw the stacks of -f folded as a flame graph: one\n"		\
 	  "SVG file with search and zoom for a browser", 0 },			\
