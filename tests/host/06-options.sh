@@ -68,7 +68,10 @@ fl() {	# ARGS: its stdout, then "rc=N"; its stderr in $T/fl.err
 	printf 'rc=%s\n' "$?" >> "$T/fl.out"
 	cat "$T/fl.out"
 }
-fl_all=comm,pid,tid,cpu,time,event,ip,sym,mode,abi,context,uregs_source,skid,iregs,uregs,simd,stack,callchain
+# every field, and those of the default line (perf's dso, period, symoff
+# and srcline only when asked for)
+fl_all=comm,pid,tid,cpu,time,event,ip,sym,mode,abi,context,uregs_source,skid,dso,period,symoff,srcline,iregs,uregs,simd,stack,callchain
+fl_def=comm,pid,tid,cpu,time,event,ip,sym,mode,abi,context,uregs_source,skid,iregs,uregs,simd,stack,callchain
 fl_default=$(cat <<'TXT'
          task100    100/100    [000] 0.000000000: cpu-clock: ip 0x401064 user abi x86_64 ctx irq uregs direct
     iregs: rip    0x0000000000401064 rflags 0x0000000000000246
@@ -96,8 +99,8 @@ rc=0
 TXT
 )
 bad=""
-for args in "-i $T/fl.prf" "script -i $T/fl.prf" "script -F $fl_all -i $T/fl.prf" \
-	    "--fields=$fl_all -i $T/fl.prf" "script -F +tid -i $T/fl.prf"; do
+for args in "-i $T/fl.prf" "script -i $T/fl.prf" "script -F $fl_def -i $T/fl.prf" \
+	    "--fields=$fl_def -i $T/fl.prf" "script -F +tid -i $T/fl.prf"; do
 	# shellcheck disable=SC2086
 	got=$(fl $args -q)
 	[ "$got" = "$fl_default" ] || bad="$bad [$args: $(printf '%s' "$got" | head -3)]"
