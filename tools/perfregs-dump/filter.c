@@ -203,6 +203,10 @@ static int add_time(struct filter *f, const char *arg, char *err, size_t errlen)
 		snprintf(err, errlen, "only one --time");
 		return -1;
 	}
+	if (!f->spans)
+		f->spans = calloc(FILTER_TIMES_MAX, sizeof(*f->spans));
+	if (!f->spans)
+		return bad(err, errlen, "out of memory", arg);
 	if (!strchr(arg, '%')) {
 		struct filter_span *sp = &f->spans[0];
 
@@ -396,6 +400,7 @@ void filter_free(struct filter *f)
 	free(f->pids);
 	free(f->tids);
 	free(f->cpus);
+	free(f->spans);
 	names_free(&f->comms);
 	names_free(&f->dsos);
 	names_free(&f->syms);

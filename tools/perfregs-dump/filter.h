@@ -45,7 +45,12 @@ struct filter {
 	uint64_t *cpus;		/* a bitmap, FILTER_CPU_MAX bits; NULL: any */
 	unsigned int nspans;
 	bool pct;		/* the spans are percents, filter_time_base() not yet */
-	struct filter_span spans[FILTER_TIMES_MAX];
+	/*
+	 * FILTER_TIMES_MAX of them, allocated by --time: struct filter lies
+	 * in the commands' options on the stack, under every frame a live
+	 * run's child unwinds to main before its exec
+	 */
+	struct filter_span *spans;
 };
 
 /*
