@@ -770,14 +770,17 @@ def work_scale():
 def run_pre_exec(spin):
     """COMMAND runs our code until its exec: those samples unwind in our space.
 
-    execvp() tries each directory of PATH with an execve(): 2000 that do
+    execvp() tries each directory of PATH with an execve(): 6000 that do
     not exist before /bin make the child run perfregs-dump's code (the
-    fork's copy of its space) long enough for many samples.  Each user
+    fork's copy of its space) long enough for many samples.  (With 2000,
+    6.12 gave 4 user samples of them in a run, where 5 are asked: the
+    execve()s are kernel time; three times the directories, three times
+    the user samples.)  Each user
     sample of it must name our code and unwind to our main, live and
     from a recording; before the fix they had no mapping at all.
     """
     env = dict(os.environ)
-    env["PATH"] = ":".join(f"/nx{i}" for i in range(2000)) + ":/usr/bin:/bin"
+    env["PATH"] = ":".join(f"/nx{i}" for i in range(6000)) + ":/usr/bin:/bin"
     d = tempfile.mkdtemp()
     rec = os.path.join(d, "pre.prf")
     why, said = [], []
