@@ -37,7 +37,7 @@ static int convert_run(const struct io_opts *io, struct decode_opts *opts,
 		fprintf(stderr, "perfregs-dump: out of memory\n");
 		return EXIT_IO;
 	}
-	ret = decode_filter_prepare(&opts->filter, io->input);
+	ret = decode_filter_prepare(opts->filter, io->input);
 	if (ret != EXIT_OK) {
 		free(d);
 		return ret;
@@ -126,6 +126,7 @@ int cmd_convert(int argc, char **argv, const struct globals *g)
 		return EXIT_USAGE;
 	}
 	ret = convert_run(&io, &d, s.event_name);
-	filter_free(&d.filter);
+	filter_free(d.filter);
+	free(d.filter);
 	return ret;
 }

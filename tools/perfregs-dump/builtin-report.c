@@ -293,7 +293,7 @@ static int report_file(const char *path, struct decode_opts *dopts, struct repor
 	char err[512];
 	int ret, i;
 
-	ret = decode_filter_prepare(&dopts->filter, path);
+	ret = decode_filter_prepare(dopts->filter, path);
 	if (ret != EXIT_OK)
 		return ret;
 	/* a test knob: a budget below HIST_BYTES_MAX (docs/security.md) */
@@ -437,6 +437,7 @@ int cmd_report(int argc, char **argv, const struct globals *g)
 		return EXIT_USAGE;
 	}
 	ret = report_file(io.input, &d, &ro);
-	filter_free(&d.filter);
+	filter_free(d.filter);
+	free(d.filter);
 	return ret;
 }

@@ -35,7 +35,7 @@ int script_decode(const struct sample_opts *s, struct decode_opts *d,
 			"no COMMAND, -o, -a, -p or -t\n");
 		return EXIT_USAGE;
 	}
-	ret = decode_filter_prepare(&d->filter, io->input);
+	ret = decode_filter_prepare(d->filter, io->input);
 	if (ret != EXIT_OK)
 		return ret;
 	dec = calloc(1, sizeof(*dec));
@@ -50,7 +50,9 @@ int script_decode(const struct sample_opts *s, struct decode_opts *d,
 	ret = decode_file(io->input, dec, io->threads ? io->threads : default_threads(),
 			  !io->threads);
 	free(dec);
-	filter_free(&d->filter);
+	filter_free(d->filter);
+	free(d->filter);
+	d->filter = NULL;
 	return ret;
 }
 

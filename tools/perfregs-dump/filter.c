@@ -397,6 +397,8 @@ static void names_free(struct filter_names *l)
 
 void filter_free(struct filter *f)
 {
+	if (!f)
+		return;
 	free(f->pids);
 	free(f->tids);
 	free(f->cpus);

@@ -4,6 +4,7 @@
  * decoder is told (output format, fields, symbols, unwinding).
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "../output.h"
 #include "../pool.h"
@@ -155,12 +156,18 @@ int decode_opt(void *state, const struct opt *o, const char *as_typed, const cha
 		return parse_callgraph(arg, d);
 	case K_F_PID: case K_F_TID: case K_F_COMM: case K_F_CPU: case K_F_TIME:
 	case K_F_DSO: case K_F_SYM:
-		if (filter_parse(&d->filter, (enum filter_key)(o->key - K_F_PID), arg, err,
+		if (!d->filter)
+			d->filter = calloc(1, sizeof(*d->filter));
+		if (!d->filter) {
+			fprintf(stderr, "perfregs-dump: out of memory\n");
+			return EXIT_IO;
+		}
+		if (filter_parse(d->filter, (enum filter_key)(o->key - K_F_PID), arg, err,
 				 sizeof(err))) {
 			fprintf(stderr, "perfregs-dump: %s: %s\n", as_typed, err);
 			return EXIT_USAGE;
 		}
-		d->o.filter = &d->filter;
+		d->o.filter = d->filter;
 		break;
 	case K_NO_CALLGRAPH:	/* the last of it and -g wins, as in perf */
 		d->o.callgraph = false;

@@ -17,7 +17,12 @@ struct decode_opts {
 	bool tee;			/* -f or --flamegraph: what is recorded is decoded too */
 	const char *fields_opt;		/* -F or --fields, as given; NULL if neither */
 	bool no_callgraph;		/* --no-call-graph, after any -g */
-	struct filter filter;		/* --pid, --comms ... (o.filter when set) */
+	/*
+	 * --pid, --comms ...: allocated by the first (also o.filter), not
+	 * here: the options lie on the stack under every frame a live
+	 * run's child unwinds to main before its exec
+	 */
+	struct filter *filter;
 	/* -g's stack size, and --call-graph dwarf,SIZE as a sampling option */
 	struct sample_opts *s;
 };

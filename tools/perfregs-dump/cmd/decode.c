@@ -291,7 +291,7 @@ int decode_filter_prepare(struct filter *f, const char *path)
 	char err[512];
 	int ret;
 
-	if (!f->pct)
+	if (!f || !f->pct)
 		return EXIT_OK;
 	if (!strcmp(path, "-") || stat(path, &st) || !S_ISREG(st.st_mode)) {
 		fprintf(stderr, "perfregs-dump: --time in percents reads the recording "
