@@ -770,16 +770,18 @@ def work_scale():
 def run_pre_exec(spin):
     """COMMAND runs our code until its exec: those samples unwind in our space.
 
-    execvp() tries each directory of PATH with an execve(): 6000 that do
+    execvp() tries each directory of PATH with an execve(): 2000 that do
     not exist before /bin make the child run perfregs-dump's code (the
     fork's copy of its space) long enough for samples of it.  Most of
-    that window is the kernel's failing execve()s: with 2000 directories
-    6.12 gave 4 user samples of it and 6.1-rt 3, where 5 were asked.  Each user
+    that window is the kernel's failing execve()s: 6.12 gave 4 user
+    samples of it and 6.1-rt 3, where 5 were asked.  6000 directories
+    gave 687 on 6.1, but the recording of every sample of that window,
+    with its 8 KiB stack, filled the guest's /tmp.  Each user
     sample of it must name our code and unwind to our main, live and
     from a recording; before the fix they had no mapping at all.
     """
     env = dict(os.environ)
-    env["PATH"] = ":".join(f"/nx{i}" for i in range(6000)) + ":/usr/bin:/bin"
+    env["PATH"] = ":".join(f"/nx{i}" for i in range(2000)) + ":/usr/bin:/bin"
     d = tempfile.mkdtemp()
     rec = os.path.join(d, "pre.prf")
     why, said = [], []
@@ -847,9 +849,9 @@ def run_pre_exec(spin):
         os.unlink(out)
         odd = [u for u in user if u]
         user = len(user)
-        # each must unwind to our main: two of them show it (with 2000
-        # directories the fresh-clone run of 2026-12-07 measured 4 on
-        # 6.12 and 3 on 6.1-rt, of 2295 and 15494 samples in all)
+        # each must unwind to our main: two of them show it (the runs of
+        # 2026-12-07 measured 3 to 6 on the four kernels, of 2295 to
+        # 15494 samples in all)
         if not measure(f"{how}_pre_exec_user_samples", user, ">=", 2):
             why.append(f"{how}: only {user} user samples before the exec "
                        f"({ours} in all)")
