@@ -4,6 +4,22 @@
 # perfregs-dump reads and writes: recordings from pipes and FIFOs, -o's
 # FILE, FIFO and symlink traps, modes, -o -.
 
+# A reader on FIFO into OUT while the tool runs: fifo_reader FIFO OUT
+# starts it ($reader), fifo_reader_end FIFO stops it.  Its descriptors
+# are not the suite's (a cat left blocked in a FIFO's open() by a kill
+# that came too early held check.sh's tee open, and the run waited for
+# good), and a reader left is let go by a writer's open (non-blocking:
+# none is made when no reader is left).
+fifo_reader() {
+	timeout 10 cat "$1" > "$2" 2> /dev/null < /dev/null &
+	reader=$!
+}
+fifo_reader_end() {
+	kill "$reader" 2> /dev/null
+	dd if=/dev/null of="$1" oflag=nonblock status=none > /dev/null 2>&1 < /dev/null
+	wait "$reader" 2> /dev/null
+}
+
 # A recording read from a pipe or a FIFO, as perf report -i - reads
 # one: each byte is read once, so no subcommand may open it twice (-v
 # read the header again, convert read it first through stdio, and a
@@ -206,12 +222,10 @@ else
 	fifo_run() {
 		local fifo=$1 reader
 		shift
-		timeout 10 cat "$fifo" > /dev/null &
-		reader=$!
+		fifo_reader "$fifo" /dev/null
 		timeout 10 "$B/perfregs-dump" "$@" 2> "$T/sticky.err"
 		rc=$?
-		kill $reader 2> /dev/null
-		wait $reader 2> /dev/null
+		fifo_reader_end "$fifo"
 	}
 	bad=""
 	for f in theirs link; do
@@ -318,12 +332,10 @@ ln -s "$M/target.pb.gz" "$M/via.pb.gz"
 	bad="$bad through a symlink to a file: $(ls -l "$M/via.pb.gz" | head -c 100);"
 ls -a "$M" | grep -q '^\.[a-z]' && bad="$bad left behind: $(ls -a "$M" | grep '^\.[a-z]' | tr '\n' ' ');"
 mkfifo "$M/fifo.data"
-timeout 10 cat "$M/fifo.data" > "$M/fifo.got" &
-reader=$!
+fifo_reader "$M/fifo.data" "$M/fifo.got"
 timeout 10 "$B/perfregs-dump" convert -q -i "$T/syn.prf" -o "$M/fifo.data" 2> "$M/fifo.err"
 rc=$?
-kill $reader 2> /dev/null
-wait $reader 2> /dev/null
+fifo_reader_end "$M/fifo.data"
 [ $rc = 5 ] && grep -q "it is a FIFO, and this output is written again at its start" "$M/fifo.err" &&
 	[ ! -s "$M/fifo.got" ] || bad="$bad perf.data to a FIFO: exit $rc, $(head -c 200 "$M/fifo.err");"
 if [ -d "$T/sticky" ]; then
@@ -336,12 +348,10 @@ if [ -d "$T/sticky" ]; then
 	[ $rc = 5 ] && grep -q "refusing to write $S/trap.svg: it is a symlink of uid 65534" "$M/trap.err" &&
 		[ "$(cat "$M/victim")" = victim ] ||
 		bad="$bad --flamegraph to someone else's symlink in a sticky directory: exit $rc, victim '$(head -c 40 "$M/victim" | tr -c '[:print:]' '?')';"
-	timeout 10 cat "$S/theirs.rec" > "$M/theirs.got" &
-	reader=$!
+	fifo_reader "$S/theirs.rec" "$M/theirs.got"
 	timeout 10 "$B/perfregs-dump" convert --to pprof -q -i "$T/syn.prf" -o "$S/theirs.rec" 2> "$M/theirs.err"
 	rc=$?
-	kill $reader 2> /dev/null
-	wait $reader 2> /dev/null
+	fifo_reader_end "$S/theirs.rec"
 	[ $rc = 5 ] && grep -q "refusing to write $S/theirs.rec: it is a FIFO of uid 65534" "$M/theirs.err" &&
 		[ ! -s "$M/theirs.got" ] ||
 		bad="$bad pprof to someone else's FIFO in a sticky directory: exit $rc, $(wc -c < "$M/theirs.got") bytes read;"
