@@ -63,17 +63,32 @@ def through_fifo(args, pause, sig=None, tty=False):
         os.close(slave)
         reader = threading.Thread(target=read_pty)
         reader.start()
-    with open(fifo, "wb") as w:
-        w.write(data[:half])
-        w.flush()
-        time.sleep(pause)
-        if sig:
-            p.send_signal(sig)
-            time.sleep(0.2)
+    # the writer's end, opened without waiting for a reader that may
+    # never come (the tool gone early): the test ends, it does not hang
+    fd, t0 = -1, time.monotonic()
+    while fd < 0 and p.poll() is None and time.monotonic() - t0 < 30:
         try:
-            w.write(data[half:])
+            fd = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
+        except OSError:
+            time.sleep(0.05)
+    def write_all(buf):
+        while buf:
+            buf = buf[os.write(fd, buf):]
+
+    if fd >= 0:
+        os.set_blocking(fd, True)
+        try:
+            write_all(data[:half])
+            time.sleep(pause)
+            if sig:
+                p.send_signal(sig)
+                time.sleep(0.2)
+            write_all(data[half:])
         except BrokenPipeError:
             pass
+        os.close(fd)
+    elif p.poll() is None:
+        p.kill()
     if tty:
         p.wait(timeout=60)
         reader.join()
