@@ -18,6 +18,9 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from measure import measure  # noqa: E402  (selftests/measure.py)
+
 BUILD = os.environ.get("PERFREGS_BUILD", "build")
 TOOL = os.path.join(BUILD, "perfregs-dump")
 ST = os.path.join(BUILD, "selftests")
@@ -66,18 +69,6 @@ def skip(name, why):
     print(f"ok {len(results)} {name} # SKIP {why}")
 
 
-OPS = {">=": lambda a, b: a >= b, ">": lambda a, b: a > b, "<=": lambda a, b: a <= b,
-       "<": lambda a, b: a < b, "==": lambda a, b: a == b}
-
-
-def measure(quantity, value, op, threshold):
-    """A counted assertion timing could decide: "# MEASURE QUANTITY VALUE
-    OP THRESHOLD" (tools/flaky.py gathers it for the test whose result
-    line comes next, so call it before that test's report()); whether
-    it holds."""
-    num = lambda v: str(int(v)) if float(v).is_integer() else f"{v:.3f}"
-    print(f"# MEASURE {quantity} {num(value)} {op} {num(threshold)}")
-    return OPS[op](value, threshold)
 
 
 # A test whose coverage does not depend on the kernel (decoding a

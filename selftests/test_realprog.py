@@ -85,6 +85,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import folded_ref  # noqa: E402  (selftests/folded_ref.py)
+from measure import measure  # noqa: E402  (selftests/measure.py)
 
 BUILD = os.environ.get("PERFREGS_BUILD", "build")
 TOOL = os.path.join(BUILD, "perfregs-dump")
@@ -121,18 +122,6 @@ def skip(name, why):
     sys.stdout.flush()
 
 
-OPS = {">=": lambda a, b: a >= b, ">": lambda a, b: a > b, "<=": lambda a, b: a <= b,
-       "<": lambda a, b: a < b, "==": lambda a, b: a == b}
-
-
-def measure(quantity, value, op, threshold):
-    """A counted assertion timing could decide: "# MEASURE QUANTITY VALUE
-    OP THRESHOLD" (tools/flaky.py gathers it for the test whose result
-    line comes next, so call it before that test's report()); whether
-    it holds."""
-    num = lambda v: str(int(v)) if float(v).is_integer() else f"{v:.3f}"
-    print(f"# MEASURE {quantity} {num(value)} {op} {num(threshold)}")
-    return OPS[op](value, threshold)
 
 
 def measure_share(tag, good, n):

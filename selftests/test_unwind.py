@@ -19,6 +19,9 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from measure import measure  # noqa: E402  (selftests/measure.py)
+
 BUILD = os.environ.get("PERFREGS_BUILD", "build")
 TOOL = os.path.join(BUILD, "perfregs-dump")
 ST = os.path.join(BUILD, "selftests")
@@ -38,18 +41,6 @@ def skip(name, why):
     print(f"ok {len(results)} {name} # SKIP {why}")
 
 
-OPS = {">=": lambda a, b: a >= b, ">": lambda a, b: a > b, "<=": lambda a, b: a <= b,
-       "<": lambda a, b: a < b, "==": lambda a, b: a == b}
-
-
-def measure(quantity, value, op, threshold):
-    """A counted assertion timing could decide: "# MEASURE QUANTITY VALUE
-    OP THRESHOLD" (tools/flaky.py gathers it for the test whose result
-    line comes next, so call it before that test's report()); whether
-    it holds."""
-    num = lambda v: str(int(v)) if float(v).is_integer() else f"{v:.3f}"
-    print(f"# MEASURE {quantity} {num(value)} {op} {num(threshold)}")
-    return OPS[op](value, threshold)
 
 
 def first_difference(a, b):
