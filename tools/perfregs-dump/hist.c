@@ -541,6 +541,27 @@ static size_t kids(const struct hist *h, const struct node *n, struct node ***v)
 }
 
 /*
+ * Down the path from c while it does not fork (one child, with all of
+ * c's period), a frame a line under prefix; the node where it forks.
+ */
+static const struct node *down_unforked(const struct hist *h, FILE *fp,
+					const struct node *c, const char *prefix)
+{
+	for (;;) {
+		struct node **one;
+		size_t nk = kids(h, c, &one);
+
+		if (nk != 1 || one[0]->period != c->period) {
+			free(one);
+			return c;
+		}
+		c = one[0];
+		free(one);
+		fprintf(fp, "%s%s\n", prefix, c->name);
+	}
+}
+
+/*
  * The branches under n, perf's graph: each "|--P%--name" (the last
  * " --P%--name") after a "|" line, a path without a fork in a column
  * under its first name.
@@ -565,20 +586,7 @@ static void print_branches(const struct hist *h, FILE *fp, const struct node *n,
 		if (len + 5 + w >= sizeof(sub))	/* deeper than a line holds */
 			continue;
 		snprintf(sub, sizeof(sub), "%s%s%*s", prefix, last ? " " : "|", w + 4, "");
-		/* down the path while it does not fork */
-		for (;;) {
-			struct node **one;
-			size_t nk = kids(h, c, &one);
-
-			if (nk != 1 || one[0]->period != c->period) {
-				free(one);
-				break;
-			}
-			c = one[0];
-			free(one);
-			fprintf(fp, "%s%s\n", sub, c->name);
-		}
-		print_branches(h, fp, c, sub, false);
+		print_branches(h, fp, down_unforked(h, fp, c, sub), sub, false);
 	}
 	free(v);
 }
@@ -606,17 +614,7 @@ static bool print_graph(const struct hist *h, FILE *fp, const struct node *root)
 	free(one);
 	fprintf(fp, "%s---%s\n", margin, c->name);
 	snprintf(sub, sizeof(sub), "%s   ", margin);
-	for (;;) {
-		nk = kids(h, c, &one);
-		if (nk != 1 || one[0]->period != c->period) {
-			free(one);
-			break;
-		}
-		c = one[0];
-		free(one);
-		fprintf(fp, "%s%s\n", sub, c->name);
-	}
-	print_branches(h, fp, c, sub, false);
+	print_branches(h, fp, down_unforked(h, fp, c, sub), sub, false);
 	return true;
 }
 
