@@ -307,6 +307,17 @@ static inline const uint8_t *fields_of(const struct opts *o, unsigned int *nline
 	return o->nfields ? o->fields : all_fields;
 }
 
+/* "(name)" at p; nothing for "" */
+static char *put_paren(char *p, const char *name)
+{
+	if (!name[0])
+		return p;
+	*p++ = '(';
+	p = put_str(p, name);
+	*p++ = ')';
+	return p;
+}
+
 /*
  * One field of a sample's first line at p, as the default line has it;
  * returns p itself for a field that shows nothing here (a sym not known,
@@ -342,12 +353,7 @@ static char *text_field(char *p, const struct shown *v, const char *event,
 	case F_IP:
 		return put_hex(put_lit(p, "ip 0x"), v->ip, 0);
 	case F_SYM:
-		if (!v->sym[0])
-			return p;
-		*p++ = '(';
-		p = put_str(p, v->sym);
-		*p++ = ')';
-		return p;
+		return put_paren(p, v->sym);
 	case F_MODE:
 		return put_str(p, v->in_user ? "user" : "kernel");
 	case F_ABI:
@@ -361,14 +367,9 @@ static char *text_field(char *p, const struct shown *v, const char *event,
 	case F_SKID:
 		return s->flags & PERFREGS_SF_SKID ? put_lit(p, "(skid)") : p;
 	case F_SYMOFF:		/* sym has its offset already: the same */
-		return text_field(p, v, event, F_SYM);
+		return put_paren(p, v->sym);
 	case F_DSO:
-		if (!v->dso[0])
-			return p;
-		*p++ = '(';
-		p = put_str(p, v->dso);
-		*p++ = ')';
-		return p;
+		return put_paren(p, v->dso);
 	case F_PERIOD:
 		return v->period ? put_dec(p, v->period, 0, ' ', false) : p;
 	case F_SRCLINE:
