@@ -257,6 +257,11 @@ head -c 3000 "$T/tr.prf" > "$T/tr_cut.prf"
 (cd "$T" && "$pd" convert -q --to pprof -i tr.prf -o - | gzip -t) || bad="$bad [convert --to pprof -o - | gzip -t]"
 (cd "$T" && "$pd" script -q --flamegraph - -i tr.prf | grep -q '</svg>') || bad="$bad [--flamegraph -]"
 [ -e "$T/-" ] && bad="$bad [a file named - was written]"
+# appended to (>>): refused, what the file held kept
+printf 'kept\n' > "$T/tr_app.log"
+(cd "$T" && "$pd" convert -q -i tr.prf -o - >> tr_app.log 2> tr.err); rc=$?
+[ $rc = 5 ] && [ "$(cat "$T/tr_app.log")" = kept ] && grep -q "appended to" "$T/tr.err" ||
+	bad="$bad [convert -o - >> FILE: exit $rc, $(head -c 40 "$T/tr_app.log" | tr -c '[:print:]' '?')]"
 if [ -z "$bad" ]; then
 	echo "ok - no recording (empty, cut in its header, another file, perf.data with its hint): one line, exit 4, no summary, for script, report, convert and -i; errors before the summary; -o - and --flamegraph - are the standard output"
 else

@@ -146,6 +146,17 @@ static int out_stdout(struct out_file *of, bool rewrites, char *err, size_t errl
 		snprintf(err, errlen, "cannot write the standard output: %s", strerror(errno));
 		return -1;
 	}
+	/*
+	 * Written again at its start: a file appended to (>>), or with its
+	 * offset past its start, would lose what it held and be no perf.data
+	 */
+	if (rewrites && S_ISREG(st.st_mode) &&
+	    ((fcntl(STDOUT_FILENO, F_GETFL) & O_APPEND) ||
+	     lseek(STDOUT_FILENO, 0, SEEK_CUR) != 0)) {
+		snprintf(err, errlen, "cannot write perf.data to the standard output: it is "
+			 "appended to, or not at its start (-o - > FILE, not >>)");
+		return -1;
+	}
 	if (rewrites && !S_ISREG(st.st_mode)) {
 		snprintf(err, errlen, "cannot write perf.data to the standard output: it is "
 			 "written again at its start once done, so it wants a file there "
