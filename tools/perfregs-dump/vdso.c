@@ -189,11 +189,13 @@ static bool cfi_program_ok(struct cfi_check *c, const uint8_t *p, const uint8_t 
 				return false;	/* its size is not known */
 			k = cfi_value_size(enc, p, (const uint8_t *)c->data->d_buf +
 					   c->data->d_size);
-			if (!k)
-				return true;
+			if (!k || (size_t)(end - p) < k)
+				return true;	/* libdw stops there too */
 			p += k;
 			continue;
 		case DW_CFA_advance_loc1:
+			if (p >= end)
+				return true;
 			p++;
 			continue;
 		case DW_CFA_advance_loc2:
