@@ -24,12 +24,11 @@
  * pointing at it, and the names each thread keeps (sym_cache) and the
  * CFI rows of unwind.c are keyed by it.
  *
- * Threads: what is learnt here is learnt under symbols.c's lock
- * (symbols_lock()), and so is every libdw call on an entry's Dwfl.
- * mapping_symbol() searches a table without it, having pinned the entry
- * (an entry pinned is not closed); unwind.c calls into libdw on an entry's
- * module under the lock only (dso_module_locked()), and keys what it
- * derives by the entry.
+ * Threads: what is learnt here is learnt under files.c's lock
+ * (symbols_lock()), and so is every libdw call on an entry's Dwfl and
+ * every search of its table (entry_symbol()); unwind.c calls into libdw
+ * on an entry's module under the lock only (dso_module_locked()), and
+ * keys what it derives by the entry.
  */
 #include <elfutils/libdwfl.h>
 #include <errno.h>
@@ -161,7 +160,6 @@ struct dso {
 	Dwfl_Module *mod;
 	struct symtab *tab;	/* its symbols, sorted, once asked for */
 	bool failed;		/* cannot be read (again): none */
-	unsigned int pins;	/* mapping_symbol()s searching tab */
 	struct dso *newer, *older;	/* the open ones, most recent first */
 	struct dso *next;	/* in its bucket */
 };
@@ -254,15 +252,14 @@ static void entry_close(struct dsos *c, struct dso *e)
 	c->open--;
 }
 
-/* At most keep open: the least recently used unpinned ones go. */
+/* At most keep open: the least recently used ones go. */
 static void make_room(struct dsos *c, unsigned int keep)
 {
 	struct dso *e = c->oldest, *newer;
 
 	for (; e && c->open > keep; e = newer) {
 		newer = e->newer;
-		if (!e->pins)
-			entry_close(c, e);
+		entry_close(c, e);
 	}
 }
 
@@ -445,34 +442,6 @@ static struct dso *mapping_entry(struct machine *mach, struct mapping *m,
 }
 
 /*
- * e open, pinned (not to be closed until entry_unpin()), and its symbol
- * table read: the table, or NULL when e cannot be read.
- */
-static struct symtab *entry_pin(struct machine *mach, struct dso *e)
-{
-	struct symtab *tab = NULL;
-
-	symbols_lock();
-	if (entry_open(mach, mach->dsos, e, -1)) {
-		entry_used(mach->dsos, e);
-		if (!e->tab)
-			e->tab = symtab_read(e->mod);
-		tab = e->tab;
-		if (tab)
-			e->pins++;
-	}
-	symbols_unlock();
-	return tab;
-}
-
-static void entry_unpin(struct dso *e)
-{
-	symbols_lock();
-	e->pins--;
-	symbols_unlock();
-}
-
-/*
  * The names given last, by file and address: a chain's callers are the
  * same few return addresses sample after sample, and the binary search
  * of libc's table for each was 8% of -f folded of xz's 32326 samples.
@@ -496,17 +465,27 @@ struct sym_cache {
  */
 static __thread struct sym_cache *sym_cache;
 
-/* The function at lookup of e's file, "name+0xoff" from show (dso.h). */
+/*
+ * The function at lookup of e's file, "name+0xoff" from show (dso.h);
+ * -2 when e cannot be read.  The search is done under the lock that
+ * keeps e open: pinning e for it and letting go was two rounds of the
+ * lock a name, 9% of -f folded without -g (bench/ab_decode, callgrind),
+ * and the search is shorter than a round.
+ */
 static int entry_symbol(struct machine *mach, struct dso *e, uint64_t lookup,
 			uint64_t show, char *buf, size_t len)
 {
-	struct symtab *tab = entry_pin(mach, e);
-	int ret;
+	int ret = -2;
 
-	if (!tab)
-		return -2;
-	ret = symtab_symbol(tab, lookup, show, buf, len);
-	entry_unpin(e);
+	symbols_lock();
+	if (entry_open(mach, mach->dsos, e, -1)) {
+		entry_used(mach->dsos, e);
+		if (!e->tab)
+			e->tab = symtab_read(e->mod);
+		if (e->tab)
+			ret = symtab_symbol(e->tab, lookup, show, buf, len);
+	}
+	symbols_unlock();
 	return ret;
 }
 

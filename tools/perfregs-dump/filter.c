@@ -363,11 +363,9 @@ static bool keep_resolved(struct session *d, struct dthread *t, const struct fil
 	return true;
 }
 
-bool filter_keep(struct session *d, struct dthread *t, const struct filter *f,
-		 const struct perfregs_rec_sample *s, const struct sample_stack *st)
+bool filter_match(struct session *d, struct dthread *t, const struct filter *f,
+		  const struct perfregs_rec_sample *s, const struct sample_stack *st)
 {
-	if (!f || !f->set)
-		return true;
 	if (f->npids && !has_u32(f->pids, f->npids, s->pid))
 		return false;
 	if (f->ntids && !has_u32(f->tids, f->ntids, s->tid))

@@ -66,8 +66,15 @@ void filter_time_base(struct filter *f, uint64_t first, uint64_t last);
  * --symbols resolve its IP's symbol (the first sample's frame, as perf
  * takes the sample's own).
  */
-bool filter_keep(struct session *d, struct dthread *t, const struct filter *f,
-		 const struct perfregs_rec_sample *s, const struct sample_stack *st);
+bool filter_match(struct session *d, struct dthread *t, const struct filter *f,
+		  const struct perfregs_rec_sample *s, const struct sample_stack *st);
+/* inline: without a filter, a call per sample was 2% of -f folded */
+static inline bool filter_keep(struct session *d, struct dthread *t, const struct filter *f,
+			       const struct perfregs_rec_sample *s,
+			       const struct sample_stack *st)
+{
+	return !f || !f->set || filter_match(d, t, f, s, st);
+}
 void filter_free(struct filter *f);
 
 #endif
