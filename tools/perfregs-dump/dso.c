@@ -25,8 +25,10 @@
  * CFI rows of unwind.c are keyed by it.
  *
  * Threads: what is learnt here is learnt under files.c's lock
- * (symbols_lock()), and so is every libdw call on an entry's Dwfl and
- * every search of its table (entry_symbol()); unwind.c calls into libdw
+ * (symbols_lock()), and so is every libdw call on an entry's Dwfl;
+ * a table once read is searched without it, counted in the entry's
+ * searching so that it is not closed meanwhile (entry_symbol(),
+ * entry_close()); unwind.c calls into libdw
  * on an entry's module under the lock only (dso_module_locked()), and
  * keys what it derives by the entry.
  */
@@ -158,8 +160,11 @@ struct dso {
 	/* under symbols_lock(): */
 	Dwfl *dwfl;		/* NULL: closed (or never opened, failed) */
 	Dwfl_Module *mod;
-	struct symtab *tab;	/* its symbols, sorted, once asked for */
+	struct symtab *tab;	/* its symbols, sorted, once asked for (see entry_symbol()) */
 	bool failed;		/* cannot be read (again): none */
+	/* without the lock (entry_symbol()): */
+	unsigned int searching;	/* searches of tab under way */
+	bool recent;		/* searched since it was last put first of the open ones */
 	struct dso *newer, *older;	/* the open ones, most recent first */
 	struct dso *next;	/* in its bucket */
 };
@@ -241,24 +246,50 @@ static void entry_used(struct dsos *c, struct dso *e)
 	}
 }
 
-static void entry_close(struct dsos *c, struct dso *e)
+/* e closed, false when it cannot be now: a search of its table is under way. */
+static bool entry_close(struct dsos *c, struct dso *e)
 {
+	struct symtab *tab = e->tab;
+
+	/*
+	 * seq_cst, the store and the load: pair with entry_symbol()'s
+	 * increment of searching and load of tab.  Either this load sees
+	 * that search and the table stays, or that search sees NULL.
+	 */
+	__atomic_store_n(&e->tab, NULL, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&e->searching, __ATOMIC_SEQ_CST)) {
+		__atomic_store_n(&e->tab, tab, __ATOMIC_SEQ_CST);
+		return false;
+	}
 	lru_unlink(c, e);
-	symtab_free(e->tab);
-	e->tab = NULL;
+	symtab_free(tab);
 	dwfl_end(e->dwfl);
 	e->dwfl = NULL;
 	e->mod = NULL;
 	c->open--;
+	return true;
 }
 
-/* At most keep open: the least recently used ones go. */
+/*
+ * At most keep open: the least recently used ones go.  One searched
+ * without the lock since it was put first (recent) is put first now
+ * instead, and goes only if the others do not make room (a second
+ * chance, as a clock does); one being searched stays.
+ */
 static void make_room(struct dsos *c, unsigned int keep)
 {
 	struct dso *e = c->oldest, *newer;
 
 	for (; e && c->open > keep; e = newer) {
 		newer = e->newer;
+		if (__atomic_load_n(&e->recent, __ATOMIC_RELAXED)) {
+			__atomic_store_n(&e->recent, false, __ATOMIC_RELAXED);
+			if (newer) {	/* it is visited again, last */
+				lru_unlink(c, e);
+				lru_front(c, e);
+			}
+			continue;
+		}
 		entry_close(c, e);
 	}
 }
@@ -467,21 +498,34 @@ static __thread struct sym_cache *sym_cache;
 
 /*
  * The function at lookup of e's file, "name+0xoff" from show (dso.h);
- * -2 when e cannot be read.  The search is done under the lock that
- * keeps e open: pinning e for it and letting go was two rounds of the
- * lock a name, 9% of -f folded without -g (bench/ab_decode, callgrind),
- * and the search is shorter than a round.
+ * -2 when e cannot be read.  Once the table is read, the search takes
+ * no lock: searching tells entry_close() to leave the table be (it was
+ * pinned under the lock, then one round of the lock: each round was 9%
+ * of -f folded without -g, bench/ab_decode's recording under callgrind).
  */
 static int entry_symbol(struct machine *mach, struct dso *e, uint64_t lookup,
 			uint64_t show, char *buf, size_t len)
 {
+	struct symtab *tab;
 	int ret = -2;
 
+	/* seq_cst, the increment and the load: pair with entry_close()'s */
+	__atomic_add_fetch(&e->searching, 1, __ATOMIC_SEQ_CST);
+	tab = __atomic_load_n(&e->tab, __ATOMIC_SEQ_CST);
+	if (tab) {
+		ret = symtab_symbol(tab, lookup, show, buf, len);
+		if (!__atomic_load_n(&e->recent, __ATOMIC_RELAXED))
+			__atomic_store_n(&e->recent, true, __ATOMIC_RELAXED);
+	}
+	/* release: the search is over before entry_close() sees it so */
+	__atomic_sub_fetch(&e->searching, 1, __ATOMIC_RELEASE);
+	if (tab)
+		return ret;
 	symbols_lock();
 	if (entry_open(mach, mach->dsos, e, -1)) {
 		entry_used(mach->dsos, e);
-		if (!e->tab)
-			e->tab = symtab_read(e->mod);
+		if (!e->tab)	/* seq_cst: as entry_close()'s stores */
+			__atomic_store_n(&e->tab, symtab_read(e->mod), __ATOMIC_SEQ_CST);
 		if (e->tab)
 			ret = symtab_symbol(e->tab, lookup, show, buf, len);
 	}
