@@ -11,7 +11,7 @@
 #   08 bounds      hostile recordings, the decoder's resources, the fuzzer
 #   09 threads     --threads prints what one thread prints; out of memory
 #   10 live-files  the files of live processes (split, deleted, stripped)
-#   11 unwind      the ELF reader and the unwinder's fast path
+#   11 unwind      the ELF reader, PLT entries' names and the unwinder's fast path
 #   12 project     checkpatch, barriers, layers, the outputs as the pinned
 #                  commit's, dkms, the selftests without the module, make
 #                  check and make demo as first commands

@@ -1,7 +1,8 @@
 # shellcheck shell=bash
 # Host tests, part of tests/host_tests.sh (which sets B, T, SECS,
 # I386_SKIP and m32_part, and runs the parts in order): the learner's ELF
-# reader against libelf; the unwinder's fast path against libdwfl.
+# reader against libelf; PLT entries' names against objdump's and perf's;
+# the unwinder's fast path against libdwfl.
 
 # the learner's pread() ELF reader against libelf, on every library and
 # program here and the 32-bit, x32 and 64-bit workloads
@@ -235,3 +236,42 @@ else
 	echo "not ok - $what:$bad"
 fi
 
+
+# PLT entries named "function@plt" (plt.c), as perf names them: plt.c's
+# names of every library and program here against objdump's labels
+# (tests/pltnames); tests/plt_target built lazy, -z now, with IBT's
+# .plt.sec, by lld and -m32, live: a sample at each PLT entry named in
+# -f json, folded and report as objdump names it, perf script's names of
+# convert's perf.data and perf record's own samples in its PLT besides
+# (tests/plt_check.py); hostile section headers, plt.c under
+# AddressSanitizer within plt.h's budget (tests/plt_hostile.py)
+P="$T/plt"
+mkdir -p "$P"
+plt_progs=""
+for v in "lazy:" "now:-Wl,-z,now" "ibt:-fcf-protection -Wl,-z,ibtplt" "m32:-m32" \
+	 "m32now:-m32 -Wl,-z,now" "m32ibt:-m32 -fcf-protection -Wl,-z,ibtplt"; do
+	n=${v%%:*}
+	case $n in m32*) [ -n "$I386_SKIP" ] && continue ;; esac
+	# shellcheck disable=SC2086
+	cc -O1 -g -fPIE -pie ${v#*:} -o "$P/$n" tests/plt_target.c 2>/dev/null &&
+		plt_progs="$plt_progs $n=$P/$n"
+done
+if command -v clang >/dev/null && command -v ld.lld >/dev/null &&
+   clang -O1 -g -fPIE -pie -fuse-ld=lld -o "$P/lld" tests/plt_target.c 2>/dev/null; then
+	plt_progs="$plt_progs lld=$P/lld"
+fi
+if [ ! -x "$B/pltnames" ] || [ ! -x "$P/lazy" ]; then
+	echo "not ok - PLT entries named: pltnames or tests/plt_target could not be built"
+else
+	# shellcheck disable=SC2086
+	/usr/bin/python3 tests/plt_check.py "$B" --files /usr/lib/x86_64-linux-gnu/*.so* \
+		/usr/lib32/*.so* /usr/bin/* /usr/sbin/* /usr/libexec/*/* "$B/perfregs-dump" \
+		$plt_progs
+	[ -n "$I386_SKIP" ] && echo "ok - PLT entries of -m32 programs # SKIP $I386_SKIP"
+	if cc -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all -o "$P/pltnames" \
+		tests/pltnames.c tools/perfregs-dump/plt.c -lelf 2>/dev/null; then
+		/usr/bin/python3 tests/plt_hostile.py "$P/lazy" "$P" "$P/pltnames"
+	else
+		echo "ok - hostile PLTs # SKIP no AddressSanitizer here"
+	fi
+fi

@@ -47,6 +47,7 @@
 #include "images.h"
 #include "maps.h"
 #include "files.h"
+#include "plt.h"
 #include "dso.h"
 
 /*
@@ -55,12 +56,13 @@
  */
 struct usym {
 	uint64_t start, size;
-	const char *name;	/* owned by libdw, valid while the Dwfl is */
+	const char *name;	/* libdw's or plt's, valid while the Dwfl is */
 };
 
 struct symtab {
 	struct usym *s;
 	size_t n;
+	struct plt_syms plt;	/* the names of its PLT entries (plt.c) */
 };
 
 static int usym_cmp(const void *a, const void *b)
@@ -72,17 +74,35 @@ static int usym_cmp(const void *a, const void *b)
 	return x->size < y->size ? 1 : x->size > y->size ? -1 : 0;
 }
 
+/*
+ * mod's symbols and the PLT entries of its file, "function@plt" (plt.c),
+ * read once while the file is open, whoever maps it.
+ */
 static struct symtab *symtab_read(Dwfl_Module *mod)
 {
+	Elf *elf;
+	GElf_Addr bias = 0;
 	struct symtab *t;
+	size_t j;
 	int i, n;
 
 	t = calloc(1, sizeof(*t));
 	if (!t)
 		return NULL;
+	elf = dwfl_module_getelf(mod, &bias);
+	if (elf)
+		plt_symbols(elf, &t->plt);
 	n = dwfl_module_getsymtab(mod);
-	if (n > 0)
-		t->s = calloc(n, sizeof(*t->s));
+	if (n < 0)
+		n = 0;
+	if (n + t->plt.n > 0)
+		t->s = calloc(n + t->plt.n, sizeof(*t->s));
+	for (j = 0; t->s && j < t->plt.n; j++) {
+		t->s[t->n].start = t->plt.s[j].start + bias;
+		t->s[t->n].size = t->plt.s[j].size;
+		t->s[t->n].name = t->plt.s[j].name;
+		t->n++;
+	}
 	for (i = 1; t->s && i < n; i++) {
 		GElf_Sym sym;
 		GElf_Addr addr;
@@ -141,6 +161,7 @@ static int symtab_symbol(const struct symtab *t, uint64_t addr, uint64_t show,
 static void symtab_free(struct symtab *t)
 {
 	if (t) {
+		plt_syms_free(&t->plt);
 		free(t->s);
 		free(t);
 	}
