@@ -15,6 +15,8 @@
 #   12 project     checkpatch, barriers, layers, the outputs as the pinned
 #                  commit's, dkms, the selftests without the module, make
 #                  check and make demo as first commands
+#   14 debuginfod  debug files from a debuginfod server, only when asked;
+#                  a server that cannot be reached; the fuzzer asks none
 # usage: tests/host_tests.sh [BUILD_DIR] [FUZZ_SECONDS]
 set -u
 B=$(realpath -m "${1:-build}")	# absolute: some tests run in other directories

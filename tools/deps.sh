@@ -13,7 +13,8 @@ case "${1:-}" in
 esac
 
 want=(qemu-system-x86 qemu-utils busybox-static cpio gcc-multilib libelf-dev
-      libdw-dev elfutils linux-source-6.1 linux-image-amd64 linux-headers-amd64
+      libdw-dev libdebuginfod-dev debuginfod elfutils linux-source-6.1
+      linux-image-amd64 linux-headers-amd64
       linux-image-rt-amd64 linux-headers-rt-amd64
       linux-perf kmod xz-utils python3 clang lld libclang-rt-14-dev dkms
       flex bison bc libssl-dev chromium protobuf-c-compiler libprotobuf-c-dev

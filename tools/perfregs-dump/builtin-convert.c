@@ -48,6 +48,11 @@ static int convert_run(const struct io_opts *io, struct decode_opts *opts,
 	d->o.callgraph = !opts->no_callgraph;
 	d->m.symfs = opts->o.symfs;
 	d->out = stdout;
+	ret = debuginfod_start(&d->m, opts);
+	if (ret != GO_ON) {
+		free(d);
+		return ret;
+	}
 	decode_watch(d);
 	if (pprof)
 		ret = pprof_convert(io->input, io->output, d, err, sizeof(err));
@@ -94,6 +99,7 @@ int cmd_convert(int argc, char **argv, const struct globals *g)
 		{ "Output", io_output_opts, io_opt, &io, false },
 		{ "Filters", decode_filter_opts_long, decode_opt, &d, false },
 		{ "Symbols and stacks", decode_symbol_opts, decode_opt, &d, false },
+		{ "Debug files", decode_debuginfod_opts, decode_opt, &d, false },
 		{ "Common options", common_opts, decode_opt, &d, false },
 		{ "Sampling options", sample_opts_F, sample_opt, &s, true },
 		{ "Decoding options", decode_output_opts, decode_opt, &d, true },

@@ -313,6 +313,12 @@ static int report_file(const char *path, struct decode_opts *dopts, struct repor
 	d->o.callgraph = !ro->no_cg;
 	d->m.symfs = dopts->o.symfs;
 	d->out = stdout;
+	ret = debuginfod_start(&d->m, dopts);
+	if (ret != GO_ON) {
+		hist_free(rep.h);
+		free(d);
+		return ret;
+	}
 	rep.d = d;
 	rep.tool.sample = report_sample;
 	decode_watch(d);
@@ -377,6 +383,7 @@ int cmd_report(int argc, char **argv, const struct globals *g)
 		{ "Report", report_opts, report_opt, &ro, false },
 		{ "Stacks", report_flame_opts, flame_opt, &d, false },
 		{ "Symbols", decode_symfs_opts, decode_opt, &d, false },
+		{ "Debug files", decode_debuginfod_opts, decode_opt, &d, false },
 		{ "Input", io_input_opts, io_opt, &io, false },
 		{ "Filters", decode_filter_opts, decode_opt, &d, false },
 		{ "Common options", common_opts, decode_opt, &d, false },

@@ -47,6 +47,14 @@ int script_decode(const struct sample_opts *s, struct decode_opts *d,
 	dec->o.event_name = s->event_name;
 	dec->m.symfs = d->o.symfs;
 	dec->out = stdout;
+	ret = debuginfod_start(&dec->m, d);
+	if (ret != GO_ON) {
+		free(dec);
+		filter_free(d->filter);
+		free(d->filter);
+		d->filter = NULL;
+		return ret;
+	}
 	ret = decode_file(io->input, dec, io->threads ? io->threads : default_threads(),
 			  !io->threads);
 	free(dec);
@@ -64,6 +72,7 @@ int cmd_script(int argc, char **argv, const struct globals *g)
 	struct opt_table tables[] = {
 		{ "Decoding options", decode_output_opts_F, decode_opt, &d, false },
 		{ "Symbols and stacks", decode_symbol_opts, decode_opt, &d, false },
+		{ "Debug files", decode_debuginfod_opts, decode_opt, &d, false },
 		{ "Input", io_input_opts, io_opt, &io, false },
 		{ "Filters", decode_filter_opts, decode_opt, &d, false },
 		{ "Threads", io_threads_opts, io_opt, &io, false },

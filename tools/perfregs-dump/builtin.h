@@ -9,6 +9,7 @@
 #include "cmd/sample-opts.h"
 #include "cmd/decode-opts.h"
 #include "cmd/io-opts.h"
+#include "cmd/debuginfod.h"
 
 /* The options given before the command: perfregs-dump -q report ... */
 struct globals {

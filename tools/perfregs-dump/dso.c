@@ -48,6 +48,7 @@
 #include "maps.h"
 #include "files.h"
 #include "plt.h"
+#include "debuginfo.h"
 #include "dso.h"
 
 /*
@@ -229,8 +230,8 @@ unsigned int dso_open_max(void)
 }
 
 static Dwfl_Callbacks dwfl_cbs = {
-	.find_elf = dwfl_build_id_find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.find_elf = debuginfo_find_elf,
+	.find_debuginfo = debuginfo_find,
 	.section_address = dwfl_offline_section_address,
 };
 
@@ -351,7 +352,7 @@ static bool entry_open(struct machine *mach, struct dsos *c, struct dso *e, int 
 	if (fd < 0 || fstat(fd, &st) || st.st_dev != e->dev || st.st_ino != e->ino)
 		goto fail;
 	dwfl_cbs.debuginfo_path = dwfl_debuginfo_path_locked(mach);
-	e->dwfl = dwfl_begin(&dwfl_cbs);
+	e->dwfl = debuginfo_dwfl_begin(&dwfl_cbs);
 	if (!e->dwfl)
 		goto fail;
 	dwfl_report_begin(e->dwfl);

@@ -25,6 +25,7 @@
 #include "images.h"
 #include "vdso.h"
 #include "diag.h"
+#include "debuginfo.h"
 #include "files.h"
 
 /*
@@ -299,9 +300,10 @@ char **dwfl_debuginfo_path(struct machine *mach)
 }
 
 
-/* The deleted files held open, the debug path. */
+/* The deleted files held open, the debug path, the debuginfod server. */
 void files_free(struct machine *mach)
 {
+	debuginfo_server_end(mach);
 	while (mach->nheld)
 		close(mach->held[--mach->nheld].fd);
 	free(mach->debuginfo_path);

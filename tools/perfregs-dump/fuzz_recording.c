@@ -12,9 +12,14 @@
  * mkunwind makes a seed with one), and the fast path (CFI rows,
  * stack_word(), the frame pointer steps) and libdwfl see the input's
  * registers and stacks.  (A build-id in it may name a file under
- * /usr/lib/debug/.build-id, which is read.)
+ * /usr/lib/debug/.build-id, which is read.)  No debuginfod server is
+ * ever asked: the decoder asks none without --debuginfod (debuginfo.c),
+ * and $DEBUGINFOD_URLS is taken out of the environment before the
+ * first input, so that llvm-symbolizer, which libFuzzer starts to name
+ * the functions an input reaches first, asks none either.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "types.h"
 #include "session.h"
@@ -23,7 +28,16 @@
 #include "pprof.h"
 #include "pool.h"
 
+int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size);
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	(void)argc;
+	(void)argv;
+	unsetenv("DEBUGINFOD_URLS");
+	return 0;
+}
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 {

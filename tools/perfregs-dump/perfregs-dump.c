@@ -62,6 +62,7 @@ static int no_command(int argc, char **argv)
 		{ "Sampling options", sample_opts_F, sample_opt, &s, false },
 		{ "Decoding options", decode_output_opts, decode_opt, &d, false },
 		{ "Symbols and stacks", decode_symbol_opts, decode_opt, &d, false },
+		{ "Debug files of a recording", decode_debuginfod_opts, decode_opt, &d, false },
 		{ "Files", io_output_opts, io_opt, &io, false },
 		{ "Input", io_input_opts, io_opt, &io, false },
 		{ "Threads", io_threads_opts, io_opt, &io, false },
@@ -122,6 +123,7 @@ int main(int argc, char **argv)
 	size_t c;
 	int i;
 
+	debuginfod_env_take();	/* before anything reads the environment */
 	rec_cmdline(argc, argv);	/* as typed, for convert's perf.data */
 	if (argc == 2 && !strcmp(argv[1], "--list-cmds")) {	/* perf's */
 		for (c = 0; c < NCOMMANDS; c++)

@@ -26,6 +26,7 @@
 #include "images.h"
 #include "maps.h"
 #include "files.h"
+#include "debuginfo.h"
 #include "dso.h"
 #include "aspace.h"
 #include "unwind.h"
@@ -235,9 +236,9 @@ bool unwind_vdso32_caller(struct unwind_ctx *c, Dwfl *dwfl)
 	return true;
 }
 
-static Dwfl_Callbacks dwfl_cbs = {	/* debuginfo_path: see symbols.c */
-	.find_elf = dwfl_build_id_find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
+static Dwfl_Callbacks dwfl_cbs = {	/* debuginfo_path: see files.c */
+	.find_elf = debuginfo_find_elf,
+	.find_debuginfo = debuginfo_find,
 };
 /* dwfl_cbs.debuginfo_path is set by whichever decoding thread begins a Dwfl */
 static pthread_mutex_t cbs_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -350,7 +351,7 @@ static struct unwinder *unwinder_for(struct session *d, struct unwinder **head,
 	u->layout = layout;
 	pthread_mutex_lock(&cbs_lock);
 	dwfl_cbs.debuginfo_path = dwfl_debuginfo_path(&d->m);
-	u->dwfl = dwfl_begin(&dwfl_cbs);
+	u->dwfl = debuginfo_dwfl_begin(&dwfl_cbs);
 	pthread_mutex_unlock(&cbs_lock);
 	if (u->dwfl) {
 		dwfl_report_begin(u->dwfl);

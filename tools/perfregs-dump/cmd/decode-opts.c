@@ -14,6 +14,7 @@ enum {
 	K_FORMAT = 'f', K_CG_G = 'g', K_QUIET = 'q', K_VERBOSE = 'v', K_VERSION = 'V',
 	K_FIELDS = 512, K_CALLGRAPH, K_NO_CALLGRAPH, K_NO_SYMBOLS, K_SYMFS, K_FLAMEGRAPH, K_SUMMARY,
 	K_F_PID, K_F_TID, K_F_COMM, K_F_CPU, K_F_TIME, K_F_DSO, K_F_SYM,
+	K_DEBUGINFOD, K_NO_DEBUGINFOD, K_DEBUGINFOD_TIMEOUT,
 };
 
 #define SYMFS_OPTS							\
@@ -36,6 +37,20 @@ const struct opt decode_symbol_opts[] = {
 };
 
 const struct opt decode_symfs_opts[] = { SYMFS_OPTS, { 0 } };
+
+/* perf's spelling; for what decodes a recording, never a live run (cmd/debuginfod.c) */
+const struct opt decode_debuginfod_opts[] = {
+	{ K_DEBUGINFOD, 0, "debuginfod", ARG_OPTIONAL, "URLS",
+	  "ask the debuginfod servers URLS (by default\n"
+	  "$DEBUGINFOD_URLS) for the debug files this\n"
+	  "machine lacks, by build-id; off by default", 0 },
+	{ K_NO_DEBUGINFOD, 0, "no-debuginfod", ARG_NONE, NULL,
+	  "ask no debuginfod server (the default)", 0 },
+	{ K_DEBUGINFOD_TIMEOUT, 0, "debuginfod-timeout", ARG_REQUIRED, "SECS",
+	  "give a debug file up after SECS seconds (default\n"
+	  "30, or $DEBUGINFOD_MAXTIME's)", 0 },
+	{ 0 },
+};
 
 /* perf report's and perf script's filters, with their letters where they share them */
 #define FILTER_OPTS(COMM, CPU, SYM)						\
@@ -148,6 +163,7 @@ int decode_opt(void *state, const struct opt *o, const char *as_typed, const cha
 {
 	struct decode_opts *d = state;
 	char err[512];
+	uint64_t v;
 
 	switch (o->key) {
 	case K_CG_G:
@@ -178,6 +194,20 @@ int decode_opt(void *state, const struct opt *o, const char *as_typed, const cha
 		break;
 	case K_SYMFS:
 		d->o.symfs = arg;
+		break;
+	case K_DEBUGINFOD:	/* the last of it and --no-debuginfod wins */
+		d->debuginfod = arg ? arg : "";
+		break;
+	case K_NO_DEBUGINFOD:
+		d->debuginfod = NULL;
+		break;
+	case K_DEBUGINFOD_TIMEOUT:
+		if (parse_u64(arg, &v) || !v || v > DEBUGINFOD_TIMEOUT_MAX) {
+			fprintf(stderr, "perfregs-dump: --debuginfod-timeout takes seconds, "
+				"1 to %u, not '%s'\n", DEBUGINFOD_TIMEOUT_MAX, arg);
+			return EXIT_USAGE;
+		}
+		d->debuginfod_timeout = (unsigned int)v;
 		break;
 	case K_FORMAT:
 		return parse_format(arg, d);

@@ -23,17 +23,23 @@ struct decode_opts {
 	 * run's child unwinds to main before its exec
 	 */
 	struct filter *filter;
+	/* --debuginfod: its URLs, "" for $DEBUGINFOD_URLS's; NULL: none (the default) */
+	const char *debuginfod;
+	unsigned int debuginfod_timeout;	/* --debuginfod-timeout, s; 0: the default */
 	/* -g's stack size, and --call-graph dwarf,SIZE as a sampling option */
 	struct sample_opts *s;
 };
 
 extern const struct opt decode_symbol_opts[];	/* -g, --no-symbols, --symfs */
 extern const struct opt decode_symfs_opts[];	/* --no-symbols, --symfs */
+extern const struct opt decode_debuginfod_opts[];	/* --debuginfod ... */
 extern const struct opt decode_filter_opts[];	/* --pid, --tid, -c, -C, -S ... */
 extern const struct opt decode_filter_opts_long[];	/* the same, long names only */
 extern const struct opt decode_output_opts_F[];	/* -f ..., -F is --fields */
 extern const struct opt decode_output_opts[];	/* -f ..., --fields only */
 extern const struct opt common_opts[];		/* -q, -v, -V */
+
+#define DEBUGINFOD_TIMEOUT_MAX	3600
 
 void decode_opts_init(struct decode_opts *d, struct sample_opts *s);
 int decode_opt(void *state, const struct opt *o, const char *as_typed, const char *arg);

@@ -3,6 +3,7 @@
  * A live run: sample a COMMAND, a process or the CPUs, and decode the
  * samples as they come, record them (-o), or both.
  */
+#define _GNU_SOURCE	/* execvpe */
 #include <errno.h>
 #include <inttypes.h>
 #include <poll.h>
@@ -26,6 +27,7 @@
 #include "../diag.h"
 #include "diag.h"
 #include "decode.h"
+#include "debuginfod.h"
 #include "live.h"
 
 static volatile sig_atomic_t interrupted;
@@ -218,6 +220,7 @@ static int live_prepare(struct live_args *o, struct live *lv)
  */
 static int command_fork(struct live_args *o, struct live *lv, struct live_run *run)
 {
+	char **env;	/* the user's, $DEBUGINFOD_URLS too */
 	int go_pipe[2];
 
 	image_prelearn(&lv->d.m, o->command[0]);
@@ -225,9 +228,11 @@ static int command_fork(struct live_args *o, struct live *lv, struct live_run *r
 		perror("perfregs-dump: pipe");
 		return EXIT_SETUP;
 	}
+	env = debuginfod_child_env();
 	run->child = fork();
 	if (run->child < 0) {
 		perror("perfregs-dump: fork");
+		debuginfod_child_env_free(env);
 		return EXIT_COMMAND;
 	}
 	if (run->child == 0) {
@@ -238,11 +243,12 @@ static int command_fork(struct live_args *o, struct live *lv, struct live_run *r
 		signal(SIGPIPE, SIG_DFL);	/* exec keeps SIG_IGN */
 		if (read(go_pipe[0], &b, 1) != 1)
 			_exit(127);
-		execvp(o->command[0], o->command);
+		execvpe(o->command[0], o->command, env);
 		fprintf(stderr, "perfregs-dump: cannot run %s: %s\n",
 			o->command[0], strerror(errno));
 		_exit(127);
 	}
+	debuginfod_child_env_free(env);
 	close(go_pipe[0]);
 	run->go_fd = go_pipe[1];
 	if (!o->s->all_cpus && o->s->pid < 0)
@@ -628,6 +634,8 @@ int live_run(struct live_args *a)
 	struct live *lv = calloc(1, sizeof(*lv));	/* big, and shared with the learner */
 	int ret;
 
+	if (debuginfod_refused_live(a->d))
+		return EXIT_USAGE;
 	if (!lv) {
 		fprintf(stderr, "perfregs-dump: out of memory\n");
 		return EXIT_SETUP;

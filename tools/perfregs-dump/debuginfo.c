@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Where libdwfl finds a file's separate debug information: here, and a
+ * debuginfod server only when the command asked for one.
+ *
+ * libdwfl's dwfl_standard_find_debuginfo() looks on this machine (by
+ * build-id, then by .gnu_debuglink name under the debug path), then, in
+ * elfutils 0.188, asks the Dwfl's own debuginfod client, which asks the
+ * servers of $DEBUGINFOD_URLS whenever that is set: with libdebuginfod's
+ * 90 s low-speed rule as its only timeout, and nothing said when the
+ * server is not there.  So: the commands take $DEBUGINFOD_URLS out of
+ * their environment at start (cmd/debuginfod.c) and put it back only
+ * to decode a recording with --debuginfod; should it be set all the
+ * same (a program linked with this library, the fuzzer), no server is
+ * asked: only the build-id search here.  When asked for, a query is
+ * given up past $DEBUGINFOD_MAXTIME (the command sets it: -ETIME, and
+ * unlike a progress function's cancel, no "not there" left in the
+ * cache for ten minutes), and each Dwfl's client gets a progress
+ * function that gives a file over the size budget up.  A server that
+ * cannot be reached is said once and never asked again.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <elfutils/debuginfod.h>
+#include "diag.h"
+#include "debuginfo.h"
+
+/* libdebuginfod, dlopen()ed as libdwfl does: the tool runs without it */
+static __typeof__(debuginfod_set_progressfn) *set_progressfn;
+static __typeof__(debuginfod_get_url) *get_url;
+
+/* Written once before decoding (debuginfo_server_use()), read by any thread. */
+static struct {
+	struct machine *mach;	/* whose diagnostics hear of the server */
+	char urls[256];		/* as the messages name them */
+	unsigned int timeout;	/* s: a query's, $DEBUGINFOD_MAXTIME */
+	uint64_t max_bytes;	/* no larger debug file is fetched */
+	bool on;
+	bool dead;		/* could not be reached: never asked again */
+} srv;
+
+/* This thread's query: had a server begun to send the file; too big? */
+static __thread struct {
+	bool answered;
+	bool too_big;
+} query;
+
+/*
+ * libdebuginfod calls it about once a second while a query runs (a, b:
+ * bytes come and expected, once a server sends the file; until then no
+ * URL).  Nonzero gives the query up.
+ */
+static int progress(debuginfod_client *c, long a, long b)
+{
+	if (!get_url(c))	/* no server is sending the file yet */
+		return 0;
+	query.answered = true;
+	if ((b > 0 && (uint64_t)b > srv.max_bytes) || (a > 0 && (uint64_t)a > srv.max_bytes)) {
+		query.too_big = true;
+		return 1;
+	}
+	return 0;
+}
+
+/* A query failed with rc (a negative errno from libdebuginfod, or -1). */
+static void query_failed(int rc)
+{
+	char why[64];
+
+	if (query.too_big || rc == -EFBIG) {
+		diag(srv.mach, "debuginfod: debug files larger than %llu bytes were not "
+		     "fetched (DEBUGINFOD_MAXSIZE)", (unsigned long long)srv.max_bytes);
+		return;
+	}
+	if (rc == -ETIME && query.answered) {
+		diag(srv.mach, "debuginfod: debug files that took longer than %u s to fetch "
+		     "were given up (--debuginfod-timeout)", srv.timeout);
+		return;
+	}
+	if (rc == -ETIME)
+		snprintf(why, sizeof(why), "no answer within %u s", srv.timeout);
+	else if (rc == -ECONNREFUSED || rc == -EHOSTUNREACH || rc == -ENETUNREACH ||
+		 rc == -ECONNRESET || rc == -ETIMEDOUT)
+		snprintf(why, sizeof(why), "%s", strerror(-rc));
+	else
+		return;		/* not there (404), or not found here */
+	if (!__atomic_exchange_n(&srv.dead, true, __ATOMIC_RELAXED))
+		diag(srv.mach, "debuginfod: cannot reach %s (%s): decoding on without it",
+		     srv.urls, why);
+}
+
+static bool server_named(void)
+{
+	const char *urls = getenv(DEBUGINFOD_URLS_ENV_VAR);
+
+	return urls && *urls;
+}
+
+int debuginfo_find(Dwfl_Module *mod, void **userdata, const char *modname,
+		   Dwarf_Addr base, const char *file_name, const char *debuglink_file,
+		   GElf_Word debuglink_crc, char **debuginfo_file_name)
+{
+	int fd;
+
+	if (!server_named())	/* libdwfl's client asks nothing */
+		return dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name,
+						    debuglink_file, debuglink_crc,
+						    debuginfo_file_name);
+	if (!srv.on || __atomic_load_n(&srv.dead, __ATOMIC_RELAXED))
+		/* a server named, not to be asked: by build-id, here only */
+		return dwfl_build_id_find_debuginfo(mod, userdata, modname, base, file_name,
+						    debuglink_file, debuglink_crc,
+						    debuginfo_file_name);
+	query.answered = query.too_big = false;
+	fd = dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name,
+					  debuglink_file, debuglink_crc, debuginfo_file_name);
+	if (fd < 0)
+		query_failed(fd);
+	return fd;
+}
+
+/*
+ * Every module is reported with its file open (images.c), so libdwfl
+ * never looks for one; were it to, no server is asked for executables.
+ */
+int debuginfo_find_elf(Dwfl_Module *mod, void **userdata, const char *modname,
+		       Dwarf_Addr base, char **file_name, Elf **elfp)
+{
+	if (server_named()) {
+		*elfp = NULL;
+		errno = 0;
+		return -1;
+	}
+	return dwfl_build_id_find_elf(mod, userdata, modname, base, file_name, elfp);
+}
+
+Dwfl *debuginfo_dwfl_begin(const Dwfl_Callbacks *cbs)
+{
+	Dwfl *dwfl = dwfl_begin(cbs);
+	debuginfod_client *c;
+
+	if (dwfl && srv.on && (c = dwfl_get_debuginfod_client(dwfl)))
+		set_progressfn(c, progress);
+	return dwfl;
+}
+
+int debuginfo_server_use(struct machine *mach, const char *urls, unsigned int timeout,
+			 uint64_t max_bytes, char *err, size_t len)
+{
+	static const Dwfl_Callbacks probe = { .find_debuginfo = debuginfo_find };
+	void *so = dlopen(DEBUGINFOD_SONAME, RTLD_LAZY);
+	Dwfl *dwfl;
+	bool client;
+
+	if (so) {
+		set_progressfn = (__typeof__(set_progressfn))dlsym(so, "debuginfod_set_progressfn");
+		get_url = (__typeof__(get_url))dlsym(so, "debuginfod_get_url");
+	}
+	if (!set_progressfn || !get_url) {
+		snprintf(err, len, "%s is not installed (Debian: libdebuginfod1)",
+			 DEBUGINFOD_SONAME);
+		return -1;
+	}
+	dwfl = dwfl_begin(&probe);
+	client = dwfl && dwfl_get_debuginfod_client(dwfl);
+	dwfl_end(dwfl);
+	if (!client) {
+		snprintf(err, len, "this libdw has no debuginfod client");
+		return -1;
+	}
+	srv.mach = mach;
+	snprintf(srv.urls, sizeof(srv.urls), "%s", urls);
+	srv.timeout = timeout;
+	srv.max_bytes = max_bytes;
+	srv.dead = false;
+	srv.on = true;
+	return 0;
+}
+
+void debuginfo_server_end(struct machine *mach)
+{
+	if (srv.mach == mach) {
+		srv.on = false;
+		srv.mach = NULL;
+	}
+}
