@@ -44,7 +44,7 @@ def main():
     data = os.path.join(tmp, "jit.data")
     r = subprocess.run(["perf", "record", "-q", "-e", "cpu-clock", "-c", "100000", "-o", data,
                         "--", node, "--perf-basic-prof", js],
-                       capture_output=True, text=True, timeout=120)
+                       capture_output=True, text=True, timeout=120, cwd=tmp)
     if r.returncode:
         print(f"ok - {WHAT} # SKIP perf record cannot sample here: {r.stderr.strip()[:100]}")
         return 0
