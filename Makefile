@@ -110,10 +110,10 @@ MOD_SRCS	:= $(wildcard module/*.c module/*.h) module/Kbuild include/uapi/linux/p
 		   $(wildcard include/perfregs/*.h)
 
 # test programs linked against the decoder's library (one rule below)
-HOST_LINKED	:= mkrec mksimd mkmaps mkhostile elfpeek mksb mklatevdso mkexec mkseed mksnap \
+HOST_LINKED	:= mkrec mksimd mkmaps mkhostile elfpeek mksb mklatevdso mkexec mkseed mksnap mkjit \
 		   mkorder mkstorm mkversions mkbig mkadopt mkunwind mkwrap mkbomb racefile pltnames
 HOST_TESTS	:= $(addprefix $(BUILD)/,$(HOST_LINKED)) $(BUILD)/fuzz_recording \
-		   $(BUILD)/big_target $(BUILD)/dl_target \
+		   $(BUILD)/big_target $(BUILD)/dl_target $(BUILD)/jit_target \
 		   $(BUILD)/plug_a.so $(BUILD)/plug_b.so $(BUILD)/walk \
 		   $(BUILD)/failalloc.so
 CHECKPATCH	:= $(BUILD)/linux/scripts/checkpatch.pl
@@ -173,7 +173,8 @@ host-tests: $(HOST_TESTS) $(CHECKPATCH)
 # and cut by someone else while it is decoded), mkbig (large recordings
 # of known stacks in big_target, for the decoder's memory), mkwrap
 # (frame pointers whose reads wrap around 2^64), mkbomb (recordings small
-# on disk made to cost the decoder memory or open files).
+# on disk made to cost the decoder memory or open files), mkjit (samples
+# in JIT code named by a perf map).
 $(addprefix $(BUILD)/,$(HOST_LINKED)): $(BUILD)/%: tests/%.c $(TOOL_LIB) | $(PB_H)
 	@mkdir -p $(OBJ)/tests
 	$(CC) $(CFLAGS) $(WARN) $(TOOL_INC) -MMD -MP -MF $(OBJ)/tests/$*.d -MT $@ \
@@ -188,6 +189,9 @@ $(BUILD)/walk: tests/walk.c tools/lib/libperfregs.c tools/lib/libperfregs.h incl
 	$(CC) $(CFLAGS) $(WARN) $(UAPI) -o $@ tests/walk.c tools/lib/libperfregs.c
 $(BUILD)/dl_target: tests/dl_target.c
 	$(CC) -O2 -g -Wall -o $@ $< -ldl
+# a process with JIT code and its perf map (mkjit, jitmap.c's tests)
+$(BUILD)/jit_target: tests/jit_target.c
+	$(CC) -O1 -g $(WARN) -o $@ $<
 # allocations that fail, for the paths out of memory (LD_PRELOAD)
 $(BUILD)/failalloc.so: tests/failalloc.c
 	@mkdir -p $(BUILD)

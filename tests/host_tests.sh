@@ -17,6 +17,8 @@
 #                  check and make demo as first commands
 #   14 debuginfod  debug files from a debuginfod server, only when asked;
 #                  a server that cannot be reached; the fuzzer asks none
+#   15 jit         JIT code named by its perf map, live and from a
+#                  recording; hostile maps; against perf on node
 # usage: tests/host_tests.sh [BUILD_DIR] [FUZZ_SECONDS]
 set -u
 B=$(realpath -m "${1:-build}")	# absolute: some tests run in other directories

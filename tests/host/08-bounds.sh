@@ -511,6 +511,9 @@ if [ -x "$B/fuzz_recording" ]; then
 	for f in sb order victim; do
 		[ -s "$T/$f.prf" ] && cp "$T/$f.prf" "$T/corpus/"
 	done
+	# a JIT map item (jitmap.c): the scan before the samples and its parser
+	printf '1000 40 jit_a\n0x1020 0x40 jit_b\n' > "$T/corpus_jit.map"
+	"$B/mkjit" "$T/corpus/jit.prf" 4242 --map "$T/corpus_jit.map" 4242 1010 1030 > /dev/null
 	# made-up stacks over this machine's vDSO, the image in the recording:
 	# what the harness unwinds (its --symfs lets no other file in)
 	"$B/mkunwind" "$T/corpus/unwind.prf" 1 16 64:vdso

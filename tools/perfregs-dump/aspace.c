@@ -38,6 +38,7 @@
 #include "vdso.h"
 #include "learnt.h"
 #include "diag.h"
+#include "jitmap.h"
 #include "aspace.h"
 
 /*
@@ -198,7 +199,9 @@ struct task_maps *maps_for_sample(struct machine *mach,
 /*
  * The symbol of user address ip of sample s, in its task's mappings
  * then; *path (if not NULL) the file of the mapping that holds it, or
- * "" (until the end of the session).
+ * "" (until the end of the session).  An address in none of them (JIT
+ * code lies in anonymous mappings, which are not kept) is named by the
+ * process's perf map, if it has one (jitmap.c), and *path is the map's.
  */
 int user_symbol(struct machine *mach, const struct perfregs_rec_sample *s,
 		uint64_t ip, char *buf, size_t len, const char **path)
@@ -208,15 +211,13 @@ int user_symbol(struct machine *mach, const struct perfregs_rec_sample *s,
 
 	if (path)
 		*path = "";
-	if (!tm)
-		return -1;
-	for (i = 0; i < tm->n; i++)
+	for (i = 0; tm && i < tm->n; i++)
 		if (ip >= tm->m[i].start && ip < tm->m[i].end) {
 			if (path && tm->m[i].path)
 				*path = tm->m[i].path;
 			return mapping_symbol(mach, &tm->m[i], ip, ip, buf, len);
 		}
-	return -1;
+	return jitmap_symbol(mach, s->pid, ip, ip, buf, len, path);
 }
 
 /*

@@ -101,6 +101,22 @@ void learnt_blob(struct machine *mach, const struct blob *b, const void *data)
 	push(mach, it);
 }
 
+void learnt_jitmap(struct machine *mach, uint32_t pid, uint32_t nspid, char *text,
+		   size_t len)
+{
+	struct learnt_item *it;
+
+	if (!mach->learnt.on || !(it = item(LEARNT_JITMAP, NULL))) {
+		free(text);
+		return;
+	}
+	it->data = text;
+	it->len = len;
+	it->pid = pid;
+	it->nspid = nspid;
+	push(mach, it);
+}
+
 struct learnt_item *learnt_take(struct machine *mach)
 {
 	struct learnt_queue *q = &mach->learnt;

@@ -23,6 +23,9 @@ void learnt_maps(struct machine *mach, const struct task_maps *tm);
 void learnt_ksym(struct machine *mach, const struct ksym *k);
 void learnt_sb(struct machine *mach, const struct sb_event *ev);
 void learnt_blob(struct machine *mach, const struct blob *b, const void *data);
+/* A JIT map's lines, text (malloc()ed, len bytes): the queue's now, freed if off. */
+void learnt_jitmap(struct machine *mach, uint32_t pid, uint32_t nspid, char *text,
+		   size_t len);
 /* Is anyone handing on what is learnt? */
 bool learnt_on(const struct machine *mach);
 /* What was queued, oldest first, taken out of the queue: the caller's. */

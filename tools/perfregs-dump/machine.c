@@ -14,6 +14,7 @@
  *             from here (files.c); an executable's ELF facts (images.c);
  *             a vDSO image (vdso.c)
  *   ksyms     the kernel's symbols (ksyms.c)
+ *   jitmap    JIT code's names from perf maps (jitmap.c)
  */
 #include <pthread.h>
 #include "images.h"
@@ -23,6 +24,7 @@
 #include "maps.h"
 #include "files.h"
 #include "ksyms.h"
+#include "jitmap.h"
 #include "learnt.h"
 #include "diag.h"
 #include "machine.h"
@@ -39,6 +41,7 @@ void machine_free(struct machine *mach)
 	dsos_free(mach);
 	maps_free(mach);
 	ksyms_free(mach);
+	jitmap_free(mach);
 	files_free(mach);
 	learnt_free(mach);
 	diag_free(mach);

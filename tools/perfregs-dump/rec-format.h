@@ -32,9 +32,15 @@
  *                 do not know the kind skip it)
  *     ITEM_BLOB   an ELF image that is no file (a vDSO), once per build-id:
  *                 struct item_blob + the image, padded
+ *     ITEM_JITMAP a process's perf map (/tmp/perf-NSPID.map) as jitmap.c
+ *                 took it: struct item_jitmap + "START SIZE NAME\n" lines,
+ *                 padded.  Written at the end of a recording, before the
+ *                 end item, with the lines written until then: a reader
+ *                 of a file (not a pipe) reads these first (session.c), so
+ *                 that a line written after a sample still names it
  *
  * Everything a sample's decoding needs (its image, maps, side-band
- * events, kernel symbol) is written before the sample.  A reader skips
+ * events, kernel symbol) is written before the sample, but JIT maps.  A reader skips
  * items of a type it does not know, unread.  The reader checks every size
  * against the file and against the most a writer makes of its type
  * (item_max()), and stops at the first malformed item with its offset.
@@ -53,7 +59,7 @@
 
 enum {
 	ITEM_INFO = 1, ITEM_IMAGE, ITEM_MAPS, ITEM_KSYM, ITEM_KREC, ITEM_END, ITEM_SB,
-	ITEM_BLOB,
+	ITEM_BLOB, ITEM_JITMAP,
 };
 
 /*
@@ -76,6 +82,7 @@ enum {
  *   SB     struct item_sb and a perf MMAP2 file name (PATH_MAX at most;
  *          the kernel's d_path() buffer) or a comm
  *   BLOB   an image of BLOB_MAX bytes at most
+ *   JITMAP struct item_jitmap and JITMAP_FILE_MAX bytes of lines (types.h)
  * Items of a type this tool does not know are gone past unbuffered,
  * whatever their size.
  */
@@ -89,6 +96,7 @@ enum {
 #define END_MAX		(8 + 8 + 8 * PERFREGS_LOST_SLOTS)
 #define SB_MAX		ITEM_ALIGN(8 + 72 + PATH_MAX)
 #define BLOB_ITEM_MAX	(8 + 8 + (uint64_t)BLOB_MAX)
+#define JITMAP_ITEM_MAX	ITEM_ALIGN(8 + 16 + (uint64_t)JITMAP_FILE_MAX)
 
 /* The most a writer puts in an item of type; 0 for a type not known. */
 static inline uint64_t item_max(uint32_t type)
@@ -110,6 +118,8 @@ static inline uint64_t item_max(uint32_t type)
 		return SB_MAX;
 	case ITEM_BLOB:
 		return BLOB_ITEM_MAX;
+	case ITEM_JITMAP:
+		return JITMAP_ITEM_MAX;
 	}
 	return 0;
 }
@@ -167,6 +177,13 @@ struct item_sb {
 struct item_blob {
 	uint32_t kind;		/* 1: a vDSO */
 	uint32_t size;		/* of the image that follows */
+};
+
+struct item_jitmap {
+	uint32_t pid;		/* as the samples name the process */
+	uint32_t nspid;		/* its pid in its own namespace: the map's name */
+	uint32_t len;		/* bytes of lines that follow */
+	uint32_t zero;
 };
 
 struct item_end {

@@ -426,6 +426,7 @@ struct rec_input {
 	struct rec_file_header h;
 	const char *path;	/* as messages name it */
 	bool own_fd;		/* not standard input's */
+	uint64_t at;		/* where the recording starts in the file */
 };
 
 int rec_open(const char *path, struct rec_input **inp, struct perfregs_config *cfg,
@@ -460,6 +461,7 @@ int rec_open(const char *path, struct rec_input **inp, struct perfregs_config *c
 	if (S_ISREG(st.st_mode) && std_in)
 		at = lseek(in->s.fd, 0, SEEK_CUR);
 	in->s.seekable = S_ISREG(st.st_mode) && at >= 0 && at <= st.st_size;
+	in->at = in->s.seekable ? (uint64_t)at : 0;
 	in->s.size = in->s.seekable ? (uint64_t)(st.st_size - at) : UINT64_MAX;
 	in->s.chunk = chunk_new(&in->s, in->s.cap);
 	if (!in->s.chunk) {
@@ -485,6 +487,18 @@ int rec_open(const char *path, struct rec_input **inp, struct perfregs_config *c
 uint64_t rec_input_size(const struct rec_input *in)
 {
 	return in->s.seekable ? in->s.size : 0;
+}
+
+bool rec_input_where(const struct rec_input *in, struct rec_where *w)
+{
+	if (in->s.fd >= 0 && !in->s.seekable)
+		return false;
+	w->fd = in->s.fd;
+	w->mem = in->s.fd < 0 ? in->s.mem : NULL;
+	w->at = in->at;
+	w->first = in->h.header_size;
+	w->size = in->s.size;
+	return true;
 }
 
 uint32_t rec_input_version(const struct rec_input *in)
@@ -800,6 +814,24 @@ static int item_end(struct rec_item *it, const unsigned char *body, uint64_t ble
 	return 0;
 }
 
+/* ITEM_JITMAP: a process's perf map, its lines (jitmap.c); rec-scan.c's too */
+int rec_item_jitmap(struct rec_item *it, const unsigned char *body, uint64_t blen,
+		    char *err, size_t errlen)
+{
+	struct item_jitmap ij;
+
+	if (blen < sizeof(ij))
+		return rec_bad(err, errlen, it->off, "short JIT map item");
+	memcpy(&ij, body, sizeof(ij));
+	if (ij.len > blen - sizeof(ij) || ij.len > JITMAP_FILE_MAX)
+		return rec_bad(err, errlen, it->off, "JIT map item claims more than it holds");
+	it->jitmap.pid = ij.pid;
+	it->jitmap.nspid = ij.nspid;
+	it->jitmap.text = (const char *)body + sizeof(ij);
+	it->jitmap.len = ij.len;
+	return 0;
+}
+
 /* The item at hand, whole in the window: parsed by its type. */
 static int item_parse(struct rec_input *in, struct rec_item *it, char *err, size_t errlen)
 {
@@ -823,6 +855,8 @@ static int item_parse(struct rec_input *in, struct rec_item *it, char *err, size
 		return item_sb(it, body, blen, err, errlen);
 	case ITEM_BLOB:
 		return item_blob(it, body, blen, err, errlen);
+	case ITEM_JITMAP:
+		return rec_item_jitmap(it, body, blen, err, errlen);
 	case ITEM_END:
 		return item_end(it, body, blen, err, errlen);
 	}

@@ -73,6 +73,11 @@ struct rec_item {
 			uint32_t size;
 		} blob;
 		struct {
+			uint32_t pid, nspid;
+			const char *text;		/* lines, len bytes */
+			uint32_t len;
+		} jitmap;
+		struct {
 			uint64_t produced;
 			uint64_t lost[PERFREGS_LOST_MAX];
 		} end;
@@ -106,6 +111,18 @@ uint32_t rec_input_abi_major(const struct rec_input *in);
 uint32_t rec_input_abi_minor(const struct rec_input *in);
 /* The recording's format version (REC_VERSION when this tool wrote it). */
 uint32_t rec_input_version(const struct rec_input *in);
+/*
+ * Where its items lie, for a second reader (rec-scan.c) that leaves the
+ * first where it is: the file (fd, read with pread() at at + offset) or
+ * the memory (mem), the first item's offset and the recording's size.
+ * False for a pipe: its bytes are read once.
+ */
+struct rec_where {
+	int fd;
+	const unsigned char *mem;
+	uint64_t at, first, size;
+};
+bool rec_input_where(const struct rec_input *in, struct rec_where *w);
 /* Its bytes, when a regular file says so; 0 for a pipe. */
 uint64_t rec_input_size(const struct rec_input *in);
 /*
@@ -122,5 +139,9 @@ void rec_info_parse(struct rec_info *in, char *event_name, size_t event_len,
 		    const char *p, const char *end);
 void rec_info_free(struct rec_info *in);
 void mappings_free(struct mapping *m, unsigned int n);
+
+/* An ITEM_JITMAP's body (after its header) parsed into it. */
+int rec_item_jitmap(struct rec_item *it, const unsigned char *body, uint64_t blen,
+		    char *err, size_t errlen);
 
 #endif

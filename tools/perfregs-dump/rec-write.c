@@ -587,6 +587,14 @@ void rec_blob(void *arg, const struct blob *b, const void *data)
 	put_item(arg, ITEM_BLOB, &ib, sizeof(ib), data, b->size);
 }
 
+void rec_jitmap(void *arg, uint32_t pid, uint32_t nspid, const char *text, size_t len)
+{
+	struct item_jitmap ij = { pid, nspid, (uint32_t)len, 0 };
+
+	if (len <= JITMAP_FILE_MAX)	/* else no reader takes it */
+		put_item(arg, ITEM_JITMAP, &ij, sizeof(ij), text, len);
+}
+
 void rec_ksym(void *arg, const struct ksym *k)
 {
 	struct item_ksym ik = { k->start, k->end };
@@ -651,6 +659,12 @@ static void tool_blob(struct tool *t, const struct blob *b, const void *data)
 	rec_blob(container_of(t, struct recorder, tool), b, data);
 }
 
+static void tool_jitmap(struct tool *t, uint32_t pid, uint32_t nspid, const char *text,
+			size_t len)
+{
+	rec_jitmap(container_of(t, struct recorder, tool), pid, nspid, text, len);
+}
+
 struct tool *rec_tool(struct recorder *r)
 {
 	r->tool.image = tool_image;
@@ -658,5 +672,6 @@ struct tool *rec_tool(struct recorder *r)
 	r->tool.sb = tool_sb;
 	r->tool.ksym = tool_ksym;
 	r->tool.blob = tool_blob;
+	r->tool.jitmap = tool_jitmap;
 	return &r->tool;
 }

@@ -29,6 +29,7 @@ void rec_maps(void *arg, const struct task_maps *tm);
 void rec_ksym(void *arg, const struct ksym *k);
 void rec_sb(void *arg, const struct sb_event *ev);
 void rec_blob(void *arg, const struct blob *b, const void *data);
+void rec_jitmap(void *arg, uint32_t pid, uint32_t nspid, const char *text, size_t len);
 /* The recorder as a tool of the session: what it hands over, written. */
 struct tool *rec_tool(struct recorder *r);
 int rec_discard(struct recorder *r, struct stat *st);

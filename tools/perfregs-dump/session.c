@@ -21,11 +21,13 @@
 #include "pool.h"
 #include "rec-format.h"
 #include "rec-read.h"
+#include "rec-scan.h"
 #include "learnt.h"
 #include "machine.h"
 #include "unwind.h"
 #include "folded.h"
 #include "filter.h"
+#include "jitmap.h"
 #include "session.h"
 
 /* A checked record to the tool: sample() or lost(). */
@@ -188,6 +190,15 @@ static int deliver(struct session *d, struct tool *t, const struct rec_item *it,
 		if (space_event(&d->m, &it->sb) && t->sb)
 			t->sb(t, &it->sb);
 		break;
+	case ITEM_JITMAP:
+		/* read before the samples already (scan_jitmap()), unless from a pipe */
+		if (!jitmap_scanned(&d->m))
+			jitmap_load(&d->m, it->jitmap.pid, it->jitmap.nspid, it->jitmap.text,
+				    it->jitmap.len);
+		if (t->jitmap)
+			t->jitmap(t, it->jitmap.pid, it->jitmap.nspid, it->jitmap.text,
+				  it->jitmap.len);
+		break;
 	case ITEM_BLOB:
 		/* an image it cannot use (another kind): decode without */
 		if (it->blob.kind == 1) {
@@ -198,6 +209,19 @@ static int deliver(struct session *d, struct tool *t, const struct rec_item *it,
 		break;
 	}
 	return 0;
+}
+
+/*
+ * A recording's JIT maps, written at its end with every line the map
+ * had then, are read before its samples, as perf reads a map at report
+ * time: a line written after a sample names it.  From a pipe they can
+ * only be read in turn, after the samples: those are not named.
+ */
+static void scan_jitmap(void *arg, const struct rec_item *it)
+{
+	struct session *d = arg;
+
+	jitmap_load(&d->m, it->jitmap.pid, it->jitmap.nspid, it->jitmap.text, it->jitmap.len);
 }
 
 int session_read(struct session *d, struct tool *t, struct rec_input *in,
@@ -214,6 +238,8 @@ int session_read(struct session *d, struct tool *t, struct rec_input *in,
 	d->info.cfg_known = true;
 	d->info.abi_major = rec_input_abi_major(in);
 	d->info.abi_minor = rec_input_abi_minor(in);
+	if (d->o.symbols && rec_scan(in, ITEM_JITMAP, scan_jitmap, d))
+		jitmap_set_scanned(&d->m);
 	for (;;) {
 		if (pool_malformed(d, NULL))
 			goto out;	/* a worker found one: nothing after it counts */
@@ -363,6 +389,10 @@ void session_forward_learnt(struct session *d, struct tool *t)
 		case LEARNT_BLOB:
 			if (t->blob)
 				t->blob(t, it->what, it->data);
+			break;
+		case LEARNT_JITMAP:
+			if (t->jitmap)
+				t->jitmap(t, it->pid, it->nspid, it->data, it->len);
 			break;
 		}
 	}

@@ -25,6 +25,9 @@ struct tool {
 	/* a kernel symbol, a vDSO image: added */
 	void (*ksym)(struct tool *t, const struct ksym *k);
 	void (*blob)(struct tool *t, const struct blob *b, const void *data);
+	/* a JIT map's lines (jitmap.c) of process pid, nspid in its namespace */
+	void (*jitmap)(struct tool *t, uint32_t pid, uint32_t nspid, const char *text,
+		       size_t len);
 	/*
 	 * The samples are printed by the threads of --threads (pool.c,
 	 * record_print()) instead of sample() and lost() on the reading

@@ -141,6 +141,23 @@ struct blob {
 	struct blob *next;
 };
 #define BLOB_MAX	(1 << 20)	/* a vDSO is some 8 KiB */
+/*
+ * The budgets of jitmap.c (docs/perfregs-dump.1, JIT CODE): bytes of a map file
+ * read (and of a recording's item of it), bytes of one line, entries of
+ * one process, bytes kept (entries and names) across all processes, and
+ * processes.  A line over its budget, with a size of 0, or with an end
+ * past 2^64 is skipped; what goes over the others is left out, said once.
+ */
+#define JITMAP_FILE_MAX		(16U << 20)
+#define JITMAP_LINE_MAX		4096
+#define JITMAP_ENTRIES_MAX	(1U << 18)
+#define JITMAP_TOTAL_MAX	(64ULL << 20)
+#define JITMAP_PROCS_MAX	1024
+/* live: a map is read again for an address it does not name at most this often */
+#define JITMAP_REREAD_NS	100000000ULL
+/* live: map files kept open, so that a task's map stays readable after it exits */
+#define JITMAP_FDS_MAX		32
+
 #define BLOBS_MAX	16	/* one per ABI and boot: a recording has 3 at most */
 
 /*
@@ -282,14 +299,18 @@ struct rec_info {
  * an image, maps, a kernel symbol or a vDSO it keeps until the end, or
  * a copy of a side-band event.
  */
-enum learnt_kind { LEARNT_IMAGE = 1, LEARNT_MAPS, LEARNT_KSYM, LEARNT_SB, LEARNT_BLOB };
+enum learnt_kind {
+	LEARNT_IMAGE = 1, LEARNT_MAPS, LEARNT_KSYM, LEARNT_SB, LEARNT_BLOB, LEARNT_JITMAP,
+};
 
 struct learnt_item {
 	enum learnt_kind kind;
 	const void *what;		/* image, task_maps, ksym, blob */
 	struct sb_event ev;		/* LEARNT_SB, with name and local below */
 	char *name, *local;
-	void *data;			/* LEARNT_BLOB: the image's bytes */
+	void *data;			/* LEARNT_BLOB: the image's bytes; LEARNT_JITMAP: */
+	size_t len;			/* a map's lines (jitmap.c), of len bytes, */
+	uint32_t pid, nspid;		/* of process pid, nspid in its namespace */
 	struct learnt_item *next;
 };
 
@@ -358,6 +379,7 @@ struct machine {
 	unsigned int norphans;
 	uint64_t rebuild_stamp;		/* children_rebuild()'s, per late event */
 	struct blob *blobs;		/* vDSO images */
+	struct jitmaps *jit;		/* JIT code's perf maps (jitmap.c) */
 	unsigned int nblobs;
 	size_t space_bytes;		/* of the versions of spaces (aspace.c) */
 	size_t space_names;		/* of the names of their events */

@@ -29,6 +29,7 @@
 #include "debuginfo.h"
 #include "dso.h"
 #include "aspace.h"
+#include "jitmap.h"
 #include "unwind.h"
 #include "cfi.h"
 
@@ -495,6 +496,13 @@ unwound:
 			memcpy(frames[i].dso, m->path, len);
 			frames[i].dso[len] = 0;
 			break;
+		}
+		if (j == c.tm->n) {	/* in no file: JIT code, its perf map's (jitmap.c) */
+			const char *dso = NULL;
+
+			if (!jitmap_symbol(&d->m, c.tm->pid, frames[i].lookup, frames[i].ip,
+					   frames[i].sym, sizeof(frames[i].sym), &dso) && dso)
+				snprintf(frames[i].dso, sizeof(frames[i].dso), "%s", dso);
 		}
 	}
 	return c.n;

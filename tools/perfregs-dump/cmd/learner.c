@@ -16,6 +16,7 @@
 #include "../maps.h"
 #include "../aspace.h"
 #include "../util.h"
+#include "../jitmap.h"
 #include "learner.h"
 
 void learn_task(struct session *d, struct learnt *memo, int cpu,
@@ -25,6 +26,9 @@ void learn_task(struct session *d, struct learnt *memo, int cpu,
 
 	if (learnt_already(memo, cpu, s))
 		return;
+	/* where its perf map is, while it lives (jitmap.c), when JIT code names samples */
+	if (d->o.symbols)
+		jitmap_note(&d->m, s->pid);
 	if (!image_learn(&d->m, s) && s->image_ino)
 		return;		/* not known (yet): no memo */
 	/* the side-band tells about a tracked process: no /proc for it */

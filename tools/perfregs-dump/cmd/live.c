@@ -25,6 +25,7 @@
 #include "../session.h"
 #include "../learnt.h"
 #include "../diag.h"
+#include "../jitmap.h"
 #include "diag.h"
 #include "decode.h"
 #include "debuginfod.h"
@@ -508,6 +509,9 @@ static void live_finish(const struct live_args *o, struct live *lv, struct live_
 
 	if (live_drain(r, lv) == -EBADMSG)
 		run->exit_code = EXIT_DATA;
+	/* the JIT maps to their ends, for the recording: lines written after a sample */
+	if (lv->rec && d->o.symbols)
+		jitmap_final(&d->m);
 	if (!d->o.quiet)
 		diag_print(&d->m, stderr);
 

@@ -1,0 +1,131 @@
+# shellcheck shell=bash
+# Host tests, part of tests/host_tests.sh (which sets B, T, SECS,
+# I386_SKIP and m32_part, and runs the parts in order): JIT code named
+# by its perf map (jitmap.c): live, from a recording after the map is
+# gone, a line written after the samples, a hostile map and item, and
+# node --perf-basic-prof against perf.
+
+jit_hex() { printf '%x' $(( 0x$1 + $2 )); }
+jit_wait() {	# the target's address, once it wrote its map
+	local i
+	for i in $(seq 100); do [ -s "$1" ] && break; sleep 0.05; done
+	cat "$1"
+}
+
+if [ -x "$B/mkjit" ] && [ -x "$B/jit_target" ]; then
+	"$B/jit_target" > "$T/jit.addr" &
+	jp=$!
+	jb=$(jit_wait "$T/jit.addr")
+	jlive=$("$B/mkjit" "$T/jit.prf" "$jp" --late "$jb" "$(jit_hex "$jb" 0x50)" \
+		"$(jit_hex "$jb" 0x108)" "$(jit_hex "$jb" 0x3000)" 2> "$T/jit.err")
+	kill "$jp"; wait "$jp" 2>/dev/null
+	rm -f "/tmp/perf-$jp.map"
+	want="$jb LazyCompile:*hot /tmp/hot.js:1+0x0 /tmp/perf-$jp.map
+$(jit_hex "$jb" 0x50) jit_two+0x10 /tmp/perf-$jp.map
+$(jit_hex "$jb" 0x108) none none
+$(jit_hex "$jb" 0x3000) none none"
+	if [ "$jlive" = "$want" ]; then
+		echo "ok - live: an IP in JIT code is named by /proc/PID/root/tmp/perf-PID.map, the map as dso"
+	else
+		echo "not ok - live: JIT code named by its perf map"
+		diff <(echo "$want") <(echo "$jlive") | sed 's/^/# /'
+	fi
+	# -i: the recording's lines, the file deleted; the line written
+	# after the samples names the third
+	jgot=$("$B/perfregs-dump" script -q -i "$T/jit.prf" -F ip,sym,dso)
+	want="ip 0x$jb (LazyCompile:*hot /tmp/hot.js:1+0x0) (/tmp/perf-$jp.map)
+ip 0x$(jit_hex "$jb" 0x50) (jit_two+0x10) (/tmp/perf-$jp.map)
+ip 0x$(jit_hex "$jb" 0x108) (jit_late+0x8) (/tmp/perf-$jp.map)
+ip 0x$(jit_hex "$jb" 0x3000)"
+	if [ "$jgot" = "$want" ]; then
+		echo "ok - -i: JIT code named by the recording's map after the file is deleted, a line written after the sample too"
+	else
+		echo "not ok - -i: JIT code named by the recording's map"
+		diff <(echo "$want") <(echo "$jgot") | sed 's/^/# /'
+	fi
+	# every output: JSON, folded, the flame graph, report, pprof
+	jbad=""
+	"$B/perfregs-dump" script -q -i "$T/jit.prf" -f json |
+		grep -q '"sym":"jit_late+0x8"' || jbad="$jbad json"
+	"$B/perfregs-dump" script -q -i "$T/jit.prf" -f folded --flamegraph "$T/jit.svg" |
+		grep -qx 'jit;jit_late 1' || jbad="$jbad folded"
+	grep -q 'jit_late' "$T/jit.svg" || jbad="$jbad flamegraph"
+	"$B/perfregs-dump" report -q -i "$T/jit.prf" 2>/dev/null |
+		grep -q "perf-$jp.map  *\[\.\] jit_late" || jbad="$jbad report"
+	if "$B/perfregs-dump" convert -q --to pprof -i "$T/jit.prf" -o "$T/jit.pb.gz" &&
+	   command -v go > /dev/null; then
+		timeout 120 go tool pprof -raw "$T/jit.pb.gz" 2>/dev/null | grep -q ' jit_late ' ||
+			jbad="$jbad pprof"
+	fi
+	# from a pipe the map comes after the samples: they are not named
+	cat "$T/jit.prf" | "$B/perfregs-dump" script -q -i - -F ip,sym | grep -q jit_late &&
+		jbad="$jbad pipe"
+	if [ -z "$jbad" ]; then
+		echo "ok - JIT names in JSON, folded stacks, the flame graph, report and pprof (a pipe names none)"
+	else
+		echo "not ok - JIT names missing in:$jbad"
+	fi
+	# the item is hostile input: a length past its item, one past 2^32
+	if python3 - "$T/jit.prf" "$T/jit_bad.prf" <<'PY'
+import struct, sys
+b = bytearray(open(sys.argv[1], "rb").read())
+off = struct.unpack_from("<I", b, 8)[0]
+while off + 8 <= len(b):
+    t, s = struct.unpack_from("<II", b, off)
+    if t == 9:
+        struct.pack_into("<I", b, off + 16, s)   # len: more than the item holds
+        break
+    off += s
+else:
+    sys.exit(1)
+open(sys.argv[2], "wb").write(b)
+PY
+	then
+		"$B/perfregs-dump" script -q -i "$T/jit_bad.prf" > /dev/null 2> "$T/jit_bad.err"
+		rc=$?
+		if [ $rc = 4 ] && grep -q 'JIT map item claims more than it holds' "$T/jit_bad.err"; then
+			echo "ok - a JIT map item claiming more than it holds is refused (exit 4)"
+		else
+			echo "not ok - a malformed JIT map item: exit $rc, $(head -c 200 "$T/jit_bad.err")"
+		fi
+	else
+		echo "not ok - a malformed JIT map item (no item in the recording)"
+	fi
+else
+	echo "not ok - JIT code named by its perf map (no mkjit or jit_target)"
+fi
+
+# a hostile map: a line of 10000 bytes, sizes of 0 and past 2^64, no
+# numbers, 17 digits, overlaps, an escape sequence, 21 MiB of lines past
+# the entries' and the file's budgets: bounded, the good lines name
+if [ -x "$B/mkjit" ] && [ -x "$B/jit_target" ]; then
+	"$B/jit_target" hostile > "$T/jith.addr" &
+	jp=$!
+	jb=$(jit_wait "$T/jith.addr")
+	for i in $(seq 100); do	# the whole map
+		[ "$(stat -c %s "/tmp/perf-$jp.map" 2>/dev/null)" -gt 20000000 ] && break
+		sleep 0.05
+	done
+	jt0=$(date +%s%N)
+	"$B/mkjit" "$T/jith.prf" "$jp" "$(jit_hex "$jb" 0x10)" "$(jit_hex "$jb" 0x210)" \
+		"$(jit_hex "$jb" 0x310)" "$(jit_hex "$jb" 0x410)" "$(jit_hex "$jb" 0x510)" \
+		"$(jit_hex "$jb" 0x610)" 100010 ffffffffffffff10 > /dev/null 2> "$T/jith.err"
+	kill "$jp"; wait "$jp" 2>/dev/null
+	rm -f "/tmp/perf-$jp.map"
+	jgot=$( (/usr/bin/time -f '%M' "$B/perfregs-dump" script -q -i "$T/jith.prf" -F sym \
+		2> "$T/jith.rss") | tr '\n' ' ')
+	jms=$(( ($(date +%s%N) - jt0) / 1000000 ))
+	jrss=$(tail -1 "$T/jith.rss")
+	jsize=$(stat -c %s "$T/jith.prf")
+	want="(jit_outer+0x10) (jit_inner?[31mred+0x10) (jit_outer+0x310) (jit_after_long+0x10) (jit_hex+0x10) (jit_outer+0x610) (filler_16+0x0)  "
+	if [ "$jgot" = "$want" ] && [ "$jsize" -le $(( 16 * 1048576 + 64 )) ] &&
+	   [ "$jrss" -lt 200000 ] && grep -q 'more entries than its budget' "$T/jith.err"; then
+		echo "ok - a hostile perf map is bounded: its good lines name, the rest skipped (${jms} ms, -i ${jrss} KB, item ${jsize} bytes)"
+	else
+		echo "not ok - a hostile perf map: got '$jgot', ${jsize} bytes, ${jrss} KB"
+		sed 's/^/# /' "$T/jith.err"
+	fi
+fi
+
+# node --perf-basic-prof under perf: the same IPs named the same
+python3 tests/jit_vs_perf.py "$B" "$T"

@@ -1,0 +1,626 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * JIT code's names from perf maps: /tmp/perf-PID.map, "START SIZE NAME"
+ * a line, START and SIZE in hex (an 0x before them taken, as perf's
+ * strtoull() does), NAME the rest of the line after one blank.  Node.js
+ * --perf-basic-prof, JVM agents, LuaJIT, Python -X perf and .NET write
+ * them; perf and samply read them at report time, for an IP in an
+ * anonymous executable mapping.  Here an IP that lies in none of the
+ * file mappings the machine keeps (aspace.c keeps no anonymous one)
+ * asks the map of its process.
+ *
+ * Live, a process's map is found in its own /tmp, through its root
+ * (/proc/PID/root/tmp/perf-NSPID.map, NSPID its pid in its own pid
+ * namespace, the last of NSpid in /proc/PID/status), opened while it
+ * lives (jitmap_note(), when it is learnt, or at the first IP no
+ * mapping names) and kept open (JITMAP_FDS_MAX of them), so that the
+ * map stays readable after the process exits and its root goes.  A
+ * map not found so is looked for in our own /tmp, as /tmp/perf-PID.map,
+ * once the process is gone, if its pid namespace was ours.  A map file
+ * must be a regular file (not followed through a symbolic link) of
+ * root's, of ours or of the process's.  It is read on from where it
+ * was, up to its last whole line, when an IP it does not name yet asks
+ * (at most every JITMAP_REREAD_NS), and to its end for a recording
+ * (jitmap_final()): so a line written after the sample still names it,
+ * as perf's report does.  A recording holds the lines taken, not the
+ * file's bytes (ITEM_JITMAP); -i reads those, never the local /tmp.
+ *
+ * Lines the file has twice or that overlap: the later line names the
+ * addresses it covers (the newer code there).  A lookup looks at the 64
+ * entries starting nearest below the address, as dso.c's does.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include "types.h"
+#include "util.h"
+#include "learnt.h"
+#include "diag.h"
+#include "jitmap.h"
+
+struct jitent {
+	uint64_t start, end;
+	uint32_t name_off, name_len;	/* in names */
+};
+
+struct jitproc {
+	uint32_t pid, nspid;
+	bool live;		/* read from files (else a recording's) */
+	bool identified;	/* nspid, uid, own_ns from /proc/PID/status */
+	bool own_ns;		/* its pid namespace is ours */
+	bool uid_known;
+	uid_t uid;
+	int fd;			/* the map file kept open, or -1 */
+	char dso[40];		/* "/tmp/perf-NSPID.map" */
+	struct jitent *e;	/* in the file's order */
+	size_t n, cap;
+	uint32_t *by_start;	/* e's indices by start, then order; n of them */
+	char *names;
+	size_t names_len, names_cap;
+	uint64_t read_off;	/* bytes of the file taken: up to a line's start */
+	bool skipping;		/* in a line over JITMAP_LINE_MAX, to its end */
+	uint64_t next_read;	/* ns: not read again before */
+	bool full;		/* a budget reached: said */
+	struct jitproc *next;
+};
+
+struct jitmaps {
+	pthread_mutex_t lock;
+	struct jitproc *bucket[256];
+	unsigned int nprocs, nfds;
+	uint64_t bytes;		/* entries and names kept, all processes */
+	bool scanned;
+};
+
+static pthread_mutex_t jit_make_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static struct jitmaps *jit_get(struct machine *mach, bool make)
+{
+	/* acquire: pairs with the release below */
+	struct jitmaps *j = __atomic_load_n(&mach->jit, __ATOMIC_ACQUIRE);
+
+	if (j || !make)
+		return j;
+	pthread_mutex_lock(&jit_make_lock);
+	j = mach->jit;
+	if (!j && (j = calloc(1, sizeof(*j)))) {
+		pthread_mutex_init(&j->lock, NULL);
+		__atomic_store_n(&mach->jit, j, __ATOMIC_RELEASE);
+	}
+	pthread_mutex_unlock(&jit_make_lock);
+	return j;
+}
+
+static struct jitproc *proc_find(struct jitmaps *j, uint32_t pid)
+{
+	struct jitproc *p;
+
+	for (p = j->bucket[(pid * 2654435761U) >> 24]; p; p = p->next)
+		if (p->pid == pid)
+			return p;
+	return NULL;
+}
+
+static struct jitproc *proc_get(struct machine *mach, struct jitmaps *j, uint32_t pid,
+				uint32_t nspid, bool live)
+{
+	struct jitproc *p = proc_find(j, pid);
+	unsigned int h = (pid * 2654435761U) >> 24;
+
+	if (p)
+		return p;
+	if (j->nprocs >= JITMAP_PROCS_MAX) {
+		diag(mach, "JIT maps: more than %u processes, the others' left out",
+		     JITMAP_PROCS_MAX);
+		return NULL;
+	}
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return NULL;
+	p->pid = pid;
+	p->nspid = nspid;
+	p->live = live;
+	p->fd = -1;
+	snprintf(p->dso, sizeof(p->dso), "/tmp/perf-%" PRIu32 ".map", nspid);
+	p->next = j->bucket[h];
+	j->bucket[h] = p;
+	j->nprocs++;
+	return p;
+}
+
+static void proc_clear(struct jitmaps *j, struct jitproc *p)
+{
+	j->bytes -= p->n * (sizeof(*p->e) + sizeof(*p->by_start)) + p->names_len;
+	free(p->e);
+	free(p->by_start);
+	free(p->names);
+	p->e = NULL;
+	p->by_start = NULL;
+	p->names = NULL;
+	p->n = p->cap = p->names_len = p->names_cap = 0;
+	p->read_off = 0;
+	p->skipping = false;
+}
+
+/* A hex number of at most 16 digits, an 0x before it taken; false: none. */
+static bool hex_field(const char **pp, const char *end, uint64_t *v)
+{
+	const char *p = *pp;
+	unsigned int digits = 0;
+
+	if (end - p > 2 && p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))
+		p += 2;
+	*v = 0;
+	for (; p < end; p++, digits++) {
+		int c = (unsigned char)*p, d;
+
+		if (c >= '0' && c <= '9')
+			d = c - '0';
+		else if ((c | 0x20) >= 'a' && (c | 0x20) <= 'f')
+			d = (c | 0x20) - 'a' + 10;
+		else
+			break;
+		if (digits == 16)
+			return false;	/* past 2^64 */
+		*v = *v << 4 | (uint64_t)d;
+	}
+	*pp = p;
+	return digits > 0;
+}
+
+static bool grow(void **a, size_t *cap, size_t need, size_t each)
+{
+	size_t n = *cap ? *cap : 64;
+	void *x;
+
+	if (need <= *cap)
+		return true;
+	while (n < need)
+		n *= 2;
+	x = realloc(*a, n * each);
+	if (!x)
+		return false;
+	*a = x;
+	*cap = n;
+	return true;
+}
+
+static void proc_full(struct machine *mach, struct jitproc *p, const char *what)
+{
+	if (!p->full)
+		diag(mach, "JIT map of process %" PRIu32 ": %s, the rest left out", p->pid, what);
+	p->full = true;
+}
+
+/* One line (no newline) of a map: its entry kept, or skipped. */
+static void map_line(struct machine *mach, struct jitmaps *j, struct jitproc *p,
+		     const char *s, size_t len)
+{
+	const char *end = s + len, *q = s;
+	uint64_t start, size;
+	size_t nlen, cost;
+	struct jitent *e;
+
+	if (!hex_field(&q, end, &start) || q == end || (*q != ' ' && *q != '\t'))
+		return;
+	while (q < end && (*q == ' ' || *q == '\t'))
+		q++;
+	if (!hex_field(&q, end, &size) || q == end || (*q != ' ' && *q != '\t'))
+		return;
+	q++;
+	nlen = (size_t)(end - q);
+	if (!size || start + size < start || !nlen)
+		return;		/* no code, or past 2^64, or no name */
+	cost = sizeof(*e) + sizeof(*p->by_start) + nlen;
+	if (p->n >= JITMAP_ENTRIES_MAX) {
+		proc_full(mach, p, "more entries than its budget");
+		return;
+	}
+	if (j->bytes + cost > JITMAP_TOTAL_MAX) {
+		proc_full(mach, p, "the JIT maps' memory budget reached");
+		return;
+	}
+	if (!grow((void **)&p->e, &p->cap, p->n + 1, sizeof(*p->e)) ||
+	    !grow((void **)&p->names, &p->names_cap, p->names_len + nlen, 1))
+		return;
+	e = &p->e[p->n++];
+	e->start = start;
+	e->end = start + size;
+	e->name_off = (uint32_t)p->names_len;
+	e->name_len = (uint32_t)nlen;
+	memcpy(p->names + p->names_len, q, nlen);
+	p->names_len += nlen;
+	j->bytes += cost;
+}
+
+static int by_start_cmp(const void *a, const void *b, void *arg)
+{
+	const struct jitent *e = arg;
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	if (e[x].start != e[y].start)
+		return e[x].start < e[y].start ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
+/* The index by start, after entries were added. */
+static void proc_sort(struct jitproc *p)
+{
+	uint32_t *s = realloc(p->by_start, (p->n ? p->n : 1) * sizeof(*s));
+	size_t i;
+
+	if (!s) {
+		free(p->by_start);
+		p->by_start = NULL;
+		return;
+	}
+	for (i = 0; i < p->n; i++)
+		s[i] = (uint32_t)i;
+	qsort_r(s, p->n, sizeof(*s), by_start_cmp, p->e);
+	p->by_start = s;
+}
+
+/* The whole lines of text, each an entry; a last line with no newline is not taken. */
+static size_t map_text(struct machine *mach, struct jitmaps *j, struct jitproc *p,
+		       const char *text, size_t len)
+{
+	size_t i = 0;
+
+	while (i < len) {
+		const char *nl = memchr(text + i, '\n', len - i);
+		size_t l;
+
+		if (!nl)
+			break;
+		l = (size_t)(nl - (text + i));
+		if (l <= JITMAP_LINE_MAX)
+			map_line(mach, j, p, text + i, l);
+		i += l + 1;
+	}
+	return i;
+}
+
+/* From /proc/PID/status: its uid and its pid in its own namespace. */
+static void proc_identify(struct jitproc *p)
+{
+	char path[48], buf[8192], *l;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%" PRIu32 "/status", p->pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return;
+	buf[n] = 0;
+	p->identified = true;
+	p->own_ns = true;	/* a kernel before NSpid (4.1) has one namespace */
+	l = strstr(buf, "\nUid:");
+	if (l) {
+		unsigned int r, e;
+
+		if (sscanf(l + 5, "%u %u", &r, &e) == 2) {
+			p->uid = (uid_t)e;
+			p->uid_known = true;
+		}
+	}
+	l = strstr(buf, "\nNSpid:");
+	if (l) {
+		char *end = strchr(l + 1, '\n'), *q = l + 7;
+		unsigned int fields = 0;
+		unsigned long v, last = p->pid;
+
+		if (end)
+			*end = 0;
+		while (*q) {
+			char *after;
+
+			v = strtoul(q, &after, 10);
+			if (after == q)
+				break;
+			last = v;
+			fields++;
+			q = after;
+		}
+		if (fields && last <= UINT32_MAX) {
+			p->nspid = (uint32_t)last;
+			p->own_ns = fields == 1;
+		}
+	}
+	snprintf(p->dso, sizeof(p->dso), "/tmp/perf-%" PRIu32 ".map", p->nspid);
+}
+
+static int open_checked(const char *path, const struct jitproc *p)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	struct stat st;
+
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) ||
+	    (st.st_uid && st.st_uid != geteuid() && !(p->uid_known && st.st_uid == p->uid))) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* The map file of a live process, through its root; else ours, once it is gone. */
+static int proc_open(struct jitproc *p)
+{
+	char path[80];
+	int fd;
+
+	if (!p->identified)
+		proc_identify(p);
+	snprintf(path, sizeof(path), "/proc/%" PRIu32 "/root/tmp/perf-%" PRIu32 ".map",
+		 p->pid, p->nspid);
+	fd = open_checked(path, p);
+	if (fd >= 0)
+		return fd;
+	snprintf(path, sizeof(path), "/proc/%" PRIu32, p->pid);
+	if (!access(path, F_OK) || (p->identified && !p->own_ns))
+		return -1;	/* alive with no map yet, or in a namespace of its own */
+	snprintf(path, sizeof(path), "/tmp/perf-%" PRIu32 ".map", p->pid);
+	return open_checked(path, p);
+}
+
+/* A live process's map read on from where it was, to its end or its budget. */
+static void proc_read(struct machine *mach, struct jitmaps *j, struct jitproc *p)
+{
+	const size_t chunk = 65536;	/* more than JITMAP_LINE_MAX */
+	size_t before = p->n;
+	struct stat st;
+	char *buf;
+	int fd;
+
+	p->next_read = mono_ns() + JITMAP_REREAD_NS;
+	fd = p->fd >= 0 ? p->fd : proc_open(p);
+	if (fd < 0)
+		return;
+	if (!fstat(fd, &st) && (uint64_t)st.st_size < p->read_off)
+		proc_clear(j, p);	/* written anew */
+	buf = malloc(chunk);
+	while (buf && p->read_off < JITMAP_FILE_MAX) {
+		size_t want = JITMAP_FILE_MAX - p->read_off < chunk ?
+			      JITMAP_FILE_MAX - p->read_off : chunk, i = 0;
+		ssize_t r = pread(fd, buf, want, (off_t)p->read_off);
+
+		if (r <= 0)
+			break;
+		if (p->skipping) {
+			char *nl = memchr(buf, '\n', (size_t)r);
+
+			if (!nl) {
+				p->read_off += (uint64_t)r;
+				continue;
+			}
+			i = (size_t)(nl - buf) + 1;
+			p->skipping = false;
+		}
+		i += map_text(mach, j, p, buf + i, (size_t)r - i);
+		p->read_off += i;
+		if ((size_t)r - i > JITMAP_LINE_MAX) {
+			p->skipping = true;	/* a line too long: to its newline */
+			p->read_off += (size_t)r - i;
+		} else if ((size_t)r < want || !i) {
+			break;		/* its end (a line being written waits), or its budget's */
+		}
+	}
+	free(buf);
+	if (p->read_off + JITMAP_LINE_MAX >= JITMAP_FILE_MAX)
+		proc_full(mach, p, "larger than its budget");
+	if (p->fd < 0 && j->nfds < JITMAP_FDS_MAX) {
+		p->fd = fd;
+		j->nfds++;
+	} else if (p->fd != fd) {
+		close(fd);
+	}
+	if (p->n != before)
+		proc_sort(p);
+}
+
+void jitmap_note(struct machine *mach, uint32_t pid)
+{
+	struct jitmaps *j = jit_get(mach, true);
+	struct jitproc *p;
+
+	if (!j || !mach->live || !pid)
+		return;
+	pthread_mutex_lock(&j->lock);
+	p = proc_find(j, pid);
+	if (!p && (p = proc_get(mach, j, pid, pid, true))) {
+		proc_identify(p);
+		if (j->nfds < JITMAP_FDS_MAX && (p->fd = proc_open(p)) >= 0)
+			j->nfds++;
+	}
+	pthread_mutex_unlock(&j->lock);
+}
+
+/* The entry naming addr: of those that hold it, the latest line; -1: none. */
+static long proc_lookup(const struct jitproc *p, uint64_t addr)
+{
+	size_t lo = 0, hi = p->n, i;
+	long best = -1;
+
+	if (!p->by_start)
+		return -1;
+	while (lo < hi) {	/* the first entry starting above addr */
+		size_t mid = (lo + hi) / 2;
+
+		if (p->e[p->by_start[mid]].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (i = lo; i-- > 0 && lo - i <= 64;) {
+		uint32_t k = p->by_start[i];
+
+		if (addr < p->e[k].end && (long)k > best)
+			best = (long)k;
+	}
+	return best;
+}
+
+int jitmap_symbol(struct machine *mach, uint32_t pid, uint64_t lookup, uint64_t show,
+		  char *buf, size_t len, const char **dso)
+{
+	struct jitmaps *j = jit_get(mach, mach->live);
+	struct jitproc *p;
+	char name[JITMAP_LINE_MAX + 1];
+	long k;
+	int ret = -1;
+
+	if (!j || !pid)
+		return -1;
+	pthread_mutex_lock(&j->lock);
+	p = proc_find(j, pid);
+	if (!p && mach->live && (p = proc_get(mach, j, pid, pid, true)))
+		proc_identify(p);
+	if (!p)
+		goto out;
+	k = proc_lookup(p, lookup);
+	if (k < 0 && p->live && mono_ns() >= p->next_read) {
+		proc_read(mach, j, p);
+		k = proc_lookup(p, lookup);
+	}
+	if (k >= 0) {
+		const struct jitent *e = &p->e[k];
+
+		memcpy(name, p->names + e->name_off, e->name_len);
+		name[e->name_len] = 0;
+		sym_offset(buf, len, name, show - e->start);
+		if (dso)
+			*dso = p->dso;
+		ret = 0;
+	}
+out:
+	pthread_mutex_unlock(&j->lock);
+	return ret;
+}
+
+void jitmap_load(struct machine *mach, uint32_t pid, uint32_t nspid, const char *text,
+		 size_t len)
+{
+	struct jitmaps *j = jit_get(mach, true);
+	struct jitproc *p;
+
+	if (!j || !pid)
+		return;
+	pthread_mutex_lock(&j->lock);
+	p = proc_get(mach, j, pid, nspid, false);
+	if (p) {
+		proc_clear(j, p);
+		p->nspid = nspid;
+		snprintf(p->dso, sizeof(p->dso), "/tmp/perf-%" PRIu32 ".map", nspid);
+		map_text(mach, j, p, text, len < JITMAP_FILE_MAX ? len : JITMAP_FILE_MAX);
+		proc_sort(p);
+	}
+	pthread_mutex_unlock(&j->lock);
+}
+
+/* The lines p took, as "START SIZE NAME\n", in the file's order: malloc()ed. */
+static char *proc_text(const struct jitproc *p, size_t *len)
+{
+	size_t cap = p->names_len + p->n * 35 + 1, at = 0, i;
+	char *t = malloc(cap);
+
+	if (!t)
+		return NULL;
+	for (i = 0; i < p->n; i++) {
+		const struct jitent *e = &p->e[i];
+		char *q = t + at;
+
+		if (at + 35 + e->name_len > JITMAP_FILE_MAX)
+			break;
+		q = put_hex(q, e->start, 0);
+		*q++ = ' ';
+		q = put_hex(q, e->end - e->start, 0);
+		*q++ = ' ';
+		memcpy(q, p->names + e->name_off, e->name_len);
+		q += e->name_len;
+		*q++ = '\n';
+		at = (size_t)(q - t);
+	}
+	*len = at;
+	return t;
+}
+
+void jitmap_final(struct machine *mach)
+{
+	struct jitmaps *j = jit_get(mach, false);
+	struct jitproc *p;
+	unsigned int h;
+
+	if (!j)
+		return;
+	pthread_mutex_lock(&j->lock);
+	for (h = 0; h < 256; h++)
+		for (p = j->bucket[h]; p; p = p->next) {
+			char *t;
+			size_t len;
+
+			if (p->live)
+				proc_read(mach, j, p);
+			if (!p->n || !(t = proc_text(p, &len)))
+				continue;
+			learnt_jitmap(mach, p->pid, p->nspid, t, len);
+		}
+	pthread_mutex_unlock(&j->lock);
+}
+
+void jitmap_set_scanned(struct machine *mach)
+{
+	struct jitmaps *j = jit_get(mach, true);
+
+	if (j)
+		j->scanned = true;
+}
+
+bool jitmap_scanned(const struct machine *mach)
+{
+	const struct jitmaps *j = mach->jit;
+
+	return j && j->scanned;
+}
+
+void jitmap_free(struct machine *mach)
+{
+	struct jitmaps *j = mach->jit;
+	unsigned int h;
+
+	if (!j)
+		return;
+	for (h = 0; h < 256; h++)
+		while (j->bucket[h]) {
+			struct jitproc *p = j->bucket[h];
+
+			j->bucket[h] = p->next;
+			proc_clear(j, p);
+			if (p->fd >= 0)
+				close(p->fd);
+			free(p);
+		}
+	pthread_mutex_destroy(&j->lock);
+	free(j);
+	mach->jit = NULL;
+}
