@@ -75,7 +75,7 @@ TOOL_LIB_SRCS	:= $(filter-out $(TOOL_MAIN_SRCS) %/fuzz_recording.c,$(wildcard $(
 		   tools/lib/libperfregs.c $(PB_C)
 TOOL_SRCS	:= $(TOOL_MAIN_SRCS) $(TOOL_LIB_SRCS)
 TOOL_INC	:= $(UAPI) -I$(PB_DIR)
-TOOL_LIBS	:= -ldw -lelf -lprotobuf-c -lz -pthread
+TOOL_LIBS	:= -ldw -lelf -lprotobuf-c -lz -liberty -pthread
 OBJ		:= $(BUILD)/obj
 obj_of		= $(patsubst $(BUILD)/%.c,$(OBJ)/%.o,$(filter $(BUILD)/%,$(1))) \
 		  $(patsubst %.c,$(OBJ)/%.o,$(filter-out $(BUILD)/%,$(1)))

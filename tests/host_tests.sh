@@ -19,6 +19,8 @@
 #                  a server that cannot be reached; the fuzzer asks none
 #   15 jit         JIT code named by its perf map, live and from a
 #                  recording; hostile maps; against perf on node
+#   16 demangle    C++ and Rust names demangled in every output, raw
+#                  with --no-demangle; a hostile name within its budget
 # usage: tests/host_tests.sh [BUILD_DIR] [FUZZ_SECONDS]
 set -u
 B=$(realpath -m "${1:-build}")	# absolute: some tests run in other directories

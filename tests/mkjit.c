@@ -106,7 +106,7 @@ int main(int argc, char **argv)
 		s->header.size = (char *)v - (char *)s;
 		session_forward_learnt(&d, rec_tool(r));
 		rec_sample(r, 0, &s->header);
-		if (user_symbol(&d.m, s, addr, sym, sizeof(sym), &dso))
+		if (user_symbol(&d.m, s, addr, addr, 0, sym, sizeof(sym), &dso) < 0)
 			snprintf(sym, sizeof(sym), "none");
 		printf("%llx %s %s\n", (unsigned long long)addr, sym, dso[0] ? dso : "none");
 	}

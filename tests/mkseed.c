@@ -66,7 +66,7 @@ int main(int argc, char **argv)
 		session_forward_learnt(&d, rec_tool(r));
 		rec_sample(r, 0, &s->header);
 		snprintf(sym, sizeof(sym), "none");
-		user_symbol(&d.m, s, addr, sym, sizeof(sym), NULL);
+		user_symbol(&d.m, s, addr, addr, 0, sym, sizeof(sym), NULL);
 		printf("%s\n", sym);
 	}
 	session_forward_learnt(&d, rec_tool(r));

@@ -197,14 +197,15 @@ struct task_maps *maps_for_sample(struct machine *mach,
 }
 
 /*
- * The symbol of user address ip of sample s, in its task's mappings
+ * The symbol of user address lookup of sample s, in its task's mappings
  * then; *path (if not NULL) the file of the mapping that holds it, or
  * "" (until the end of the session).  An address in none of them (JIT
  * code lies in anonymous mappings, which are not kept) is named by the
  * process's perf map, if it has one (jitmap.c), and *path is the map's.
  */
 int user_symbol(struct machine *mach, const struct perfregs_rec_sample *s,
-		uint64_t ip, char *buf, size_t len, const char **path)
+		uint64_t lookup, uint64_t show, unsigned int flags, char *buf, size_t len,
+		const char **path)
 {
 	struct task_maps *tm = maps_for_sample(mach, s);
 	unsigned int i;
@@ -212,12 +213,12 @@ int user_symbol(struct machine *mach, const struct perfregs_rec_sample *s,
 	if (path)
 		*path = "";
 	for (i = 0; tm && i < tm->n; i++)
-		if (ip >= tm->m[i].start && ip < tm->m[i].end) {
+		if (lookup >= tm->m[i].start && lookup < tm->m[i].end) {
 			if (path && tm->m[i].path)
 				*path = tm->m[i].path;
-			return mapping_symbol(mach, &tm->m[i], ip, ip, buf, len);
+			return mapping_symbol(mach, &tm->m[i], lookup, show, flags, buf, len);
 		}
-	return jitmap_symbol(mach, s->pid, ip, ip, buf, len, path);
+	return jitmap_symbol(mach, s->pid, lookup, show, buf, len, path);
 }
 
 /*

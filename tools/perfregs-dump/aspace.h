@@ -17,8 +17,15 @@ void mapping_identify(struct machine *mach, struct sb_event *ev);
 const struct task_maps *space_at(struct machine *mach, uint32_t pid, uint64_t time);
 struct task_maps *maps_for_sample(struct machine *mach,
 				  const struct perfregs_rec_sample *s);
+/*
+ * The symbol at user address lookup of s, "name+0xoff" from show (a
+ * frame's return address names the call before it), with
+ * mapping_symbol()'s flags (SYM_RAW): 0, 1 (demangled), -1 or -2 as it; *path (if not
+ * NULL) the mapping's file, or "".
+ */
 int user_symbol(struct machine *mach, const struct perfregs_rec_sample *s,
-		uint64_t ip, char *buf, size_t len, const char **path);
+		uint64_t lookup, uint64_t show, unsigned int flags, char *buf, size_t len,
+		const char **path);
 /* The source line of user address ip of s, "NAME:LINE" into buf: 0, or -1. */
 int user_srcline(struct machine *mach, const struct perfregs_rec_sample *s,
 		 uint64_t ip, char *buf, size_t len);

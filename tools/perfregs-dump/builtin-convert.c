@@ -47,6 +47,7 @@ static int convert_run(const struct io_opts *io, struct decode_opts *opts,
 	/* every stack the recording has is unwound but with --no-call-graph */
 	d->o.callgraph = !opts->no_callgraph;
 	d->m.symfs = opts->o.symfs;
+	d->m.demangle = opts->o.demangle;
 	d->out = stdout;
 	ret = debuginfod_start(&d->m, opts);
 	if (ret != GO_ON) {

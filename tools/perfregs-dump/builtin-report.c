@@ -312,6 +312,7 @@ static int report_file(const char *path, struct decode_opts *dopts, struct repor
 	/* perf's rule: the chains of a recording that has them (of each sample's stack) */
 	d->o.callgraph = !ro->no_cg;
 	d->m.symfs = dopts->o.symfs;
+	d->m.demangle = dopts->o.demangle;
 	d->out = stdout;
 	ret = debuginfod_start(&d->m, dopts);
 	if (ret != GO_ON) {

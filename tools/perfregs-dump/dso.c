@@ -49,15 +49,24 @@
 #include "files.h"
 #include "plt.h"
 #include "debuginfo.h"
+#include "demangle.h"
 #include "dso.h"
 
 /*
  * Symbol tables of libdw modules, sorted for binary search: libdw's own
- * dwfl_module_addrinfo() walks the whole table on every lookup.
+ * dwfl_module_addrinfo() walks the whole table on every lookup.  A
+ * symbol is demangled once, the first time it names something, not
+ * once a sample: its name as shown stays with it until the table goes.
  */
 struct usym {
 	uint64_t start, size;
 	const char *name;	/* libdw's or plt's, valid while the Dwfl is */
+	/*
+	 * demangled (ours, malloc()ed), or name itself when it is not
+	 * mangled; NULL: not asked for yet.  Set once, by whichever
+	 * thread asks first (a table is searched without the lock).
+	 */
+	const char *shown;
 };
 
 struct symtab {
@@ -127,10 +136,57 @@ static struct symtab *symtab_read(Dwfl_Module *mod)
 
 
 /*
- * The function at addr in t: the last symbol starting at or below it
- * that either spans it or has no size (an asm label).
+ * name demangled into buf as demangle_name(); a PLT entry's,
+ * "function@plt" (plt.c), as perf shows it: the function's name
+ * demangled, then "@plt".
  */
-static int symtab_symbol(const struct symtab *t, uint64_t addr, uint64_t show,
+static size_t demangle_name_plt(const char *name, char *buf, size_t len)
+{
+	static const char plt[] = "@plt";
+	size_t k = strlen(name), n;
+	char in[DEMANGLE_IN_MAX + 1];
+
+	if (k <= sizeof(plt) - 1 || strcmp(name + k - (sizeof(plt) - 1), plt) ||
+	    k - (sizeof(plt) - 1) > DEMANGLE_IN_MAX || len < sizeof(plt))
+		return demangle_name(name, buf, len);
+	k -= sizeof(plt) - 1;
+	memcpy(in, name, k);
+	in[k] = 0;
+	n = demangle_name(in, buf, len - (sizeof(plt) - 1));
+	if (n)
+		memcpy(buf + n, plt, sizeof(plt));
+	return n ? n + sizeof(plt) - 1 : 0;
+}
+
+/* u's name demangled (demangle.c), once for all threads */
+static const char *usym_shown(struct usym *u)
+{
+	const char *s = __atomic_load_n(&u->shown, __ATOMIC_ACQUIRE), *was = NULL;
+	char buf[DEMANGLE_OUT_MAX];
+	size_t n;
+
+	if (s)
+		return s;
+	n = demangle_name_plt(u->name, buf, sizeof(buf));
+	s = n ? strdup(buf) : u->name;
+	if (!s)		/* no memory: the name as it is, asked again next time */
+		return u->name;
+	/* release: the copy is whole before another thread reads it */
+	if (!__atomic_compare_exchange_n(&u->shown, &was, s, false, __ATOMIC_ACQ_REL,
+					 __ATOMIC_ACQUIRE)) {
+		if (s != u->name)
+			free((char *)s);
+		s = was;	/* another thread's, the same */
+	}
+	return s;
+}
+
+/*
+ * The function at addr in t: the last symbol starting at or below it
+ * that either spans it or has no size (an asm label), demangled unless
+ * raw: 0, 1 when demangled, -1 when there is none.
+ */
+static int symtab_symbol(struct symtab *t, uint64_t addr, uint64_t show, bool raw,
 			 char *buf, size_t len)
 {
 	size_t lo = 0, hi, i;
@@ -147,11 +203,13 @@ static int symtab_symbol(const struct symtab *t, uint64_t addr, uint64_t show,
 			hi = mid;
 	}
 	for (i = lo; i-- > 0;) {
-		const struct usym *u = &t->s[i];
+		struct usym *u = &t->s[i];
 
 		if (!u->size || addr < u->start + u->size) {
-			sym_offset(buf, len, u->name, show - u->start);
-			return 0;
+			const char *name = raw ? u->name : usym_shown(u);
+
+			sym_offset(buf, len, name, show - u->start);
+			return name != u->name;
 		}
 		if (lo - i > 64)
 			break;
@@ -161,7 +219,12 @@ static int symtab_symbol(const struct symtab *t, uint64_t addr, uint64_t show,
 
 static void symtab_free(struct symtab *t)
 {
+	size_t i;
+
 	if (t) {
+		for (i = 0; i < t->n; i++)
+			if (t->s[i].shown != t->s[i].name)
+				free((char *)t->s[i].shown);
 		plt_syms_free(&t->plt);
 		free(t->s);
 		free(t);
@@ -505,6 +568,7 @@ struct sym_cache {
 	struct sym_slot {
 		const struct dso *e;	/* NULL: empty */
 		uint64_t lookup, show;		/* the file's own addresses */
+		bool raw;			/* the name as the file has it */
 		int ret;
 		char name[256];
 	} slot[SYM_CACHE];
@@ -526,7 +590,7 @@ static __thread struct sym_cache *sym_cache;
  * of -f folded without -g, bench/ab_decode's recording under callgrind).
  */
 static int entry_symbol(struct machine *mach, struct dso *e, uint64_t lookup,
-			uint64_t show, char *buf, size_t len)
+			uint64_t show, bool raw, char *buf, size_t len)
 {
 	struct symtab *tab;
 	int ret = -2;
@@ -535,7 +599,7 @@ static int entry_symbol(struct machine *mach, struct dso *e, uint64_t lookup,
 	__atomic_add_fetch(&e->searching, 1, __ATOMIC_SEQ_CST);
 	tab = __atomic_load_n(&e->tab, __ATOMIC_SEQ_CST);
 	if (tab) {
-		ret = symtab_symbol(tab, lookup, show, buf, len);
+		ret = symtab_symbol(tab, lookup, show, raw, buf, len);
 		if (!__atomic_load_n(&e->recent, __ATOMIC_RELAXED))
 			__atomic_store_n(&e->recent, true, __ATOMIC_RELAXED);
 	}
@@ -549,7 +613,7 @@ static int entry_symbol(struct machine *mach, struct dso *e, uint64_t lookup,
 		if (!e->tab)	/* seq_cst: as entry_close()'s stores */
 			__atomic_store_n(&e->tab, symtab_read(e->mod), __ATOMIC_SEQ_CST);
 		if (e->tab)
-			ret = symtab_symbol(e->tab, lookup, show, buf, len);
+			ret = symtab_symbol(e->tab, lookup, show, raw, buf, len);
 	}
 	symbols_unlock();
 	return ret;
@@ -560,13 +624,15 @@ static int entry_symbol(struct machine *mach, struct dso *e, uint64_t lookup,
  * file's symbols are read once, at its own link-time addresses, and
  * shared by every process that maps it wherever ASLR put it: a Dwfl per
  * (file, load address) made libc's table be read and sorted again for
- * every process.  -1: no symbol there, -2: the file cannot be read.
+ * every process.  0, or 1 when the name is demangled (dso.h); -1: no
+ * symbol there, -2: the file cannot be read.
  */
 int mapping_symbol(struct machine *mach, struct mapping *m, uint64_t lookup,
-		   uint64_t show, char *buf, size_t len)
+		   uint64_t show, unsigned int flags, char *buf, size_t len)
 {
 	uint64_t bias = 0;
 	struct dso *e = mapping_entry(mach, m, &bias);
+	bool raw = (flags & SYM_RAW) || !mach->demangle;
 	struct sym_slot *sl;
 
 	if (!e || __atomic_load_n(&e->failed, __ATOMIC_RELAXED))
@@ -574,16 +640,16 @@ int mapping_symbol(struct machine *mach, struct mapping *m, uint64_t lookup,
 	lookup -= bias;
 	show -= bias;
 	if (len != sizeof(sl->name))
-		return entry_symbol(mach, e, lookup, show, buf, len);
+		return entry_symbol(mach, e, lookup, show, raw, buf, len);
 	if (!sym_cache)
 		sym_cache = calloc(1, sizeof(*sym_cache));
 	if (!sym_cache)
-		return entry_symbol(mach, e, lookup, show, buf, len);
-	sl = &sym_cache->slot[((lookup ^ show * 31 ^ (uintptr_t)e) *
+		return entry_symbol(mach, e, lookup, show, raw, buf, len);
+	sl = &sym_cache->slot[((lookup ^ show * 31 ^ (uintptr_t)e ^ raw) *
 			       0x9e3779b97f4a7c15ULL) >> 54 & (SYM_CACHE - 1)];
-	if (sl->e != e || sl->lookup != lookup || sl->show != show) {
+	if (sl->e != e || sl->lookup != lookup || sl->show != show || sl->raw != raw) {
 		sl->name[0] = 0;
-		sl->ret = entry_symbol(mach, e, lookup, show, sl->name, sizeof(sl->name));
+		sl->ret = entry_symbol(mach, e, lookup, show, raw, sl->name, sizeof(sl->name));
 		if (sl->ret == -2) {
 			sl->e = NULL;	/* not a name: asked again */
 			return -2;
@@ -591,8 +657,9 @@ int mapping_symbol(struct machine *mach, struct mapping *m, uint64_t lookup,
 		sl->e = e;
 		sl->lookup = lookup;
 		sl->show = show;
+		sl->raw = raw;
 	}
-	if (!sl->ret)
+	if (sl->ret >= 0)
 		memcpy(buf, sl->name, strlen(sl->name) + 1);
 	return sl->ret;
 }

@@ -12,8 +12,15 @@
 struct Dwfl_Module;
 struct dso;
 
+/*
+ * The function at lookup in m, "name+0xoff" from show, into buf: 0, or
+ * 1 when the name is demangled (C++, Rust: demangle.c; mach->demangle
+ * set, and no SYM_RAW, which gives the name as the file's symbol table
+ * has it); -1 no symbol there, -2 the file cannot be read.
+ */
+enum { SYM_RAW = 1 };
 int mapping_symbol(struct machine *mach, struct mapping *m, uint64_t lookup,
-		   uint64_t show, char *buf, size_t len);
+		   uint64_t show, unsigned int flags, char *buf, size_t len);
 int mapping_source(struct machine *mach, struct mapping *m, uint64_t lookup,
 		   char *file, size_t len, int *line);
 struct dso *mapping_dso(struct machine *mach, struct mapping *m);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "resolve.h"
+#include "folded.h"
 #include "filter.h"
 
 /* a decimal number, all of s */
@@ -341,16 +342,12 @@ static bool keep_resolved(struct session *d, struct dthread *t, const struct fil
 			  const struct perfregs_rec_sample *s, const struct sample_stack *st)
 {
 	struct resolved r;
-	const char *plus, *dso, *base;
+	const char *dso, *base;
 
 	resolve_sample(d, t, s, st, RESOLVE_SYM, &r);
-	if (f->syms.n) {
-		/* its name without the +0xOFFSET */
-		plus = strstr(r.sym, "+0x");
-		if (!r.sym[0] || !has_name(&f->syms, r.sym, plus ? (size_t)(plus - r.sym)
-									  : strlen(r.sym)))
-			return false;
-	}
+	/* its name without the +0xOFFSET (a demangled name may hold a '+') */
+	if (f->syms.n && (!r.sym[0] || !has_name(&f->syms, r.sym, folded_func_len(r.sym))))
+		return false;
 	if (f->dsos.n) {
 		dso = r.have_ip && resolve_kernel_addr(r.ip) ? "[kernel.kallsyms]" :
 		      r.dso ? r.dso : "";

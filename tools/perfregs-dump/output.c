@@ -10,6 +10,7 @@
 #include "images.h"
 #include "regs_x86.h"
 #include "aspace.h"
+#include "dso.h"
 #include "unwind.h"
 #include "folded.h"
 #include "resolve.h"
@@ -183,6 +184,7 @@ static void out_callchain(struct session *d, struct dthread *t,
 {
 	struct frame *frames = unwind_frames(t);
 	FILE *fp = t->out;
+	char raw[sizeof(frames->sym)];
 	int i, n = 0;
 
 	if (frames)
@@ -195,6 +197,13 @@ static void out_callchain(struct session *d, struct dthread *t,
 			if (frames[i].sym[0]) {
 				fputs(",\"sym\":", fp);
 				json_string(fp, frames[i].sym, sizeof(frames[i].sym));
+			}
+			/* the name as the file has it, for tools that demangle */
+			if (frames[i].demangled &&
+			    user_symbol(&d->m, s, frames[i].lookup, frames[i].ip, SYM_RAW,
+					raw, sizeof(raw), NULL) >= 0) {
+				fputs(",\"sym_raw\":", fp);
+				json_string(fp, raw, sizeof(raw));
 			}
 			if (frames[i].dso[0]) {
 				fputs(",\"dso\":", fp);
@@ -284,8 +293,11 @@ struct shown {
 	const char *srcline;		/* FILE:LINE, text_safe() */
 };
 
-/* A sample's line: JSON's escapes, its registers (REGS_TEXT_MAX each), SIMD. */
-#define LINE_BYTES	(6 * 320 + 512 + 2 * REGS_TEXT_MAX + SIMD_TEXT_MAX)
+/*
+ * A sample's line: JSON's escapes of sym and sym_raw, its registers
+ * (REGS_TEXT_MAX each), SIMD.
+ */
+#define LINE_BYTES	(2 * 6 * 320 + 512 + 2 * REGS_TEXT_MAX + SIMD_TEXT_MAX)
 
 /* Without -F: every default field, in their order; ALL_LINE on the first line. */
 static const uint8_t all_fields[] = {
@@ -498,7 +510,7 @@ static void out_sample(struct session *d, struct dthread *t,
 	const uint64_t *vals, *uvals;
 	uint64_t ip;
 	FILE *fp = t->out;
-	char comm[17], *sym, line[LINE_BYTES], *p, dso[256], src[256];
+	char comm[17], *sym, line[LINE_BYTES], *p, dso[256], src[256], raw[sizeof(r.sym)];
 	struct shown v;
 
 	resolve_sample(d, t, s, st, RESOLVE_SYM, &r);
@@ -548,6 +560,9 @@ static void out_sample(struct session *d, struct dthread *t,
 		}
 		if (sym[0])
 			p = put_json(put_lit(p, ",\"sym\":"), sym, sizeof(r.sym));
+		if (r.demangled &&	/* the name as the file has it */
+		    user_symbol(&d->m, s, ip, ip, SYM_RAW, raw, sizeof(raw), NULL) >= 0)
+			p = put_json(put_lit(p, ",\"sym_raw\":"), raw, sizeof(raw));
 		p = out_regs(p, FMT_JSON, ilayout, s->iregs_mask, vals, "iregs");
 		p = out_regs(p, FMT_JSON, dd.layout, s->uregs_mask, uvals, "uregs");
 		if (st->simd.present)

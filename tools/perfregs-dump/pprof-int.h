@@ -45,7 +45,7 @@ struct pp_map {
 };
 
 struct pp_func {
-	uint32_t name, file;		/* strings */
+	uint32_t name, system, file;	/* strings: as shown, as the file has it */
 };
 
 struct pp_loc {
@@ -110,7 +110,7 @@ int64_t str_id(struct pprof *p, const char *s, size_t len);
 int64_t user_map(struct pprof *p, const struct mapping *m);
 int64_t kernel_map(struct pprof *p);
 int64_t loc_id(struct pprof *p, uint32_t map, uint64_t address, const char *sym,
-	       struct mapping *m);
+	       bool demangled, struct mapping *m);
 int sample_add(struct pprof *p, const struct sample_key *key);
 
 #endif

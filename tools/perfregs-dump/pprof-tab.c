@@ -252,10 +252,10 @@ int64_t kernel_map(struct pprof *p)
 	return id;
 }
 
-static int64_t func_id(struct pprof *p, uint32_t name, uint32_t file)
+static int64_t func_id(struct pprof *p, uint32_t name, uint32_t system, uint32_t file)
 {
-	struct pp_func key = { name, file }, *e;
-	uint64_t h = mix(mix(0, name), file);
+	struct pp_func key = { name, system, file }, *e;
+	uint64_t h = mix(mix(mix(0, name), system), file);
 	int64_t i = tab_find(p, T_FUNC, h, &key);
 
 	if (i >= 0)
@@ -270,23 +270,27 @@ static int64_t func_id(struct pprof *p, uint32_t name, uint32_t file)
 /*
  * The id of the location at address in mapping map (an id, 0 for none;
  * m is it, NULL for the kernel's or none), named by sym, made on first
- * use; -1 if it cannot be.
+ * use; -1 if it cannot be.  Its function's system_name is the name as
+ * its file has it, looked up once more when sym is demangled.
  */
 int64_t loc_id(struct pprof *p, uint32_t map, uint64_t address, const char *sym,
-		      struct mapping *m)
+	       bool demangled, struct mapping *m)
 {
 	struct loc_key key = { map, address };
 	uint64_t h = mix(mix(0x51, map), address);
-	int64_t i = tab_find(p, T_LOC, h, &key), name, file = 0, func = 0;
-	char src[PATH_MAX];
+	int64_t i = tab_find(p, T_LOC, h, &key), name, system, file = 0, func = 0;
+	char src[PATH_MAX], raw[320];
 	struct pp_loc *e;
 	int line = 0;
 
 	if (i >= 0)
 		return i + 1;
 	if (sym[0]) {
-		name = str_id(p, sym, folded_func_len(sym));
-		if (name < 0)
+		name = system = str_id(p, sym, folded_func_len(sym));
+		if (name >= 0 && demangled && m &&
+		    mapping_symbol(&p->d->m, m, address, address, SYM_RAW, raw, sizeof(raw)) >= 0)
+			system = str_id(p, raw, folded_func_len(raw));
+		if (name < 0 || system < 0)
 			return -1;
 		/* --no-symbols: no file read for names, nor for lines */
 		if (m && p->d->o.symbols &&
@@ -296,7 +300,7 @@ int64_t loc_id(struct pprof *p, uint32_t map, uint64_t address, const char *sym,
 			line = 0;
 		if (file < 0)
 			return -1;
-		func = func_id(p, (uint32_t)name, (uint32_t)file);
+		func = func_id(p, (uint32_t)name, (uint32_t)system, (uint32_t)file);
 		if (func < 0)
 			return -1;
 	}

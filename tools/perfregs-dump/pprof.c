@@ -67,6 +67,7 @@ struct pp_frame {
 	const char *sym;	/* "name+0xoff", or "" */
 	struct mapping *m;	/* the user mapping it is in, if any */
 	bool kernel;		/* in [kernel.kallsyms] */
+	bool demangled;		/* sym is demangled: its file names it otherwise */
 };
 
 /*
@@ -89,7 +90,8 @@ static unsigned int frames_of(struct pprof *p, const struct perfregs_rec_sample 
 		bool kernel = sf[i].kernel && resolve_kernel_addr(sf[i].lookup);
 
 		f[i] = (struct pp_frame){ sf[i].lookup, sf[i].sym,
-					  kernel ? NULL : mapping_at(tm, sf[i].lookup), kernel };
+					  kernel ? NULL : mapping_at(tm, sf[i].lookup), kernel,
+					  sf[i].demangled };
 	}
 	return n;
 }
@@ -117,7 +119,7 @@ static void on_record(void *arg, int cpu, const struct perfregs_rec_header *rec,
 		id = f[i].kernel ? kernel_map(p) : f[i].m ? user_map(p, f[i].m) : 0;
 		if (id < 0)
 			goto dropped;
-		id = loc_id(p, (uint32_t)id, f[i].address, f[i].sym, f[i].m);
+		id = loc_id(p, (uint32_t)id, f[i].address, f[i].sym, f[i].demangled, f[i].m);
 		if (id < 0)
 			goto dropped;
 		ids[i] = (uint32_t)id;
@@ -322,7 +324,7 @@ static void put_functions(struct pprof *p, struct pp_out *o)
 		pf = (Perftools__Profiles__Function)PERFTOOLS__PROFILES__FUNCTION__INIT;
 		pf.id = i + 1;
 		pf.name = e->name;
-		pf.system_name = e->name;
+		pf.system_name = e->system;	/* the name as its file has it */
 		pf.filename = e->file;
 		put_part(o, &part);
 	}

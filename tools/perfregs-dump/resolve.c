@@ -30,14 +30,17 @@ void resolve_sample(struct session *d, struct dthread *t,
 	r->have_ip = ip_idx >= 0 || uip_idx >= 0;
 	r->ip = ip_idx >= 0 ? vals[ip_idx] : uip_idx >= 0 ? uvals[uip_idx] : 0;
 	r->dso = "";
+	r->demangled = false;
 	if ((what & RESOLVE_SYM) && r->have_ip && d->o.symbols) {
 		if (resolve_kernel_addr(r->ip))
 			ret = kernel_symbol(&d->m, t, r->ip, r->sym, sizeof(r->sym));
 		else
-			ret = user_symbol(&d->m, s, r->ip, r->sym, sizeof(r->sym), &r->dso);
+			ret = user_symbol(&d->m, s, r->ip, r->ip, 0, r->sym, sizeof(r->sym),
+					  &r->dso);
 	}
-	if (ret)
+	if (ret < 0)
 		r->sym[0] = 0;
+	r->demangled = ret == 1;
 }
 
 /*
@@ -62,14 +65,16 @@ unsigned int resolve_frames(struct session *d, struct dthread *t, const struct r
 	int i, nf = 0;
 
 	if (!r->in_user)
-		f[n++] = (struct sample_frame){ r->ip, r->ip, sym, "", true, false };
+		f[n++] = (struct sample_frame){ r->ip, r->ip, sym, "", true, false, false };
 	if (d->o.callgraph && st && st->data && frames)
 		nf = unwind_sample(d, t, s, r->dd.layout, st->data, st->copied, frames,
 				   SAMPLE_FRAMES_MAX - 1);
 	for (i = 0; i < nf; i++)
 		f[n++] = (struct sample_frame){ frames[i].ip, frames[i].lookup,
-						frames[i].sym, frames[i].dso, false, i386 };
+						frames[i].sym, frames[i].dso, false, i386,
+						frames[i].demangled };
 	if (!nf && r->in_user)
-		f[n++] = (struct sample_frame){ r->ip, r->ip, sym, r->dso, false, i386 };
+		f[n++] = (struct sample_frame){ r->ip, r->ip, sym, r->dso, false, i386,
+						sym[0] && r->demangled };
 	return n;
 }

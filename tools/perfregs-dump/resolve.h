@@ -25,6 +25,7 @@ struct resolved {
 	/* the interrupted IP, else the user IP: what names the sample */
 	uint64_t ip;
 	char sym[320];			/* its symbol, "" (RESOLVE_SYM) */
+	bool demangled;			/* sym is demangled: SYM_RAW names it as its file does */
 	const char *dso;		/* the file of a user IP's mapping, "" (RESOLVE_SYM) */
 };
 

@@ -231,6 +231,7 @@ struct opts {
 	int verbose;
 	bool summary;
 	bool symbols;
+	bool demangle;		/* --demangle (the default), --no-demangle */
 	bool callgraph;		/* --call-graph dwarf: unwind each sample */
 	const char *symfs;	/* --symfs: look for files under this root */
 	const char *flamegraph;	/* --flamegraph: the stacks go to this SVG */
@@ -335,6 +336,7 @@ struct frame {
 	uint64_t lookup;	/* the address whose symbol names the frame */
 	char sym[256];
 	char dso[256];
+	bool demangled;		/* sym is demangled (dso.h's SYM_RAW names it as its file does) */
 };
 
 /*
@@ -370,6 +372,7 @@ struct dthread {
 struct machine {
 	bool live;			/* may look at /proc */
 	const char *symfs;		/* --symfs: look for files under this root */
+	bool demangle;			/* name C++ and Rust functions demangled (dso.c) */
 	bool symfs_missed;		/* a file was not under it: said (files.c) */
 	bool threaded;			/* --threads' workers run (pool.c) */
 	struct image *images[256];

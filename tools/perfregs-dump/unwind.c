@@ -478,14 +478,16 @@ unwound:
 		size_t len;
 
 		frames[i].sym[0] = frames[i].dso[0] = 0;
+		frames[i].demangled = false;
 		for (j = 0; j < c.tm->n; j++) {
 			struct mapping *m = &c.tm->m[j];
 
 			if (frames[i].lookup < m->start || frames[i].lookup >= m->end)
 				continue;
 			/* the symbols shared by every process that maps the file */
-			mapping_symbol(&d->m, m, frames[i].lookup, frames[i].ip,
-				       frames[i].sym, sizeof(frames[i].sym));
+			frames[i].demangled = mapping_symbol(&d->m, m, frames[i].lookup,
+							     frames[i].ip, 0, frames[i].sym,
+							     sizeof(frames[i].sym)) == 1;
 			/*
 			 * the module's name: the path the task mapped, cut as
 			 * snprintf() did (9% of -f folded of xz's samples);

@@ -19,6 +19,7 @@ struct sample_frame {
 	const char *dso;	/* its file, or "" */
 	bool kernel;		/* the kernel IP of a kernel-mode sample */
 	bool i386;		/* code the CPU ran in 32-bit mode */
+	bool demangled;		/* sym is demangled (SYM_RAW: as its file has it) */
 };
 
 #define SAMPLE_FRAMES_MAX	129	/* the kernel IP and 128 user frames */

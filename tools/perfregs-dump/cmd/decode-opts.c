@@ -12,13 +12,20 @@
 
 enum {
 	K_FORMAT = 'f', K_CG_G = 'g', K_QUIET = 'q', K_VERBOSE = 'v', K_VERSION = 'V',
-	K_FIELDS = 512, K_CALLGRAPH, K_NO_CALLGRAPH, K_NO_SYMBOLS, K_SYMFS, K_FLAMEGRAPH, K_SUMMARY,
+	K_FIELDS = 512, K_CALLGRAPH, K_NO_CALLGRAPH, K_NO_SYMBOLS, K_SYMFS, K_DEMANGLE,
+	K_NO_DEMANGLE, K_FLAMEGRAPH, K_SUMMARY,
 	K_F_PID, K_F_TID, K_F_COMM, K_F_CPU, K_F_TIME, K_F_DSO, K_F_SYM,
 	K_DEBUGINFOD, K_NO_DEBUGINFOD, K_DEBUGINFOD_TIMEOUT,
 };
 
 #define SYMFS_OPTS							\
 	{ K_NO_SYMBOLS, 0, "no-symbols", ARG_NONE, NULL, "do not look up symbols", 0 }, \
+	{ K_DEMANGLE, 0, "demangle", ARG_NONE, NULL,				\
+	  "name C++ and Rust functions demangled, as perf\n"			\
+	  "does (the default): ns::W<int>::spin", 0 },				\
+	{ K_NO_DEMANGLE, 0, "no-demangle", ARG_NONE, NULL,			\
+	  "name functions as their files' symbol tables do\n"			\
+	  "(_ZN2ns1WIiE4spin...)", 0 },					\
 	{ K_SYMFS, 0, "symfs", ARG_REQUIRED, "DIR",				\
 	  "look for the sampled files under DIR (recordings\n"			\
 	  "from elsewhere; also by build-id in\n"				\
@@ -112,6 +119,7 @@ void decode_opts_init(struct decode_opts *d, struct sample_opts *s)
 	d->o.format = FMT_TEXT;
 	d->o.event_name = "cpu-clock";
 	d->o.symbols = true;
+	d->o.demangle = true;
 	d->s = s;
 }
 
@@ -208,6 +216,10 @@ int decode_opt(void *state, const struct opt *o, const char *as_typed, const cha
 			return EXIT_USAGE;
 		}
 		d->debuginfod_timeout = (unsigned int)v;
+		break;
+	case K_DEMANGLE:	/* the last of the two wins, as in perf */
+	case K_NO_DEMANGLE:
+		d->o.demangle = o->key == K_DEMANGLE;
 		break;
 	case K_FORMAT:
 		return parse_format(arg, d);

@@ -30,8 +30,8 @@ struct decode_opts {
 	struct sample_opts *s;
 };
 
-extern const struct opt decode_symbol_opts[];	/* -g, --no-symbols, --symfs */
-extern const struct opt decode_symfs_opts[];	/* --no-symbols, --symfs */
+extern const struct opt decode_symbol_opts[];	/* -g, --no-symbols, --symfs, --demangle */
+extern const struct opt decode_symfs_opts[];	/* --no-symbols, --symfs, --demangle */
 extern const struct opt decode_debuginfod_opts[];	/* --debuginfod ... */
 extern const struct opt decode_filter_opts[];	/* --pid, --tid, -c, -C, -S ... */
 extern const struct opt decode_filter_opts_long[];	/* the same, long names only */

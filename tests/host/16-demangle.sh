@@ -1,0 +1,64 @@
+# shellcheck shell=bash
+# Host tests, part of tests/host_tests.sh (which sets B, T, SECS,
+# I386_SKIP and m32_part, and runs the parts in order): C++ and Rust
+# names demangled (libiberty, demangle.c) in every output, against perf;
+# hostile mangled names.
+
+# a C++ program with Rust names, live (tests/demangle_check.py: three lines)
+if g++ -O1 -g -fno-optimize-sibling-calls -fPIE -pie -o "$T/dm_prog" \
+	tests/demangle_target.cc 2>/dev/null; then
+	/usr/bin/python3 tests/demangle_check.py "$B" "$T/dm_prog"
+else
+	echo "not ok - demangling: tests/demangle_target.cc could not be built (g++)"
+fi
+
+# hostile mangled names in a file a recording names: a C++ name of 318
+# bytes whose back-references double its output 30 times (libiberty alone
+# takes minutes and gigabytes on it) is cut at the budget in a moment;
+# a name holding ESC shows it as '?' in text and \u001b in JSON
+bomb=$(/usr/bin/python3 -c '
+def sub(k):	# S_, S0_, ... S9_, SA_ ...: the Itanium ABI seq-id
+    d, s, k = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ", "", k - 1
+    while True:
+        s, k = d[k % 36] + s, k // 36
+        if not k:
+            return "S" + s + "_"
+print("_Z1fISt4pairIiiE" + "".join("S_I" + sub(i) * 2 + "E" for i in range(2, 32)) + "Ev")')
+esc=_ZN2ns3$'\e'[m4spinEv
+{
+	for n in "$bomb" "$esc"; do
+		printf '\t.text\n\t.globl "%s"\n\t.type "%s", @function\n"%s":\n\tnop\n\tret\n' "$n" "$n" "$n"
+	done
+	printf '\t.globl main\nmain:\n\txorl %%eax, %%eax\n\tret\n\t.section .note.GNU-stack,"",@progbits\n'
+} > "$T/dm_hostile.S"
+what="demangling: a mangled name whose output doubles 30 times is cut at the budget (512 bytes) at once; ESC in a demangled name is '?' in text, \\u001b in JSON"
+if cc -no-pie -o "$T/dm_hostile" "$T/dm_hostile.S" 2>/dev/null; then
+	bad=""
+	for n in bomb esc; do
+		a=0x$(nm "$T/dm_hostile" | LC_ALL=C grep -a " T _Z1f" | cut -c1-16)
+		[ $n = esc ] && a=0x$(nm "$T/dm_hostile" | LC_ALL=C grep -a " T _ZN2ns" | cut -c1-16)
+		"$B/mkhostile" "$T/dm_$n.prf" -a "$a" -m "$T/dm_hostile" || bad="$bad [mkhostile $n]"
+		timeout -s KILL 20 "$B/perfregs-dump" script -q -i "$T/dm_$n.prf" -F sym > "$T/dm_$n.txt" ||
+			bad="$bad [$n: script failed or took over 20 s]"
+		timeout -s KILL 20 "$B/perfregs-dump" script -q -i "$T/dm_$n.prf" -f json > "$T/dm_$n.json" ||
+			bad="$bad [$n: script -f json failed or took over 20 s]"
+	done
+	sym=$(sed -n 's/^ *(\(.*\))$/\1/p' "$T/dm_bomb.txt")
+	case "$sym" in
+	"f<std::pair<int, int>, f<std::pair<int, int>, std::pair<int, int> >, "*"+0x0") ;;
+	*) bad="$bad [the bomb: '${sym:0:200}']" ;;
+	esac
+	[ "${#sym}" -le 320 ] || bad="$bad [the bomb's name is ${#sym} bytes]"
+	grep -qF "\"sym_raw\":\"${bomb:0:200}" "$T/dm_bomb.json" || bad="$bad [the bomb's sym_raw]"
+	LC_ALL=C grep -q $'\e' "$T/dm_esc.txt" "$T/dm_esc.json" && bad="$bad [ESC reached an output]"
+	grep -qF "(ns::?[m::spin+0x0)" "$T/dm_esc.txt" || bad="$bad [text: $(cat -v "$T/dm_esc.txt")]"
+	grep -qF '"sym":"ns::\u001b[m::spin+0x0","sym_raw":"_ZN2ns3\u001b[m4spinEv+0x0"' \
+		"$T/dm_esc.json" || bad="$bad [json: $(head -c 300 "$T/dm_esc.json")]"
+	if [ -z "$bad" ]; then
+		echo "ok - $what"
+	else
+		echo "not ok - $what:$bad"
+	fi
+else
+	echo "not ok - $what (no program built)"
+fi
