@@ -62,3 +62,26 @@ if cc -no-pie -o "$T/dm_hostile" "$T/dm_hostile.S" 2>/dev/null; then
 else
 	echo "not ok - $what (no program built)"
 fi
+
+# A PLT entry of a C++ function: the function's name demangled, then
+# "@plt", as perf's dso__synthesize_plt_symbols() shows it (the
+# demangler alone takes "_ZN..@plt" for no C++ name and leaves it raw);
+# --no-demangle and JSON's sym_raw keep the raw name.
+what="demangling: a C++ function's PLT entry is 'std::chrono::_V2::steady_clock::now@plt' (raw with --no-demangle and in sym_raw)"
+printf '#include <chrono>\nint main() { long n = 0; for (int i = 0; i < 3; i++) n += std::chrono::steady_clock::now().time_since_epoch().count(); return n == 1; }\n' > "$T/dm_plt.cc"
+if g++ -O1 -no-pie -o "$T/dm_plt" "$T/dm_plt.cc" 2>/dev/null &&
+   a=0x$(objdump -d -j .plt -j .plt.sec "$T/dm_plt" | grep "<_ZNSt6chrono3_V212steady_clock3nowEv@plt>:" | cut -d' ' -f1) &&
+   [ "$a" != 0x ] && "$B/mkhostile" "$T/dm_plt.prf" -a "$a" -m "$T/dm_plt"; then
+	j=$("$B/perfregs-dump" -q -i "$T/dm_plt.prf" -f json | head -1)
+	t=$("$B/perfregs-dump" -q -i "$T/dm_plt.prf" --no-demangle | head -1)
+	case "$j" in
+	*'"sym":"std::chrono::_V2::steady_clock::now@plt+0x0","sym_raw":"_ZNSt6chrono3_V212steady_clock3nowEv@plt+0x0"'*)
+		case "$t" in
+		*'(_ZNSt6chrono3_V212steady_clock3nowEv@plt+0x0)'*) echo "ok - $what" ;;
+		*) echo "not ok - $what: --no-demangle: '$t'" ;;
+		esac ;;
+	*) echo "not ok - $what: '$(printf '%s' "$j" | head -c 400)'" ;;
+	esac
+else
+	echo "not ok - $what: the program or its recording could not be made (g++, objdump)"
+fi
