@@ -23,6 +23,7 @@
 #include <string.h>
 #include "safetext.h"
 #include "out-put.h"
+#include "util.h"
 #include "hist.h"
 
 /* A call-chain node: a frame under its parent, and the period through it. */
@@ -152,9 +153,20 @@ static void frame_name(const struct hist_frame *f, char *buf, size_t len)
 	if (f->sym && f->sym[0]) {
 		n = plus && plus[1] == '0' && plus[2] == 'x' ? (size_t)(plus - f->sym) :
 		    strlen(f->sym);
-		snprintf(buf, len, "%.*s", (int)n, f->sym);
+		if (n > len - 1)
+			n = len - 1;
+		memcpy(buf, f->sym, n);	/* snprintf() was 12% of report */
+		buf[n] = 0;
 	} else {
-		snprintf(buf, len, "0x%016" PRIx64, f->addr);
+		/* as "0x%016" PRIx64; snprintf() was 30% of report of xz's run */
+		if (len >= 19) {
+			buf[0] = '0';
+			buf[1] = 'x';
+			*put_hex(buf + 2, f->addr, 16) = 0;
+		} else if (len) {
+			buf[0] = 0;
+		}
+		return;	/* hex digits: nothing to make safe */
 	}
 	text_safe(buf);
 }
@@ -169,17 +181,38 @@ static void dso_name(const struct hist_frame *f, char *buf, size_t len)
 	} else if (!f->dso || !f->dso[0]) {
 		snprintf(buf, len, "[unknown]");
 	} else {
+		size_t n;
+
 		base = strrchr(f->dso, '/');
-		snprintf(buf, len, "%s", base ? base + 1 : f->dso);
+		base = base ? base + 1 : f->dso;
+		n = strnlen(base, len - 1);
+		memcpy(buf, base, n);
+		buf[n] = 0;
 		text_safe(buf);
 	}
 }
 
 /* The one copy of s; NULL past the budget or without memory. */
+/* s's hash for name_of(), eight bytes a step (fnv()'s byte a step was 9% of report) */
+static uint64_t name_hash(const char *s, size_t len)
+{
+	uint64_t h = 0x9e3779b97f4a7c15ULL ^ len, w;
+
+	for (; len >= 8; s += 8, len -= 8) {
+		memcpy(&w, s, 8);
+		h = (h ^ w) * 0xff51afd7ed558ccdULL;
+		h ^= h >> 32;
+	}
+	w = 0;
+	memcpy(&w, s, len);
+	h = (h ^ w) * 0xc4ceb9fe1a85ec53ULL;
+	return h ^ h >> 29;
+}
+
 static const char *name_of(struct hist *h, const char *s)
 {
 	size_t len = strlen(s);
-	uint64_t hash = fnv(0xcbf29ce484222325ULL, s, len);
+	uint64_t hash = name_hash(s, len);
 	struct name **b = &h->names[hash & (BUCKETS - 1)], *n;
 
 	for (n = *b; n; n = n->next)
