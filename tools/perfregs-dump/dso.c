@@ -570,7 +570,14 @@ struct sym_cache {
 		uint64_t lookup, show;		/* the file's own addresses */
 		bool raw;			/* the name as the file has it */
 		int ret;
-		char name[256];
+		/*
+		 * asked for with a buffer of len bytes (a name longer than
+		 * it is cut before its offset, so each len has its own);
+		 * up to 320: resolve.c's sample symbol, which went past the
+		 * cache (a search a sample, 8% of report of xz's run)
+		 */
+		unsigned int len;
+		char name[320];
 	} slot[SYM_CACHE];
 };
 
@@ -639,17 +646,18 @@ int mapping_symbol(struct machine *mach, struct mapping *m, uint64_t lookup,
 		return -2;	/* no file to read */
 	lookup -= bias;
 	show -= bias;
-	if (len != sizeof(sl->name))
+	if (len > sizeof(sl->name))
 		return entry_symbol(mach, e, lookup, show, raw, buf, len);
 	if (!sym_cache)
 		sym_cache = calloc(1, sizeof(*sym_cache));
 	if (!sym_cache)
 		return entry_symbol(mach, e, lookup, show, raw, buf, len);
-	sl = &sym_cache->slot[((lookup ^ show * 31 ^ (uintptr_t)e ^ raw) *
+	sl = &sym_cache->slot[((lookup ^ show * 31 ^ (uintptr_t)e ^ raw ^ (uint64_t)len << 48) *
 			       0x9e3779b97f4a7c15ULL) >> 54 & (SYM_CACHE - 1)];
-	if (sl->e != e || sl->lookup != lookup || sl->show != show || sl->raw != raw) {
+	if (sl->e != e || sl->lookup != lookup || sl->show != show || sl->raw != raw ||
+	    sl->len != len) {
 		sl->name[0] = 0;
-		sl->ret = entry_symbol(mach, e, lookup, show, raw, sl->name, sizeof(sl->name));
+		sl->ret = entry_symbol(mach, e, lookup, show, raw, sl->name, len);
 		if (sl->ret == -2) {
 			sl->e = NULL;	/* not a name: asked again */
 			return -2;
@@ -658,6 +666,7 @@ int mapping_symbol(struct machine *mach, struct mapping *m, uint64_t lookup,
 		sl->lookup = lookup;
 		sl->show = show;
 		sl->raw = raw;
+		sl->len = (unsigned int)len;
 	}
 	if (sl->ret >= 0)
 		memcpy(buf, sl->name, strlen(sl->name) + 1);
