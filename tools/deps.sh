@@ -18,7 +18,7 @@ want=(qemu-system-x86 qemu-utils busybox-static cpio gcc-multilib libelf-dev
       linux-image-rt-amd64 linux-headers-rt-amd64
       linux-perf kmod xz-utils python3 clang lld libclang-rt-14-dev dkms
       flex bison bc libssl-dev chromium protobuf-c-compiler libprotobuf-c-dev
-      zlib1g-dev golang-github-google-pprof-dev golang-go libiberty-dev)
+      zlib1g-dev golang-github-google-pprof-dev golang-go libiberty-dev strace nodejs)
 
 # The newest 6.12 kernel from bookworm-backports/updates for which the
 # unsigned images and the headers of both flavours (generic and

@@ -511,6 +511,11 @@ uint32_t rec_input_abi_minor(const struct rec_input *in)
 	return in->h.abi_minor;
 }
 
+uint32_t rec_input_flags(const struct rec_input *in)
+{
+	return in->h.flags;
+}
+
 void rec_input_free(struct rec_input *in)
 {
 	if (!in)

@@ -109,6 +109,8 @@ const struct perfregs_config *rec_input_config(const struct rec_input *in);
 /* The ABI of the module its records came from, as its header says. */
 uint32_t rec_input_abi_major(const struct rec_input *in);
 uint32_t rec_input_abi_minor(const struct rec_input *in);
+/* Its header's REC_F_* flags (rec-format.h). */
+uint32_t rec_input_flags(const struct rec_input *in);
 /* The recording's format version (REC_VERSION when this tool wrote it). */
 uint32_t rec_input_version(const struct rec_input *in);
 /*

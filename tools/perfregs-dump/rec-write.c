@@ -45,6 +45,7 @@ struct recorder {
 	/* items come from the decoding and the learner threads, whole */
 	pthread_mutex_t lock;
 	bool written;		/* buf's start (the header) went to fd */
+	bool jitmaps;		/* REC_F_JITMAPS is in the header */
 	bool seekable;		/* fd is a regular file: pwrite() reaches the header */
 	off_t start;		/* where in it the recording starts (-o - > FILE) */
 	unsigned char buf[REC_BUF_SIZE];
@@ -590,9 +591,15 @@ void rec_blob(void *arg, const struct blob *b, const void *data)
 void rec_jitmap(void *arg, uint32_t pid, uint32_t nspid, const char *text, size_t len)
 {
 	struct item_jitmap ij = { pid, nspid, (uint32_t)len, 0 };
+	struct recorder *r = arg;
+	uint32_t flags = REC_F_JITMAPS;
 
-	if (len <= JITMAP_FILE_MAX)	/* else no reader takes it */
-		put_item(arg, ITEM_JITMAP, &ij, sizeof(ij), text, len);
+	if (len > JITMAP_FILE_MAX)	/* no reader takes it */
+		return;
+	put_item(r, ITEM_JITMAP, &ij, sizeof(ij), text, len);
+	/* relaxed: the items come from one thread, the recorder's lock orders the writes */
+	if (!__atomic_exchange_n(&r->jitmaps, true, __ATOMIC_RELAXED))
+		rec_rewrite(r, offsetof(struct rec_file_header, flags), &flags, sizeof(flags));
 }
 
 void rec_ksym(void *arg, const struct ksym *k)

@@ -238,7 +238,8 @@ int session_read(struct session *d, struct tool *t, struct rec_input *in,
 	d->info.cfg_known = true;
 	d->info.abi_major = rec_input_abi_major(in);
 	d->info.abi_minor = rec_input_abi_minor(in);
-	if (d->o.symbols && rec_scan(in, ITEM_JITMAP, scan_jitmap, d))
+	if (d->o.symbols && (rec_input_flags(in) & REC_F_JITMAPS) &&
+	    rec_scan(in, ITEM_JITMAP, scan_jitmap, d))
 		jitmap_set_scanned(&d->m);
 	for (;;) {
 		if (pool_malformed(d, NULL))
