@@ -168,6 +168,8 @@ static void frame_name(const struct hist_frame *f, char *buf, size_t len)
 			n = len - 1;
 		memcpy(buf, f->sym, n);	/* snprintf() was 12% of report */
 		buf[n] = 0;
+		if (f->inlined && n + 10 < len)
+			memcpy(buf + n, " (inlined)", 11);
 	} else {
 		/* as "0x%016" PRIx64; snprintf() was 30% of report of xz's run */
 		if (len >= 19) {
@@ -425,12 +427,14 @@ static bool chain_add(struct hist *h, struct node *root, int from, int to, int s
 
 int hist_add(struct hist *h, const struct hist_sample *s)
 {
-	int n = s->n < h->o.max_stack ? (int)s->n : (int)h->o.max_stack, i;
+	int n = s->n < h->o.max_stack ? (int)s->n : (int)h->o.max_stack, i, k = 0;
 	struct entry *self, *e;
 	bool ok = true;
 
 	if (n < 1)
 		n = 1;	/* the IP, whatever --max-stack says */
+	while (k < n - 1 && s->f[k].inlined)
+		k++;	/* the sample's self: its symbol's, not an inlined function's */
 	if ((size_t)n > h->fn_cap) {
 		struct frame_names *fn = realloc(h->fn, n * sizeof(*fn));
 
@@ -442,12 +446,12 @@ int hist_add(struct hist *h, const struct hist_sample *s)
 		h->fn_cap = n;
 	}
 	/* the frames past the IP are shown only in chains and children */
-	for (i = 0; i < (h->o.children || h->o.cg != HCG_NONE ? n : 1); i++) {
+	for (i = 0; i < (h->o.children || h->o.cg != HCG_NONE ? n : k + 1); i++) {
 		frame_name(&s->f[i], h->fn[i].name, sizeof(h->fn[i].name));
 		dso_name(&s->f[i], h->fn[i].dso, sizeof(h->fn[i].dso));
 		h->fn[i].iname = h->fn[i].idso = NULL;
 	}
-	self = entry_of(h, s, &s->f[0], &h->fn[0]);
+	self = entry_of(h, s, &s->f[k], &h->fn[k]);
 	if (!self) {
 		h->dropped++;
 		return -ENOMEM;
@@ -462,7 +466,9 @@ int hist_add(struct hist *h, const struct hist_sample *s)
 		self->children += s->period;
 		self->nchildren++;
 	}
-	for (i = 1; h->o.children && i < n; i++) {
+	for (i = 0; h->o.children && i < n; i++) {
+		if (i == k)
+			continue;
 		e = entry_of(h, s, &s->f[i], &h->fn[i]);
 		if (!e) {
 			ok = false;
@@ -479,7 +485,7 @@ int hist_add(struct hist *h, const struct hist_sample *s)
 	}
 	if (h->o.cg != HCG_NONE)
 		ok &= h->o.caller ? chain_add(h, &self->root, n - 1, -1, -1, s->period) :
-		      chain_add(h, &self->root, 0, n, 1, s->period);
+		      chain_add(h, &self->root, k, n, 1, s->period);
 	if (!ok)
 		h->cut++;	/* in the table, but not every entry or chain of it */
 	return ok ? 0 : -ENOMEM;

@@ -34,6 +34,12 @@ struct hist_frame {
 	const char *dso;		/* the file, or "" */
 	uint64_t addr;			/* what names it */
 	bool kernel;
+	/*
+	 * a function inlined at addr (--inline): "name (inlined)", as perf
+	 * shows it, in chains and children; the sample's self is the
+	 * first frame that is not one, as perf's is the symbol's
+	 */
+	bool inlined;
 };
 
 struct hist_sample {
