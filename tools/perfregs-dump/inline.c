@@ -3,12 +3,14 @@
  * Inlined functions at an address of a file, each a frame of its own,
  * and the source line of every frame, from the file's DWARF: the
  * scopes that hold the address in its compile unit's tree of DIEs
- * (dwfl_module_addrdie(), then down through each DW_TAG_subprogram,
+ * (dwfl_module_addrdie(); the unit's function there, from an index of
+ * its functions' ranges made once; then down through each
  * DW_TAG_lexical_block and DW_TAG_inlined_subroutine whose ranges hold
- * it: dwarf_haspc()), the nesting eu-addr2line -i shows.  An inlined subroutine's frame is named as
- * perf names it: its linkage name demangled, else its DW_AT_name; its
- * line is the address's own for the innermost, else where the one
- * inside it was inlined (DW_AT_call_file, DW_AT_call_line).
+ * it, dwarf_haspc()): the nesting eu-addr2line -i shows.  An inlined
+ * subroutine's frame is named as perf names it: its linkage name
+ * demangled, else its DW_AT_name; its line is the address's own for the
+ * innermost, else where the one inside it was inlined (DW_AT_call_file,
+ * DW_AT_call_line).
  *
  * Found once per (file, address), under symbols_lock() as every libdw
  * call on dso.c's modules is, and kept for the whole decode in one table
@@ -16,7 +18,16 @@
  * it); each thread keeps the chains it asked for last in a cache of its
  * own, read without a lock: after the warm-up, an address costs a probe
  * of that cache.  Bounded: INLINE_DEPTH_MAX frames an address,
- * INLINE_NAME_MAX bytes a name, INLINE_BYTES_MAX bytes of chains in all.
+ * INLINE_NAME_MAX bytes a name, INLINE_BYTES_MAX bytes of chains and
+ * indexes in all.
+ *
+ * The cost, in instructions (callgrind), -g --threads 1: on
+ * bench/ab_decode's recording (tests/mkbig, no DWARF) 5% to 10% a sample
+ * (folded 5695 to 6266, text 11676 to 12247, json 19782 to 20783) and
+ * 18 million once (libdw looks for debug files); on xz's real run (22701
+ * samples, 3177 addresses, libc with its debug file) folded 345 to 713
+ * million, of which 232 million inflate libc's compressed .debug_info
+ * once, 54 million index its units and 22 million walk to the addresses.
  */
 #include <elfutils/libdwfl.h>
 #include <dwarf.h>
@@ -38,18 +49,47 @@ struct inl_entry {
 	struct inl_chain *c;	/* NULL: nothing there */
 };
 
+/*
+ * A compile unit's functions by address: the ranges of its
+ * DW_TAG_subprogram DIEs (in namespaces, classes too), sorted, made on
+ * the first address asked for in it.  An address then starts its walk
+ * at its function, not among the unit's thousands of DIEs (a scan of
+ * them for each address was 22% of -f folded -g of xz's 22701 samples,
+ * with libc's debug file).
+ */
+struct cu_index {
+	const struct dso *e;
+	Dwarf_Off cu;		/* the unit's offset */
+	struct cu_index *next;
+	size_t n, cap;
+	struct cu_range {
+		Dwarf_Addr lo, hi;
+		Dwarf_Off die;
+	} *r;
+};
+
+#define CU_BUCKETS	4096
+#define CU_RANGES_MAX	(1U << 20)	/* of one unit */
+
 struct inlines {
 	struct inl_entry *bucket[INL_BUCKETS];
-	size_t bytes;		/* of the entries and chains */
+	struct cu_index *units[CU_BUCKETS];
+	size_t bytes;		/* of the entries, chains and indexes */
 	bool full;		/* the budget was reached: said */
 };
 
-/* Each thread's last chains, by (file, address): read without a lock. */
+/*
+ * Each thread's last chains, by mapping and the task's address: read
+ * without a lock, nor a look at the mapping's file (a mapping stays
+ * until the session ends, and so does its file's entry; keyed by file
+ * and file address, each probe was 170 instructions, 7% of script -g of
+ * bench/ab_decode's recording).
+ */
 #define INL_CACHE	4096
 
 struct inl_cache {
 	struct inl_slot {
-		const struct dso *e;	/* NULL: empty */
+		const struct mapping *m;	/* NULL: empty */
 		uint64_t addr;
 		const struct inl_chain *c;
 	} slot[INL_CACHE];
@@ -213,19 +253,111 @@ static bool child_at(Dwarf_Die *parent, Dwarf_Addr pc, Dwarf_Die *out, int depth
 	return false;
 }
 
+/* The functions of parent's children into x (cu_index). */
+static void index_add(struct cu_index *x, Dwarf_Die *parent, int depth)
+{
+	Dwarf_Die die;
+
+	if (depth > 16 || dwarf_child(parent, &die) != 0)
+		return;
+	do {
+		Dwarf_Addr base, lo, hi;
+		ptrdiff_t off = 0;
+
+		switch (dwarf_tag(&die)) {
+		case DW_TAG_subprogram:
+			while ((off = dwarf_ranges(&die, off, &base, &lo, &hi)) > 0) {
+				if (x->n == x->cap) {
+					size_t cap = x->cap ? x->cap * 2 : 64;
+					struct cu_range *r;
+
+					if (cap > CU_RANGES_MAX)
+						return;
+					r = realloc(x->r, cap * sizeof(*r));
+					if (!r)
+						return;
+					x->r = r;
+					x->cap = cap;
+				}
+				x->r[x->n++] = (struct cu_range){ lo, hi, dwarf_dieoffset(&die) };
+			}
+			break;
+		case DW_TAG_namespace:
+		case DW_TAG_module:
+		case DW_TAG_class_type:
+		case DW_TAG_structure_type:
+		case DW_TAG_union_type:
+			index_add(x, &die, depth + 1);
+			break;
+		}
+	} while (dwarf_siblingof(&die, &die) == 0);
+}
+
+static int range_cmp(const void *a, const void *b)
+{
+	const struct cu_range *x = a, *y = b;
+
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+/*
+ * The function of e's unit cudie at pc into *fn, from the unit's index
+ * (made now if it is not yet): true if there is one.  Under the lock.
+ */
+static bool function_at(struct inlines *t, const struct dso *e, Dwarf_Die *cudie,
+			Dwarf_Addr pc, Dwarf_Die *fn)
+{
+	Dwarf_Off cu = dwarf_dieoffset(cudie);
+	unsigned int h = (unsigned int)((cu ^ (uintptr_t)e * 31) * 0x9e3779b97f4a7c15ULL >> 40) %
+			 CU_BUCKETS;
+	struct cu_index *x;
+	size_t lo = 0, hi, i;
+
+	for (x = t->units[h]; x && (x->e != e || x->cu != cu); x = x->next)
+		;
+	if (!x) {
+		x = calloc(1, sizeof(*x));
+		if (!x)
+			return false;
+		x->e = e;
+		x->cu = cu;
+		index_add(x, cudie, 0);
+		if (x->n)
+			qsort(x->r, x->n, sizeof(*x->r), range_cmp);
+		x->next = t->units[h];
+		t->units[h] = x;
+		t->bytes += sizeof(*x) + x->cap * sizeof(*x->r);
+	}
+	hi = x->n;
+	while (lo < hi) {	/* the first range starting above pc */
+		size_t mid = (lo + hi) / 2;
+
+		if (x->r[mid].lo <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (i = lo; i-- > 0 && lo - i <= 8;)	/* nested or overlapping: the last that holds it */
+		if (pc < x->r[i].hi)
+			return dwarf_offdie(dwarf_cu_getdwarf(cudie->cu), x->r[i].die, fn) != NULL;
+	return false;
+}
+
 /* The deepest nesting of scopes walked down to an address: past it, cut. */
 #define INLINE_WALK_MAX	1024
 
 /*
  * The frames at addr of mod (a module's address) into raw, innermost
  * first, raw[n] the function's own line; how many inlined ones (n), at
- * most INLINE_DEPTH_MAX (*cut: there were more).  One walk down the
- * compile unit's tree, into the scope that holds the address at each
- * level (what dwarf_getscopes() and dwarf_getscopes_die() did in three
- * walks of it: 3.5 times the cost).  Under the lock.
+ * most INLINE_DEPTH_MAX (*cut: there were more).  One walk down from
+ * the function that holds it (the unit's index), into the scope that
+ * holds the address at each level (dwarf_getscopes() then
+ * dwarf_getscopes_die() walked the whole unit three times: 1090 million
+ * instructions for -f folded -g of xz's run, 713 million this way).
+ * Under the lock.
  */
-static unsigned int scopes_at(Dwfl_Module *mod, uint64_t addr, struct inl_raw *raw,
-			      bool *cut)
+static unsigned int scopes_at(struct inlines *t, const struct dso *e, Dwfl_Module *mod,
+			      uint64_t addr, struct inl_raw *raw, bool *cut)
 {
 	Dwarf_Addr bias = 0;
 	Dwarf_Die *cudie = dwfl_module_addrdie(mod, addr, &bias);
@@ -242,7 +374,8 @@ static unsigned int scopes_at(Dwfl_Module *mod, uint64_t addr, struct inl_raw *r
 	if (!cudie || dwarf_getsrcfiles(cudie, &files, NULL))
 		return 0;
 	/* the inlined subroutines, outermost first: the innermost kept, in a ring */
-	at = *cudie;
+	if (!function_at(t, e, cudie, addr - bias, &at))
+		return 0;
 	for (level = 0; level < INLINE_WALK_MAX && child_at(&at, addr - bias, &next, 0); level++) {
 		if (dwarf_tag(&next) == DW_TAG_inlined_subroutine)
 			path[np++ % INLINE_DEPTH_MAX] = next;
@@ -304,7 +437,7 @@ static const struct inl_chain *chain_locked(struct machine *mach, struct dso *e,
 		return NULL;
 	mod = dso_module_locked(mach, e);
 	if (mod) {
-		n = scopes_at(mod, addr, raw, &cut);
+		n = scopes_at(t, e, mod, addr, raw, &cut);
 		if (cut)
 			diag(mach, "inline frames: more than %d nested at 0x%llx of %s: "
 				   "the innermost %d shown", INLINE_DEPTH_MAX,
@@ -323,25 +456,28 @@ static const struct inl_chain *chain_locked(struct machine *mach, struct dso *e,
 const struct inl_chain *mapping_inlines(struct machine *mach, struct mapping *m,
 					uint64_t lookup)
 {
-	uint64_t bias = 0, addr;
-	struct dso *e = mapping_file_entry(mach, m, &bias);
-	const struct inl_chain *c;
-	struct inl_slot *sl;
+	uint64_t bias = 0;
+	const struct inl_chain *c = NULL;
+	struct inl_slot *sl = NULL;
+	struct dso *e;
 
-	if (!e)
-		return NULL;
-	addr = lookup - bias;
 	if (!inl_cache)
 		inl_cache = calloc(1, sizeof(*inl_cache));
-	sl = inl_cache ? &inl_cache->slot[inl_hash(e, addr) >> 52 & (INL_CACHE - 1)] : NULL;
-	if (sl && sl->e == e && sl->addr == addr)
-		return sl->c;
-	symbols_lock();
-	c = chain_locked(mach, e, addr);
-	symbols_unlock();
+	if (inl_cache) {
+		sl = &inl_cache->slot[(lookup ^ (uintptr_t)m * 31) * 0x9e3779b97f4a7c15ULL >> 52 &
+				      (INL_CACHE - 1)];
+		if (sl->m == m && sl->addr == lookup)
+			return sl->c;
+	}
+	e = mapping_file_entry(mach, m, &bias);
+	if (e) {
+		symbols_lock();
+		c = chain_locked(mach, e, lookup - bias);
+		symbols_unlock();
+	}
 	if (sl) {
-		sl->e = e;
-		sl->addr = addr;
+		sl->m = m;
+		sl->addr = lookup;
 		sl->c = c;
 	}
 	return c;
@@ -357,6 +493,7 @@ void inlines_free(struct machine *mach)
 {
 	struct inlines *t = mach->inlines;
 	struct inl_entry *x;
+	struct cu_index *u;
 	unsigned int i;
 
 	inline_thread_free();
@@ -367,6 +504,12 @@ void inlines_free(struct machine *mach)
 			t->bucket[i] = x->next;
 			free(x->c);
 			free(x);
+		}
+	for (i = 0; i < CU_BUCKETS; i++)
+		while ((u = t->units[i])) {
+			t->units[i] = u->next;
+			free(u->r);
+			free(u);
 		}
 	free(t);
 	mach->inlines = NULL;

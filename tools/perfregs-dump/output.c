@@ -220,29 +220,34 @@ static void json_frame(FILE *fp, bool first, uint64_t ip, const char *sym, const
 	fputc('}', fp);
 }
 
+/* name cut to len - 1 bytes into buf, made safe for a terminal: its length */
+static size_t safe_copy(char *buf, size_t len, const char *name)
+{
+	size_t k = strnlen(name, len - 1);
+
+	memcpy(buf, name, k);
+	buf[k] = 0;
+	return text_safe(buf);
+}
+
 /*
  * A frame of the chain as text, as fprintf "\n\t%16" PRIx64 " %s (%s)"
  * did, by hand: that was 15% of decoding xz's 32326 samples to text, 25
- * frames each.  An inlined function's, as perf script shows it: its
- * name, then "(inlined)" for the file; with -F srcline, each frame's
- * source line on a line of its own, as perf's.
+ * frames each.  sym and dso are safe for a terminal (text_safe()), of
+ * sym_len and dso_len bytes, "[unknown]" when 0.  An inlined function's,
+ * as perf script shows it: its name, then "(inlined)" for the file; with
+ * -F srcline, each frame's source line on a line of its own, as perf's.
  */
-static void text_frame(FILE *fp, uint64_t ip, const char *name, const char *dso,
-		       const char *src)
+static void text_frame(FILE *fp, uint64_t ip, const char *sym, size_t sym_len,
+		       const char *dso, size_t dso_len, const char *src)
 {
 	char line[2 + 16 + 1 + 320 + 2 + 256 + 1 + 3 + 320 + 1];
-	char sym[320], file[256], where[320];
-	size_t sym_len, dso_len, k;
 	char hex[16], *p = line, *e;
 
-	k = strnlen(name, sizeof(sym) - 1);
-	memcpy(sym, name, k);
-	sym[k] = 0;
-	k = strnlen(dso, sizeof(file) - 1);
-	memcpy(file, dso, k);
-	file[k] = 0;
-	sym_len = text_safe(sym);
-	dso_len = text_safe(file);
+	if (!sym_len)
+		sym = "[unknown]", sym_len = 9;
+	if (!dso_len)
+		dso = "[unknown]", dso_len = 9;
 	e = put_hex(hex, ip, 0);
 	*p++ = '\n';
 	*p++ = '\t';
@@ -251,27 +256,16 @@ static void text_frame(FILE *fp, uint64_t ip, const char *name, const char *dso,
 	memcpy(p, hex, e - hex);
 	p += e - hex;
 	*p++ = ' ';
-	if (sym_len)
-		memcpy(p, sym, sym_len);
-	else
-		memcpy(p, "[unknown]", sym_len = 9);
+	memcpy(p, sym, sym_len);
 	p += sym_len;
 	*p++ = ' ';
 	*p++ = '(';
-	if (dso_len)
-		memcpy(p, file, dso_len);
-	else
-		memcpy(p, "[unknown]", dso_len = 9);
+	memcpy(p, dso, dso_len);
 	p += dso_len;
 	*p++ = ')';
 	if (src && src[0]) {
-		k = strnlen(src, sizeof(where) - 1);
-		memcpy(where, src, k);
-		where[k] = 0;
-		k = text_safe(where);
 		p = put_lit(p, "\n  ");
-		memcpy(p, where, k);
-		p += k;
+		p += safe_copy(p, 320, src);
 	}
 	fwrite(line, 1, p - line, fp);
 }
@@ -290,7 +284,7 @@ static void out_callchain(struct session *d, struct dthread *t,
 	FILE *fp = t->out;
 	bool json = d->o.format == FMT_JSON, src = json || field_asked(&d->o, F_SRCLINE);
 	bool expand = d->o.inlines && d->o.symbols;
-	char raw[sizeof(frames->sym)];
+	char raw[sizeof(frames->sym)], name[320];
 	int i, n = 0, k = 0;
 	unsigned int j;
 
@@ -312,7 +306,8 @@ static void out_callchain(struct session *d, struct dthread *t,
 					   x->shown != x->name ? x->name : NULL, frames[i].dso,
 					   true, x->src);
 			else
-				text_frame(fp, frames[i].ip, x->shown, "inlined",
+				text_frame(fp, frames[i].ip, name,
+					   safe_copy(name, sizeof(name), x->shown), "inlined", 7,
 					   src ? x->src : NULL);
 		}
 		if (c)	/* the function's: where the outermost was inlined, or the address's */
@@ -326,9 +321,9 @@ static void out_callchain(struct session *d, struct dthread *t,
 		if (json)
 			json_frame(fp, !k, frames[i].ip, frames[i].sym, raw, frames[i].dso,
 				   false, fsrc);
-		else
-			text_frame(fp, frames[i].ip, frames[i].sym, frames[i].dso,
-				   src ? fsrc : NULL);
+		else	/* the frame's own names made safe where they are */
+			text_frame(fp, frames[i].ip, frames[i].sym, text_safe(frames[i].sym),
+				   frames[i].dso, text_safe(frames[i].dso), src ? fsrc : NULL);
 		k++;
 	}
 	if (json)
