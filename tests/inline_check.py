@@ -213,5 +213,18 @@ else:
     if theirs != ours or len(ours) != 3 or ours[0] != ("outer_fn", LINE["INNER_WHERE"]):
         bad.append(f"perf script {theirs}, ours {ours}")
 report(what, bad)
+# the budget (PERFREGS_INLINE_BYTES lowers it): the leaf's address
+# (read() in libc) takes it all, the frames met later get no inlined
+# frames, said once, and the decode goes on
+bad = []
+p = subprocess.run([TOOL, "script", "-i", snap, "-f", "json"], capture_output=True, text=True,
+                   env=dict(os.environ, PERFREGS_INLINE_BYTES="1"))
+lines = p.stdout.splitlines()
+if p.returncode or not lines or '"inlined":true' in lines[0] or '"callchain":[{' not in lines[0]:
+    bad.append(f"exit {p.returncode}: {p.stdout[:300]!r}")
+if p.stderr.count("inline frames: their budget (0 KiB) is spent") != 1:
+    bad.append(f"stderr: {p.stderr[:300]!r}")
+report("inline frames: past their budget (PERFREGS_INLINE_BYTES) the addresses met later "
+       "show none, said once", bad)
 shutil.rmtree(tmp, ignore_errors=True)
 sys.exit(1 if failed else 0)

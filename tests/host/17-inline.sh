@@ -46,3 +46,28 @@ print(len(names), names[0] if names else "-", names[-1] if names else "-", r.get
 else
 	echo "not ok - $what (no program built, or no recording)"
 fi
+
+
+# A C++ function inlined: named by its linkage name demangled as perf
+# demangles (no parameters), the DWARF's name in sym_raw; --no-demangle
+# the linkage name.
+what="inline frames: a C++ function inlined is ns::W<int>::step (sym_raw _ZN2ns1WIiE4stepEi), mangled with --no-demangle"
+printf '%s\n' '#include <cstdio>' 'static volatile int v;' \
+	'__attribute__((noinline)) static void *at() { __asm__ volatile(""); return (char *)__builtin_return_address(0) - 1; }' \
+	'namespace ns { template <typename T> struct W { __attribute__((always_inline)) static inline T step(T x) { std::printf("%p\n", at()); return x + v; } }; }' \
+	'int main() { return ns::W<int>::step(v) == 7; }' > "$T/inl_cxx.cc"
+if g++ -O2 -g -no-pie -o "$T/inl_cxx" "$T/inl_cxx.cc" 2>/dev/null && a=$("$T/inl_cxx") &&
+   "$B/mkhostile" "$T/inl_cxx.prf" -a "$a" -m "$T/inl_cxx"; then
+	j=$("$B/perfregs-dump" script -q -i "$T/inl_cxx.prf" -f json | head -1)
+	k=$("$B/perfregs-dump" script -q -i "$T/inl_cxx.prf" -f json --no-demangle | head -1)
+	case "$j" in
+	*'"inline":[{"sym":"ns::W<int>::step","sym_raw":"_ZN2ns1WIiE4stepEi","srcline":"inl_cxx.cc:4"}]'*)
+		case "$k" in
+		*'"inline":[{"sym":"_ZN2ns1WIiE4stepEi","srcline":"inl_cxx.cc:4"}]'*) echo "ok - $what" ;;
+		*) echo "not ok - $what: --no-demangle: '$(printf '%s' "$k" | head -c 400)'" ;;
+		esac ;;
+	*) echo "not ok - $what: '$(printf '%s' "$j" | head -c 400)'" ;;
+	esac
+else
+	echo "not ok - $what (no program built, or no recording)"
+fi

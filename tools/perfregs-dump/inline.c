@@ -402,6 +402,26 @@ static unsigned int scopes_at(struct inlines *t, const struct dso *e, Dwfl_Modul
 }
 
 /*
+ * INLINE_BYTES_MAX, or less: a test knob, PERFREGS_INLINE_BYTES
+ * (docs/security.md), lowers it so that the host tests reach it.
+ */
+static size_t inline_budget(void)
+{
+	static size_t budget;	/* any thread may be the first: the same value */
+	size_t b = __atomic_load_n(&budget, __ATOMIC_RELAXED);
+	const char *env;
+
+	if (!b) {
+		env = getenv("PERFREGS_INLINE_BYTES");
+		b = env ? strtoull(env, NULL, 0) : INLINE_BYTES_MAX;
+		if (!b || b > INLINE_BYTES_MAX)
+			b = INLINE_BYTES_MAX;
+		__atomic_store_n(&budget, b, __ATOMIC_RELAXED);
+	}
+	return b;
+}
+
+/*
  * The chain at addr of e's file, found in the machine's table or made
  * there; NULL for none.  Under the lock.
  */
@@ -424,11 +444,11 @@ static const struct inl_chain *chain_locked(struct machine *mach, struct dso *e,
 	for (x = t->bucket[h % INL_BUCKETS]; x; x = x->next)
 		if (x->e == e && x->addr == addr)
 			return x->c;
-	if (t->bytes > INLINE_BYTES_MAX) {
+	if (t->bytes > inline_budget()) {
 		if (!t->full)
-			diag(mach, "inline frames: their budget (%u MiB) is spent: addresses "
+			diag(mach, "inline frames: their budget (%zu KiB) is spent: addresses "
 				   "met from now on show none, nor source lines",
-			     INLINE_BYTES_MAX >> 20);
+			     inline_budget() >> 10);
 		t->full = true;
 		return NULL;
 	}
