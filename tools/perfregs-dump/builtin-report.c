@@ -315,6 +315,7 @@ static int report_file(const char *path, struct decode_opts *dopts, struct repor
 	d->o.callgraph = !ro->no_cg;
 	d->m.symfs = dopts->o.symfs;
 	d->m.demangle = dopts->o.demangle;
+	d->m.inline_frames = dopts->o.inlines;
 	d->out = stdout;
 	ret = debuginfod_start(&d->m, dopts);
 	if (ret != GO_ON) {

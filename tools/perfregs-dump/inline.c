@@ -349,7 +349,8 @@ static bool function_at(struct inlines *t, const struct dso *e, Dwarf_Die *cudie
 /*
  * The frames at addr of mod (a module's address) into raw, innermost
  * first, raw[n] the function's own line; how many inlined ones (n), at
- * most INLINE_DEPTH_MAX (*cut: there were more).  One walk down from
+ * most INLINE_DEPTH_MAX (*cut: there were more); without walk
+ * (--no-inline), the address's line alone: no DIE is read.  One walk down from
  * the function that holds it (the unit's index), into the scope that
  * holds the address at each level (dwarf_getscopes() then
  * dwarf_getscopes_die() walked the whole unit three times: 1090 million
@@ -357,7 +358,7 @@ static bool function_at(struct inlines *t, const struct dso *e, Dwarf_Die *cudie
  * Under the lock.
  */
 static unsigned int scopes_at(struct inlines *t, const struct dso *e, Dwfl_Module *mod,
-			      uint64_t addr, struct inl_raw *raw, bool *cut)
+			      uint64_t addr, bool walk, struct inl_raw *raw, bool *cut)
 {
 	Dwarf_Addr bias = 0;
 	Dwarf_Die *cudie = dwfl_module_addrdie(mod, addr, &bias);
@@ -371,8 +372,8 @@ static unsigned int scopes_at(struct inlines *t, const struct dso *e, Dwfl_Modul
 	if (l)
 		file = dwfl_lineinfo(l, NULL, &line, NULL, NULL, NULL);
 	raw[0] = (struct inl_raw){ "", file ? file : "", file ? line : 0 };
-	if (!cudie || dwarf_getsrcfiles(cudie, &files, NULL))
-		return 0;
+	if (!walk || !cudie || dwarf_getsrcfiles(cudie, &files, NULL))
+		return 0;	/* --no-inline: the line alone, no DIE read */
 	/* the inlined subroutines, outermost first: the innermost kept, in a ring */
 	if (!function_at(t, e, cudie, addr - bias, &at))
 		return 0;
@@ -457,7 +458,7 @@ static const struct inl_chain *chain_locked(struct machine *mach, struct dso *e,
 		return NULL;
 	mod = dso_module_locked(mach, e);
 	if (mod) {
-		n = scopes_at(t, e, mod, addr, raw, &cut);
+		n = scopes_at(t, e, mod, addr, mach->inline_frames, raw, &cut);
 		if (cut)
 			diag(mach, "inline frames: more than %d nested at 0x%llx of %s: "
 				   "the innermost %d shown", INLINE_DEPTH_MAX,

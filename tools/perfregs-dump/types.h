@@ -375,6 +375,7 @@ struct machine {
 	bool live;			/* may look at /proc */
 	const char *symfs;		/* --symfs: look for files under this root */
 	bool demangle;			/* name C++ and Rust functions demangled (dso.c) */
+	bool inline_frames;		/* look for inlined functions, else lines only (inline.c) */
 	bool symfs_missed;		/* a file was not under it: said (files.c) */
 	bool threaded;			/* --threads' workers run (pool.c) */
 	struct image *images[256];
