@@ -78,26 +78,6 @@ struct hist {
 	size_t fn_cap;
 };
 
-/*
- * h with the n bytes at p mixed in, eight a step (a byte a step, FNV,
- * was 9% of report --children of xz's real run)
- */
-static uint64_t mix(uint64_t h, const void *p, size_t n)
-{
-	const unsigned char *b = p;
-	uint64_t w;
-
-	for (; n >= 8; b += 8, n -= 8) {
-		memcpy(&w, b, 8);
-		h = (h ^ w) * 0xff51afd7ed558ccdULL;
-		h ^= h >> 32;
-	}
-	w = 0;
-	memcpy(&w, b, n);
-	h = (h ^ w ^ (uint64_t)n << 59) * 0xc4ceb9fe1a85ec53ULL;	/* "a" and "a\0" differ */
-	return h ^ h >> 29;
-}
-
 /* n bytes more of the budget, or false */
 static bool charge(struct hist *h, size_t n)
 {
@@ -204,26 +184,10 @@ static void dso_name(const struct hist_frame *f, char *buf, size_t len)
 }
 
 /* The one copy of s; NULL past the budget or without memory. */
-/* s's hash for name_of(), eight bytes a step (FNV's byte a step was 9% of report) */
-static uint64_t name_hash(const char *s, size_t len)
-{
-	uint64_t h = 0x9e3779b97f4a7c15ULL ^ len, w;
-
-	for (; len >= 8; s += 8, len -= 8) {
-		memcpy(&w, s, 8);
-		h = (h ^ w) * 0xff51afd7ed558ccdULL;
-		h ^= h >> 32;
-	}
-	w = 0;
-	memcpy(&w, s, len);
-	h = (h ^ w) * 0xc4ceb9fe1a85ec53ULL;
-	return h ^ h >> 29;
-}
-
 static const char *name_of(struct hist *h, const char *s)
 {
 	size_t len = strlen(s);
-	uint64_t hash = name_hash(s, len);
+	uint64_t hash = hash_bytes(0x9e3779b97f4a7c15ULL, s, len);
 	struct name **b = &h->names[hash & (BUCKETS - 1)], *n;
 
 	for (n = *b; n; n = n->next)
@@ -295,23 +259,23 @@ static struct entry *entry_of(struct hist *h, const struct hist_sample *s,
 	for (k = 0; k < h->o.nkeys; k++) {
 		switch (h->o.keys[k]) {
 		case HK_COMM:
-			hash = mix(hash, s->comm, strnlen(s->comm, 16));
+			hash = hash_bytes(hash, s->comm, strnlen(s->comm, 16));
 			break;
 		case HK_PID:
-			hash = mix(hash, &s->pid, 4);
+			hash = hash_bytes(hash, &s->pid, 4);
 			break;
 		case HK_TID:
-			hash = mix(hash, &s->tid, 4);
+			hash = hash_bytes(hash, &s->tid, 4);
 			break;
 		case HK_CPU:
-			hash = mix(hash, &s->cpu, 4);
+			hash = hash_bytes(hash, &s->cpu, 4);
 			break;
 		case HK_ABI:
-			hash = mix(hash, s->abi, strlen(s->abi));
+			hash = hash_bytes(hash, s->abi, strlen(s->abi));
 			break;
 		case HK_DSO:
 			memcpy(dso, fn->dso, strlen(fn->dso) + 1);
-			hash = mix(hash, dso, strlen(dso));
+			hash = hash_bytes(hash, dso, strlen(dso));
 			break;
 		case HK_SYM:
 			sym[0] = '[';
@@ -319,12 +283,12 @@ static struct entry *entry_of(struct hist *h, const struct hist_sample *s,
 			sym[2] = ']';
 			sym[3] = ' ';
 			memcpy(sym + 4, fn->name, strlen(fn->name) + 1);
-			hash = mix(hash, sym, strlen(sym));
+			hash = hash_bytes(hash, sym, strlen(sym));
 			break;
 		case HK_NR:
 			break;
 		}
-		hash = mix(hash, "", 1);
+		hash = hash_bytes(hash, "", 1);
 	}
 	b = &h->bucket[hash & (BUCKETS - 1)];
 	for (e = *b; e; e = e->next)
