@@ -128,11 +128,26 @@ bool nmis_injected(void);
 } while (0)
 
 /*
+ * MEASURE() for a count the test sampled until it held (with a
+ * deadline): it sits at the threshold by design, so its margin says
+ * nothing; the line ends in "waited" and tools/flaky.py judges the
+ * test by its measure_until() line instead.
+ */
+#define MEASURE_WAITED(quantity, value, op, threshold) do {			\
+	long long __mv = (long long)(value), __mt = (long long)(threshold);	\
+										\
+	fprintf(stderr, "# MEASURE %s %lld %s %lld waited\n", (quantity), __mv, #op, \
+		__mt);								\
+	EXPECT_TRUE(__mv op __mt) TH_LOG("%s: %lld, wanted %s %lld", (quantity), \
+					 __mv, #op, __mt);			\
+} while (0)
+
+/*
  * For a test that samples until its counts hold, with a deadline: how
  * long that took against the deadline, "# MEASURE WHAT ELAPSED_MS <
  * DEADLINE_MS" (t0 and deadline in now_ns()), printed only (the counts'
- * own MEASURE lines decide; theirs sit at the threshold by design, this
- * one says how far from failing the run was).
+ * own MEASURE_WAITED lines decide; theirs sit at the threshold by
+ * design, this one says how far from failing the run was).
  */
 void measure_until(const char *what, uint64_t t0, uint64_t deadline);
 

@@ -575,9 +575,11 @@ def run_perf_conventions(spin):
     lines = {}
     for tty in (False, True):
         master, slave = pty.openpty() if tty else (None, None)
-        # the first line comes at 3 s, the loop waking every 100 ms: a
-        # run of 4 s has it (it ran 5 s)
-        p = subprocess.Popen([TOOL, "--no-symbols", "-a", "-d", "4"], stdout=subprocess.DEVNULL,
+        # lines at 3 s and 5 s, the loop waking every 100 ms: a run of
+        # 7 s has two where one is asked (a run of 4 s had its one line
+        # at 1.00x), a pipe's 4 s would have had one
+        secs = "7" if tty else "4"
+        p = subprocess.Popen([TOOL, "--no-symbols", "-a", "-d", secs], stdout=subprocess.DEVNULL,
                              stderr=slave if tty else subprocess.PIPE)
         if tty:
             os.close(slave)
@@ -597,7 +599,7 @@ def run_perf_conventions(spin):
         lines[tty] = sum(1 for line in err.decode(errors="replace").splitlines()
                          if re.match(r"perfregs-dump: \d+ s, \d+ samples", line))
         if p.returncode:
-            why.append(f"-a -d 4 (tty {tty}) exit {p.returncode}")
+            why.append(f"-a -d {secs} (tty {tty}) exit {p.returncode}")
     if not measure("progress_lines_tty", lines[True], ">=", 1) or lines[False]:
         why.append(f"progress lines: {lines[False]} on a pipe, {lines[True]} on a terminal")
     # -o over an existing recording keeps it as FILE.old

@@ -459,8 +459,8 @@ TEST_F_TIMEOUT(sess, split_masks_32_64, 90)
 		}
 	}
 	TH_LOG("%zu samples of the 32-bit task, %zu of the 64-bit one", n32, n64);
-	MEASURE("samples_32", n32, >=, 20);
-	MEASURE("samples_64", n64, >=, 20);
+	MEASURE_WAITED("samples_32", n32, >=, 20);
+	MEASURE_WAITED("samples_64", n64, >=, 20);
 }
 
 /* Count NMI samples while something sends NMIs. */
@@ -523,7 +523,7 @@ TEST_F_TIMEOUT(sess, nmi_injected_by_host, 90)
 	prf_drain(&self->r, collect_record, &self->set);
 	TH_LOG("%zu NMI samples at %s Hz injected, in %.2f s", nmi_samples(&self->set), hz,
 	       (now_ns() - t0) / 1e9);
-	MEASURE("nmi_samples", nmi_samples(&self->set), >=, 2);
+	MEASURE_WAITED("nmi_samples", nmi_samples(&self->set), >=, 2);
 }
 
 /* Discard mode, a reader that stalls: received + lost == produced. */
@@ -1079,9 +1079,9 @@ TEST_F_TIMEOUT(sess, cpu_hotplug, 90)
 	cpu1_count(&self->set, &i, t_on, &before, &after);
 	TH_LOG("CPU 1: %llu samples before it went offline, %llu after it came back",
 	       (unsigned long long)before, (unsigned long long)after);
-	MEASURE("cpu1_before", before, >, 0);
+	MEASURE_WAITED("cpu1_before", before, >, 0);
 	/* sampling resumed on CPU 1 */
-	MEASURE("cpu1_after", after, >, 10);
+	MEASURE_WAITED("cpu1_after", after, >, 10);
 	EXPECT_EQ(prf_produced(&self->r), accounted(&self->r, &self->set));
 }
 
@@ -1255,7 +1255,7 @@ TEST_F_TIMEOUT(sess, user_stack_snapshot, 90)
 	workload_wait(&w);
 	TH_LOG("%zu in-loop snapshots: %zu wrong return address, %zu differ "
 	       "somewhere from the live stack", checked, bad, differ);
-	MEASURE("loop_snapshots", checked, >=, WANT_SNAPSHOTS);
+	MEASURE_WAITED("loop_snapshots", checked, >=, WANT_SNAPSHOTS);
 	EXPECT_EQ(0, bad);
 }
 
@@ -1337,7 +1337,7 @@ static void stack_ends_below_the_strings(struct __test_metadata *_metadata,
 	TH_LOG("%s: %zu in-loop snapshots of 32768 bytes asked: %zu not ending "
 	       "at AT_RANDOM (0x%llx), %zu whose last bytes differ from the "
 	       "live stack", name, checked, bad, (unsigned long long)top, differ);
-	MEASURE("loop_snapshots", checked, >=, WANT_SNAPSHOTS);
+	MEASURE_WAITED("loop_snapshots", checked, >=, WANT_SNAPSHOTS);
 	EXPECT_EQ(0, bad);
 	EXPECT_EQ(0, differ);
 }
@@ -1411,7 +1411,7 @@ TEST_F_TIMEOUT(sess, user_stack_trimmed_at_a_fault, 90)
 	}
 	TH_LOG("%zu snapshots on the spinner's own stack: %zu not trimmed to "
 	       "the fault at 0x%llx", checked, bad, (unsigned long long)top);
-	MEASURE("snapshots_near_top", checked, >=, WANT_SNAPSHOTS);
+	MEASURE_WAITED("snapshots_near_top", checked, >=, WANT_SNAPSHOTS);
 	EXPECT_EQ(0, bad);
 }
 
@@ -1484,10 +1484,17 @@ TEST_F(sess, frequency_mode)
 	       n, cpu, rate, p10 / 1e6, gap[(n - 1) / 4] / 1e6, gap[(n - 1) / 2] / 1e6,
 	       (unsigned long long)freq_n, (unsigned long long)fixed_n);
 	free(gap);
-	/* as many as the fixed 4 ms period's, in percent, within 1.5x */
+	/*
+	 * as many as the fixed 4 ms period's, within 1.5x either way: the
+	 * distance from it in percent of the larger, under 34 (2/3 of it).
+	 * Measured 2026-12-07, loaded: 100 to 104 in percent, a distance
+	 * of 0 to 4 against 34, over 8x away.
+	 */
 	ASSERT_LT(0, fixed_n);
-	MEASURE("freq_vs_fixed_pct", 100 * freq_n / fixed_n, >, 66);
-	MEASURE("freq_vs_fixed_pct", 100 * freq_n / fixed_n, <, 150);
+	ASSERT_LT(0, freq_n);
+	MEASURE("freq_fixed_apart_pct",
+		100 - 100 * (freq_n < fixed_n ? freq_n : fixed_n) /
+		(freq_n < fixed_n ? fixed_n : freq_n), <, 34);
 }
 
 /* A CPU list: samples come from those CPUs only. */
@@ -1516,7 +1523,7 @@ TEST_F_TIMEOUT(sess, cpu_list, 90)
 		if (self->set.s[i]->cpu != 0)
 			other++;
 	TH_LOG("%zu samples, %zu not on CPU 0", self->set.n, other);
-	MEASURE("samples", self->set.n, >, 100);
+	MEASURE_WAITED("samples", self->set.n, >, 100);
 	EXPECT_EQ(0, other);
 }
 
@@ -1611,7 +1618,7 @@ TEST_F_TIMEOUT(sess, exclude_and_kernel_threads, 90)
 	}
 	TH_LOG("%zu samples of kernel threads, %zu of them with user registers",
 	       kthread, kthread_uregs);
-	MEASURE("kthread_samples", kthread, >, 10);
+	MEASURE_WAITED("kthread_samples", kthread, >, 10);
 	EXPECT_EQ(0, kthread_uregs);
 }
 
@@ -1641,8 +1648,9 @@ static void threads_child(int seconds)
 TEST_F(sess, follows_new_threads)
 {
 	pid_t child = start_child(threads_child, 0);
-	size_t i, j, ntids = 0;
+	size_t i, j, ntids = 0, fewest = SIZE_MAX;
 	uint32_t tids[64];
+	size_t per[64] = { 0 };
 
 	self->cfg.pid = child;
 	ASSERT_EQ(0, prf_config(&self->r, &self->cfg));
@@ -1657,15 +1665,28 @@ TEST_F(sess, follows_new_threads)
 			;
 		if (j == ntids && ntids < 64)
 			tids[ntids++] = tid;
+		if (j < ntids)
+			per[j]++;
 	}
 	/*
 	 * the three new ones: the main thread only sleeps and may never
 	 * have the millisecond of CPU a sample takes (4 of 4 were needed)
 	 */
-	for (i = 0, j = 0; i < ntids; i++)
-		j += tids[i] != (uint32_t)child;
-	TH_LOG("%zu samples from %zu threads, %zu of them new", self->set.n, ntids, j);
-	MEASURE("new_threads", j, >=, 3);
+	for (i = 0, j = 0; i < ntids; i++) {
+		if (tids[i] == (uint32_t)child)
+			continue;
+		j++;
+		if (per[i] < fewest)
+			fewest = per[i];
+	}
+	TH_LOG("%zu samples from %zu threads, %zu of them new, the fewest of a new one %zu",
+	       self->set.n, ntids, j, j ? fewest : 0);
+	EXPECT_EQ(3, j);
+	/*
+	 * each spun 500 ms at a 1 ms period: what could miss one is how
+	 * many samples it had, so that is the margin
+	 */
+	MEASURE("fewest_samples_of_a_new_thread", j ? fewest : 0, >=, 1);
 }
 
 /* epoll works on the device like poll. */

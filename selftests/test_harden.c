@@ -360,7 +360,7 @@ TEST_F_TIMEOUT(knob, cpu_session_through_hotplug, 120)
 		TH_LOG("%s: %zu samples after CPU 1 came back, %zu on CPU 1",
 		       e ? "context switches" : "page faults", set.n, on1);
 		/* CPU 1 is sampled after it came back */
-		MEASURE("cpu1_samples", on1, >, 0);
+		MEASURE_WAITED("cpu1_samples", on1, >, 0);
 		sample_set_free(&set);
 		reap(self->child);
 		self->child = -1;
@@ -530,8 +530,8 @@ TEST_F_TIMEOUT(cover, existing_threads, 90)
 	TH_LOG("%zu samples: %zu of thread %u, %zu of thread %u", self->set.n,
 	       a, self->ids[0], b, self->ids[1]);
 	/* a thread that existed before START was sampled */
-	MEASURE("thread_a_samples", a, >, 5);
-	MEASURE("thread_b_samples", b, >, 5);
+	MEASURE_WAITED("thread_a_samples", a, >, 5);
+	MEASURE_WAITED("thread_b_samples", b, >, 5);
 	EXPECT_EQ(self->set.n, samples_of(&self->set, self->target, 0))
 		TH_LOG("samples of another process");
 }
@@ -565,7 +565,7 @@ TEST_F_TIMEOUT(cover, forked_child, 150)
 	kill(child, SIGKILL);
 	TH_LOG("%zu samples, %zu of the forked child", self->set.n, of_child);
 	EXPECT_EQ(0, of_child) TH_LOG("a forked process sampled without CF_INHERIT");
-	MEASURE("samples", self->set.n, >, 5);
+	MEASURE_WAITED("samples", self->set.n, >, 5);
 
 	if (variant->event == PERFREGS_EV_NMI) {
 		self->cfg.flags |= PERFREGS_CF_INHERIT;
@@ -590,7 +590,7 @@ TEST_F_TIMEOUT(cover, forked_child, 150)
 	TH_LOG("with CF_INHERIT: %zu samples, %zu of the forked child",
 	       self->set.n, of_child);
 	/* CF_INHERIT followed the fork */
-	MEASURE("child_samples", of_child, >, 5);
+	MEASURE_WAITED("child_samples", of_child, >, 5);
 }
 
 /* ---- pid namespaces ------------------------------------------------------ */
@@ -717,7 +717,7 @@ TEST_F_TIMEOUT(pidns, ids_and_target, 90)
 	       "(first: pid %u tid %u)", res.samples, res.right, res.other,
 	       res.first_pid, res.first_tid);
 	/* the namespace's process 2 was sampled */
-	MEASURE("right_samples", res.right, >, 5);
+	MEASURE_WAITED("right_samples", res.right, >, 5);
 	EXPECT_EQ(0, res.other) TH_LOG("ids not in the caller's namespace, or another task");
 }
 
@@ -984,8 +984,8 @@ TEST_F_TIMEOUT(knob, stack_trim_under_a_nested_writer, 90)
 	       c.bad ? ", first: " : "", c.why);
 	EXPECT_EQ(0, c.bad);
 	EXPECT_EQ(produced, c.samples + lost) TH_LOG("a sample went missing");
-	MEASURE("trimmed", c.trimmed, >, 5);
-	MEASURE("kept", c.kept, >, 5);
+	MEASURE_WAITED("trimmed", c.trimmed, >, 5);
+	MEASURE_WAITED("kept", c.kept, >, 5);
 }
 
 /* ---- exe_file ------------------------------------------------------------ */
@@ -1028,7 +1028,7 @@ TEST_F_TIMEOUT(knob, exe_file_without_inode, 90)
 		unknown += !set.s[i]->image_ino && !set.s[i]->image_dev;
 	TH_LOG("%zu samples named their image, then %zu of %zu said unknown",
 	       named, unknown, set.n);
-	MEASURE("samples", set.n, >, 0);
+	MEASURE_WAITED("samples", set.n, >, 0);
 	EXPECT_EQ(set.n, unknown);
 	sample_set_free(&set);
 	prf_close(&r);
@@ -1075,7 +1075,7 @@ TEST(context_switch_registers)
 	}
 	TH_LOG("%zu samples, interrupt registers present: %#llx", set.n,
 	       (unsigned long long)mask);
-	MEASURE("samples", set.n, >, 10);
+	MEASURE_WAITED("samples", set.n, >, 10);
 	EXPECT_EQ(R(IP) | R(SP) | R(CS), mask);
 	EXPECT_EQ(0, bad);
 	sample_set_free(&set);

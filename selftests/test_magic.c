@@ -148,7 +148,7 @@ static int run_magic(struct __test_metadata *_metadata, const char *name,
 	prf_close(&r);
 	sample_set_free(&set);
 	EXPECT_EQ(0, bad);
-	MEASURE("loop_samples", inloop, >=, WANT_LOOP);
+	MEASURE_WAITED("loop_samples", inloop, >=, WANT_LOOP);
 	return bad ? -1 : inloop;
 }
 

@@ -298,7 +298,7 @@ TEST_F_TIMEOUT(rt, wakeup_latency, 90)
 		       n, lat[n / 2] / 1e6, lat[n * 9 / 10] / 1e6, lat[n - 1] / 1e6);
 	EXPECT_EQ(0, timeouts) TH_LOG("a reader waited %d ms with data past the watermark", ms);
 	/* the spinner runs until we have them: short only at the deadline */
-	MEASURE("wakeups", n, >=, 40);
+	MEASURE_WAITED("wakeups", n, >=, 40);
 	ASSERT_LT(0, n);
 	/*
 	 * The latency is the property: generous, TCG runs the guest's two
@@ -385,7 +385,7 @@ TEST_F_TIMEOUT(rt, sample_context, 90)
 	TH_LOG("%s: %zu samples in %.1f s, %zu in user mode, %zu in irq/N threads (%zu with user registers), %zu not in hard interrupt context",
 	       self->is_rt ? "PREEMPT_RT" : "non-RT", self->set.n, (now_ns() - t0) / 1e9,
 	       user, irqthr, irqthr_bad, clock_not_irq);
-	MEASURE("samples", self->set.n, >, 100);
+	MEASURE_WAITED("samples", self->set.n, >, 100);
 	EXPECT_EQ(0, clock_not_irq) TH_LOG("cpu-clock sampled outside hard interrupt context");
 	EXPECT_EQ(0, irqthr_bad) TH_LOG("an interrupt thread's sample has user registers");
 	if (self->is_rt)

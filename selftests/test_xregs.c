@@ -429,7 +429,7 @@ TEST_F_TIMEOUT(xregs, magic, 90)
 	       (unsigned long long)asked, t.simd_known, t.simd_saved, t.simd_locked,
 	       t.simd_guest, t.simd_other,
 	       t.first_bad[0] ? "; first wrong: " : "", t.first_bad);
-	MEASURE("loop_samples", t.inloop, >=, LOOP_SAMPLES);
+	MEASURE_WAITED("loop_samples", t.inloop, >=, LOOP_SAMPLES);
 	EXPECT_EQ(t.inloop, t.good);
 	EXPECT_EQ(0, t.simd_other);
 	if (variant->kvm) {
@@ -487,12 +487,15 @@ TEST_F_TIMEOUT(xregs, magic, 90)
 		 * good part of its time (2026-12-07, 64/i386: 6.1-rt 62 and
 		 * 37 of about 200, 6.12-rt 37 and 60; none without RT): the
 		 * share is of the samples where it was not, else 6.1-rt's
-		 * 58% known stood against the 50% floor.
+		 * 58% known stood against the 50% floor.  Unknown in at
+		 * most 60% on RT: loaded (tools/flaky.py, 2026-12-07) 6.12-rt
+		 * had 15 to 26% where 50% left 1.92x; without RT 0 to 12%
+		 * against 50%.
 		 */
 		int judged = t.inloop - (rt ? t.simd_locked : 0);
 
 		MEASURE(rt ? "simd_unknown_pct_unlocked" : "simd_unknown_pct",
-			judged > 0 ? 100 - 100 * t.simd_known / judged : 100, <=, 50);
+			judged > 0 ? 100 - 100 * t.simd_known / judged : 100, <=, rt ? 60 : 50);
 	}
 	if (!(self->offered & PERFREGS_SIMD_YMM))
 		TH_LOG("ymm not checked: this CPU offers no AVX");

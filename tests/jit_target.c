@@ -4,7 +4,8 @@
  * anonymous executable mapping and a perf map naming parts of it
  * (/tmp/perf-PID.map), written as Node.js --perf-basic-prof writes it.
  * It prints the mapping's address, then waits: SIGUSR1 appends a line
- * (a map written after the samples), SIGTERM ends it.  "hostile" writes
+ * (a map written after the samples), SIGUSR2 writes the map anew (two
+ * lines, as many as it had, shorter), SIGTERM ends it.  "hostile" writes
  * a map no JIT writes: lines too long, sizes past 2^64 or of 0, no
  * numbers, overlaps, control characters, and 21 MiB of lines past
  * every budget, a last line past them.
@@ -18,11 +19,16 @@
 #include <unistd.h>
 #include <sys/mman.h>
 
-static volatile sig_atomic_t late, done;
+static volatile sig_atomic_t late, rewrite, done;
 
 static void on_usr1(int sig)
 {
 	late = 1;
+}
+
+static void on_usr2(int sig)
+{
+	rewrite = 1;
 }
 
 static void on_term(int sig)
@@ -64,6 +70,7 @@ int main(int argc, char **argv)
 		return 1;
 	memset(code, 0xc3, 8192);	/* ret */
 	signal(SIGUSR1, on_usr1);
+	signal(SIGUSR2, on_usr2);
 	signal(SIGTERM, on_term);
 	snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)getpid());
 	f = fopen(path, "w");
@@ -82,6 +89,14 @@ int main(int argc, char **argv)
 		if (late) {
 			late = 0;
 			fprintf(f, "%lx 40 jit_late\n", b + 0x100);
+			fflush(f);
+		}
+		if (rewrite) {	/* the map written anew, shorter, as many lines */
+			rewrite = 0;
+			f = freopen(path, "w", f);
+			if (!f)
+				return 1;
+			fprintf(f, "%lx 40 jit_new_a\n%lx 40 jit_new_c\n", b, b + 0x100);
 			fflush(f);
 		}
 		usleep(10000);

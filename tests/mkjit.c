@@ -7,7 +7,8 @@
  * decoder names it ("ADDR SYMBOL DSO" a line on the standard output),
  * then the map read to its end into the recording, as at the end of
  * record.  --late first asks PID (SIGUSR1) to append a line to its map,
- * after the samples.  --map reads MAP as the map of PID, a process that
+ * after the samples.  An ADDR of "rewrite" asks PID (SIGUSR2) to write
+ * its map anew, then the samples go on.  --map reads MAP as the map of PID, a process that
  * is gone (NSPID: its pid in its own namespace), with no address space:
  * the recording perf's samples of a process that ran would make.
  *
@@ -91,6 +92,12 @@ int main(int argc, char **argv)
 	for (; i < argc; i++, n++) {
 		uint64_t *v = (uint64_t *)s->regs;
 
+		if (!strcmp(argv[i], "rewrite")) {
+			kill(pid, SIGUSR2);
+			usleep(300000);	/* and past jitmap.c's 100 ms between reads */
+			n--;
+			continue;
+		}
 		addr = strtoull(argv[i], NULL, 16);
 		memset(buf, 0, sizeof(buf));
 		s->header.type = PERFREGS_REC_SAMPLE;

@@ -13,8 +13,9 @@ usage: tools/flaky.py [--kernels 6.1,6.12,6.1-rt,6.12-rt] [--runs K]
 --load: vcpu spins a busy loop on the guest's last vCPU for the whole
 run, host one on each host CPU; both, both.  Every run boots its own
 guest (tools/vm/run, which queues behind any other guest on the
-machine).  The logs of each run are kept in BUILD/flaky/KVER/run-N.log;
---reuse DIR summarises logs already there without running anything.
+machine).  The logs of each run are kept in BUILD/flaky/KVER/run-N.log,
+numbered after those already there; --reuse DIR summarises every log in
+DIR/KVER without running anything (--runs is then ignored).
 
 A test that fails once, or prints "# RETRY" (a retry that passed), is a
 failure here.  The output's format is stable (see print_report()), so
@@ -35,7 +36,7 @@ BUILD = os.environ.get("PERFREGS_BUILD", os.path.join(ROOT, "build"))
 KERNELS = {"6.1": "6.1", "6.12": "6.12", "6.1-rt": "6.1-rt", "6.12-rt": "6.12-rt"}
 RESULT = re.compile(r"^(not )?ok (?:\d+ )?(?:- )?(.*?)(?:\s+#\s*(SKIP|TODO)\b.*)?$")
 MEASURE = re.compile(r"^#\s*MEASURE (\S+) (-?\d+(?:\.\d+)?) (<=|>=|<|>|==|!=) "
-                     r"(-?\d+(?:\.\d+)?)\s*$")
+                     r"(-?\d+(?:\.\d+)?)( waited)?\s*$")
 FILE_START = re.compile(r"^# ---- (\S+)$")
 
 
@@ -89,7 +90,9 @@ def parse_log(text, files):
             continue
         m = MEASURE.match(line)
         if m:
-            pending.append((m.group(1), float(m.group(2)), m.group(3), float(m.group(4))))
+            # a count sampled until it held: op "waited" keeps it apart
+            op = m.group(3) + (" waited" if m.group(5) else "")
+            pending.append((m.group(1), float(m.group(2)), op, float(m.group(4))))
             continue
         if re.match(r"^#\s*RETRY\b", line):
             retry = True
@@ -110,6 +113,8 @@ def parse_log(text, files):
 
 def margin(op, value, threshold):
     """How far from failing, as a ratio (>= 1: passing; 2: twice away)."""
+    if op.endswith(" waited"):
+        return float("nan")
     if op in (">=", ">"):
         return value / threshold if threshold > 0 else float("inf") if value > 0 else 0
     if op in ("<=", "<"):
@@ -119,10 +124,14 @@ def margin(op, value, threshold):
 
 def print_report(kernel, runs, load, results, out):
     """The stable format: one header line, then per test one line
-    "  PASS/RUNS  NAME" and under it one line per measured quantity."""
+    "  PASS/RUNS  NAME" and under it one line per measured quantity
+    (a count the test sampled until it held ends in "waited for": its
+    test's until_ms line, the time it took against the deadline, says
+    how far from failing it was); last, "thin: N" and a line for each
+    assertion whose worst run was under 2x from its threshold."""
     out.write(f"flaky: kernel {kernel} runs {runs} load {load}\n")
     names = sorted({n for r in results for n in r})
-    failed = 0
+    failed, thin = 0, []
     for name in names:
         states = [r.get(name, ("missing", []))[0] for r in results]
         ran = [s for s in states if s != "skip"]
@@ -137,10 +146,18 @@ def print_report(kernel, runs, load, results, out):
             for q, v, op, t in r.get(name, ("", []))[1]:
                 per.setdefault((q, op, t), []).append(v)
         for (q, op, t), vals in sorted(per.items()):
+            line = (f"{q} {op.split()[0]} {t:g}: min {min(vals):g} median "
+                    f"{statistics.median(vals):g} max {max(vals):g} over {len(vals)}")
+            if op.endswith(" waited"):
+                out.write(f"      {line}, waited for\n")
+                continue
             worst = min(margin(op, v, t) for v in vals)
-            out.write(f"      {q} {op} {t:g}: min {min(vals):g} median "
-                      f"{statistics.median(vals):g} max {max(vals):g} over {len(vals)}, "
-                      f"worst margin {worst:.2f}x\n")
+            out.write(f"      {line}, worst margin {worst:.2f}x\n")
+            if worst < 2:
+                thin.append(f"{name}: {q} {op} {t:g}, worst {worst:.2f}x")
+    out.write(f"  thin: {len(thin)}\n")
+    for t in thin:
+        out.write(f"    {t}\n")
     return failed
 
 
@@ -162,8 +179,13 @@ def main():
         logdir = os.path.join(a.reuse or os.path.join(BUILD, "flaky"), kernel)
         os.makedirs(logdir, exist_ok=True)
         results = []
-        for i in range(a.runs):
-            log = os.path.join(logdir, f"run-{i + 1}.log")
+        # new runs are numbered after the logs already there, so runs
+        # made at different times add up (--reuse reads them all)
+        have = sorted(int(m.group(1)) for m in
+                      (re.match(r"run-(\d+)\.log$", n) for n in os.listdir(logdir)) if m)
+        first = have[-1] + 1 if have else 1
+        for n in have if a.reuse else range(first, first + a.runs):
+            log = os.path.join(logdir, f"run-{n}.log")
             if not a.reuse:
                 load = host_load(a.load in ("host", "both"))
                 try:
@@ -174,7 +196,7 @@ def main():
                         q.wait()
             if os.path.exists(log):
                 results.append(parse_log(open(log, errors="replace").read(), files))
-                sys.stderr.write(f"flaky: {kernel} run {i + 1}/{a.runs} done\n")
+                sys.stderr.write(f"flaky: {kernel} run {n} done\n")
         for out in outs:
             n = print_report(kernel, len(results), a.load, results, out)
         failed += n

@@ -141,3 +141,41 @@ if [ -x "$B/linux/scripts/checkpatch.pl" ]; then
 else
 	echo "ok - checkpatch # SKIP checkpatch.pl not extracted (make deps)"
 fi
+
+# The flake finder's report from logs (tools/flaky.py --reuse): a count
+# sampled until it held ("waited") is no thin margin, a threshold under
+# 2x is listed as thin, a failed run and a "# RETRY" count as failures.
+fl="$T/flaky/6.1"
+mkdir -p "$fl"
+for n in 1 2; do
+	{
+		echo "# ---- test_engine"
+		echo "# MEASURE loop_snapshots 5$n >= 50 waited"
+		echo "# MEASURE until_ms 1${n}00 < 60000"
+		echo "ok 1 sess.waits"
+		echo "# MEASURE samples 1${n}0 > 100"
+		echo "ok 2 sess.thin"
+		[ $n = 2 ] && echo "# RETRY sess.retried: first run failed"
+		echo "ok 3 sess.retried"
+		[ $n = 1 ] && echo "ok 4 sess.sometimes" || echo "not ok 4 sess.sometimes"
+		echo "# flaky: guest status 0 after 10 s"
+	} > "$fl/run-$n.log"
+done
+out=$(python3 tools/flaky.py --reuse "$T/flaky" --kernels 6.1 --files test_engine 2>&1)
+want='flaky: kernel 6.1 runs 2 load both
+  1/2  test_engine:sess.retried  FLAKY
+  1/2  test_engine:sess.sometimes  FLAKY
+  2/2  test_engine:sess.thin
+      samples > 100: min 110 median 115 max 120 over 2, worst margin 1.10x
+  2/2  test_engine:sess.waits
+      loop_snapshots >= 50: min 51 median 51.5 max 52 over 2, waited for
+      until_ms < 60000: min 1100 median 1150 max 1200 over 2, worst margin 50.00x
+  thin: 1
+    test_engine:sess.thin: samples > 100, worst 1.10x
+flaky: 2 test(s) failed at least once'
+if [ "$(printf '%s\n' "$out" | grep -v ' run [0-9]* done$')" = "$want" ]; then
+	echo "ok - flaky.py: waited counts apart, thin margins listed, retries and failures counted"
+else
+	echo "not ok - flaky.py: waited counts apart, thin margins listed, retries and failures counted"
+	diff <(printf '%s\n' "$want") <(printf '%s\n' "$out") | sed 's/^/# /'
+fi

@@ -162,6 +162,24 @@ else
 	echo "not ok - report's budget and hostile names:$bad"
 fi
 
+# A comm with controls is one entry, as shown: the table holds the comm
+# text_safe() made, and looked it up by the raw one, so each of its
+# samples was an entry of its own (4 of 25%), filling the table
+bad=""
+if "$B/mkhostile" "$T/rp_cm.prf" -c $'a\x9bb\x1bc' -k kname -K 2 -S; then
+	"$B/perfregs-dump" report -q --sort comm -i "$T/rp_cm.prf" > "$T/rp_cm.txt" 2>&1
+	got=$(grep -c '%' "$T/rp_cm.txt")
+	[ "$got" = 1 ] && grep -q '^ *100.00%  a?b?c$' "$T/rp_cm.txt" ||
+		bad=" $got lines: $(grep '%' "$T/rp_cm.txt" | head -4 | tr '\n' '|')"
+else
+	bad=" mkhostile failed"
+fi
+if [ -z "$bad" ]; then
+	echo "ok - report: the samples of a comm with controls are one entry, shown safe"
+else
+	echo "not ok - report: the samples of a comm with controls are one entry:$bad"
+fi
+
 # perf's rule: a recording's stacks are unwound without -g, by script
 # (text, JSON, folded, --flamegraph) and convert (perf.data, pprof), and
 # --no-call-graph leaves them; -i without a subcommand keeps its old

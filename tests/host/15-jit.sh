@@ -66,6 +66,23 @@ ip 0x$(jit_hex "$jb" 0x3000)"
 	else
 		echo "ok - $what # SKIP no strace (make deps) or mkrec"
 	fi
+	# a map written anew with as many lines as it had (shorter): its
+	# index was freed and, the count the same, not made again, so that
+	# nothing of the process was named any more (a second reader's find)
+	"$B/jit_target" > "$T/jit_rw.addr" &
+	rp=$!
+	rb=$(jit_wait "$T/jit_rw.addr")
+	rgot=$("$B/mkjit" "$T/jit_rw.prf" "$rp" "$rb" rewrite "$(jit_hex "$rb" 0x100)" 2>&1)
+	kill "$rp"; wait "$rp" 2>/dev/null
+	rm -f "/tmp/perf-$rp.map"
+	want="$rb LazyCompile:*hot /tmp/hot.js:1+0x0 /tmp/perf-$rp.map
+$(jit_hex "$rb" 0x100) jit_new_c+0x0 /tmp/perf-$rp.map"
+	if [ "$rgot" = "$want" ]; then
+		echo "ok - live: a map written anew with as many lines names from its new lines"
+	else
+		echo "not ok - live: a map written anew with as many lines names from its new lines"
+		diff <(echo "$want") <(echo "$rgot") | sed 's/^/# /'
+	fi
 	# every output: JSON, folded, the flame graph, report, pprof
 	jbad=""
 	"$B/perfregs-dump" script -q -i "$T/jit.prf" -f json |

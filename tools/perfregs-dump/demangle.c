@@ -22,8 +22,19 @@
  *   the name is what came before it, cut as every long name is cut.
  *   What one name costs is bounded by that: its parse, and printing
  *   at most the budget.
+ * - But not out of Rust's demangler: it malloc()s the buffer of a
+ *   punycode identifier and frees it after printing it, and a jump
+ *   from inside that print leaked it (up to 16 KiB a name, each time a
+ *   file's table is read again: a second reader found it, 144 bytes a
+ *   call on a name of 9 such identifiers).  A Rust name's output past
+ *   the budget is dropped instead, the demangler left to finish, and
+ *   its time bounded by refusing a v0 name (_R) with more than
+ *   RUST_BACKREFS_MAX back-references ('B', counted high: a 'B' of an
+ *   identifier counts too): each one can double what is printed.
+ * - A name cut at the budget is cut back to a whole UTF-8 character.
  */
 #include <setjmp.h>
+#include <stdbool.h>
 #include <string.h>
 #include <libiberty/demangle.h>
 #include "demangle.h"
@@ -31,9 +42,13 @@
 /* perf's options, without -v: the function's name, no parameters */
 #define DEMANGLE_OPTS	DMGL_NO_OPTS
 
+#define RUST_BACKREFS_MAX	16
+
 struct out {
 	char *buf;
 	size_t len, n;		/* buf's size (the budget), bytes in it */
+	bool jump;		/* past the budget: longjmp() (C++), else drop (Rust) */
+	bool cut;		/* something was left out */
 	jmp_buf full;		/* back to demangle_name(): the budget is spent */
 };
 
@@ -45,10 +60,43 @@ static void put(const char *s, size_t n, void *arg)
 	if (n > room) {
 		memcpy(o->buf + o->n, s, room);
 		o->n += room;
-		longjmp(o->full, 1);
+		o->cut = true;
+		if (o->jump)
+			longjmp(o->full, 1);
+		return;
 	}
 	memcpy(o->buf + o->n, s, n);
 	o->n += n;
+}
+
+/* a v0 Rust name with more back-references than RUST_BACKREFS_MAX */
+static bool rust_too_deep(const char *raw)
+{
+	unsigned int b = 0;
+
+	if (raw[1] != 'R')
+		return false;
+	for (; *raw; raw++)
+		if (*raw == 'B' && ++b > RUST_BACKREFS_MAX)
+			return true;
+	return false;
+}
+
+/* n bytes of a cut name made to end on a whole UTF-8 character */
+static size_t utf8_whole(const char *buf, size_t n)
+{
+	size_t k = n, need;
+	unsigned char c;
+
+	while (k && ((unsigned char)buf[k - 1] & 0xc0) == 0x80)
+		k--;
+	if (!k)
+		return n;
+	c = (unsigned char)buf[k - 1];
+	if (c < 0x80)
+		return n;	/* ASCII: whole, and whatever follows is loose bytes */
+	need = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 1;
+	return n - (k - 1) >= need ? n : k - 1;
 }
 
 /*
@@ -58,11 +106,14 @@ static void put(const char *s, size_t n, void *arg)
  */
 static int demangle_into(const char *raw, struct out *o)
 {
-	if (setjmp(o->full))
-		return 1;	/* cut: what came before the budget */
-	if (rust_demangle_callback(raw, DEMANGLE_OPTS, put, o))
+	o->jump = false;
+	if (!rust_too_deep(raw) && rust_demangle_callback(raw, DEMANGLE_OPTS, put, o))
 		return 1;
 	o->n = 0;	/* what it wrote before it failed is not a name */
+	o->cut = false;
+	o->jump = true;
+	if (setjmp(o->full))
+		return 1;	/* cut: what came before the budget */
 	return cplus_demangle_v3_callback(raw, DEMANGLE_OPTS, put, o);
 }
 
@@ -75,8 +126,11 @@ size_t demangle_name(const char *raw, char *buf, size_t len)
 	o.buf = buf;
 	o.len = len < DEMANGLE_OUT_MAX ? len : DEMANGLE_OUT_MAX;
 	o.n = 0;
+	o.cut = false;
 	if (!demangle_into(raw, &o) || !o.n)
 		return 0;
+	if (o.cut)
+		o.n = utf8_whole(buf, o.n);
 	buf[o.n] = 0;
 	return o.n;
 }

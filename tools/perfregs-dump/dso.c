@@ -359,20 +359,24 @@ static bool entry_close(struct dsos *c, struct dso *e)
  * At most keep open: the least recently used ones go.  One searched
  * without the lock since it was put first (recent) is put first now
  * instead, and goes only if the others do not make room (a second
- * chance, as a clock does); one being searched stays.
+ * chance, as a clock does); one being searched stays.  The chances are
+ * as many as the entries open: threads that mark entries recent again
+ * meanwhile cannot keep the walk going (it holds the lock), and the
+ * newest entry has none, so that keep 0 (no descriptor left) closes
+ * every entry not being searched (a second reader's find).
  */
 static void make_room(struct dsos *c, unsigned int keep)
 {
 	struct dso *e = c->oldest, *newer;
+	unsigned int chances = c->open;
 
 	for (; e && c->open > keep; e = newer) {
 		newer = e->newer;
-		if (__atomic_load_n(&e->recent, __ATOMIC_RELAXED)) {
+		if (newer && chances && __atomic_load_n(&e->recent, __ATOMIC_RELAXED)) {
+			chances--;
 			__atomic_store_n(&e->recent, false, __ATOMIC_RELAXED);
-			if (newer) {	/* it is visited again, last */
-				lru_unlink(c, e);
-				lru_front(c, e);
-			}
+			lru_unlink(c, e);	/* visited again, last */
+			lru_front(c, e);
 			continue;
 		}
 		entry_close(c, e);

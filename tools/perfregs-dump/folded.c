@@ -27,6 +27,7 @@
 #include <string.h>
 #include "types.h"
 #include "safetext.h"
+#include "util.h"
 #include "folded.h"
 
 struct folded_entry {
@@ -50,17 +51,7 @@ struct folded {
  */
 static uint64_t hash(const char *s, size_t n)
 {
-	uint64_t h = 0x9e3779b97f4a7c15ULL ^ n, w;
-
-	for (; n >= 8; s += 8, n -= 8) {
-		memcpy(&w, s, 8);
-		h = (h ^ w) * 0xff51afd7ed558ccdULL;
-		h ^= h >> 32;
-	}
-	w = 0;
-	memcpy(&w, s, n);
-	h = (h ^ w) * 0xc4ceb9fe1a85ec53ULL;
-	return h ^ h >> 29;
+	return hash_bytes(0x9e3779b97f4a7c15ULL, s, n);
 }
 
 static bool grow(struct folded *f)

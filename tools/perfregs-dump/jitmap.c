@@ -397,8 +397,14 @@ static void proc_read(struct machine *mach, struct jitmaps *j, struct jitproc *p
 	fd = p->fd >= 0 ? p->fd : proc_open(p);
 	if (fd < 0)
 		return;
-	if (!fstat(fd, &st) && (uint64_t)st.st_size < p->read_off)
+	if (!fstat(fd, &st) && (uint64_t)st.st_size < p->read_off) {
 		proc_clear(j, p);	/* written anew */
+		/*
+		 * sorted again whatever it holds now: as many lines as before
+		 * left the index proc_clear() freed unmade, and every name lost
+		 */
+		before = SIZE_MAX;
+	}
 	buf = malloc(chunk);
 	while (buf && p->read_off < JITMAP_FILE_MAX) {
 		size_t want = JITMAP_FILE_MAX - p->read_off < chunk ?
