@@ -8,11 +8,13 @@
  * then the map read to its end into the recording, as at the end of
  * record.  --late first asks PID (SIGUSR1) to append a line to its map,
  * after the samples.  An ADDR of "rewrite" asks PID (SIGUSR2) to write
- * its map anew, then the samples go on.  --map reads MAP as the map of PID, a process that
+ * its map anew, then the samples go on.  --others N first notes N
+ * processes that do not exist (pids past pid_max), as a live run notes
+ * every process it learns, most with no map.  --map reads MAP as the map of PID, a process that
  * is gone (NSPID: its pid in its own namespace), with no address space:
  * the recording perf's samples of a process that ran would make.
  *
- * usage: mkjit FILE PID [--late] ADDR...
+ * usage: mkjit FILE PID [--others N] [--late] ADDR...
  *        mkjit FILE PID --map MAP NSPID ADDR...
  */
 #include <fcntl.h>
@@ -64,7 +66,7 @@ int main(int argc, char **argv)
 	int pid, i = 3, n = 0;
 
 	if (argc < 4) {
-		fprintf(stderr, "usage: mkjit FILE PID [--late] ADDR...\n"
+		fprintf(stderr, "usage: mkjit FILE PID [--others N] [--late] ADDR...\n"
 			"       mkjit FILE PID --map MAP NSPID ADDR...\n");
 		return 1;
 	}
@@ -83,10 +85,17 @@ int main(int argc, char **argv)
 		d.m.live = true;
 		pthread_mutex_init(&d.m.learn_lock, NULL);
 		space_seed(&d.m, (uint32_t)pid);
+		if (!strcmp(argv[3], "--others") && argc > 5) {
+			uint32_t k, others = (uint32_t)atoi(argv[4]);
+
+			for (k = 0; k < others; k++)	/* 2^30 up: past any pid_max */
+				jitmap_note(&d.m, (1U << 30) + k);
+			i = 5;
+		}
 		jitmap_note(&d.m, (uint32_t)pid);
-		if (!strcmp(argv[3], "--late")) {
+		if (!strcmp(argv[i], "--late")) {
 			late = true;
-			i = 4;
+			i++;
 		}
 	}
 	for (; i < argc; i++, n++) {

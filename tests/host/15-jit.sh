@@ -83,6 +83,20 @@ $(jit_hex "$rb" 0x100) jit_new_c+0x0 /tmp/perf-$rp.map"
 		echo "not ok - live: a map written anew with as many lines names from its new lines"
 		diff <(echo "$want") <(echo "$rgot") | sed 's/^/# /'
 	fi
+	# a live run notes every process it learns, most with no map: the
+	# first 1024 of them (the budget of processes) kept the map of every
+	# later one out, a JIT started late was never named
+	"$B/jit_target" > "$T/jit_late.addr" &
+	lp=$!
+	lb=$(jit_wait "$T/jit_late.addr")
+	lgot=$("$B/mkjit" "$T/jit_others.prf" "$lp" --others 1100 "$lb" 2> "$T/jit_others.err")
+	kill "$lp"; wait "$lp" 2>/dev/null
+	rm -f "/tmp/perf-$lp.map"
+	if [ "$lgot" = "$lb LazyCompile:*hot /tmp/hot.js:1+0x0 /tmp/perf-$lp.map" ]; then
+		echo "ok - live: a JIT noted after 1100 processes with no map is named (they are let go)"
+	else
+		echo "not ok - live: a JIT noted after 1100 processes with no map: $lgot $(head -c 200 "$T/jit_others.err")"
+	fi
 	# every output: JSON, folded, the flame graph, report, pprof
 	jbad=""
 	"$B/perfregs-dump" script -q -i "$T/jit.prf" -f json |

@@ -69,6 +69,7 @@ struct jitproc {
 	bool skipping;		/* in a line over JITMAP_LINE_MAX, to its end */
 	uint64_t next_read;	/* ns: not read again before */
 	bool full;		/* a budget reached: said */
+	bool named;		/* named an address: its dso was handed out */
 	struct jitproc *next;
 };
 
@@ -76,6 +77,7 @@ struct jitmaps {
 	pthread_mutex_t lock;
 	struct jitproc *bucket[256];
 	unsigned int nprocs, nfds;
+	unsigned int evict_at;	/* the bucket proc_evict() looks at first */
 	uint64_t bytes;		/* entries and names kept, all processes */
 	bool scanned;
 };
@@ -117,6 +119,48 @@ static struct jitproc *proc_find(struct jitmaps *j, uint32_t pid)
 	return NULL;
 }
 
+static void proc_clear(struct jitmaps *j, struct jitproc *p)
+{
+	j->bytes -= p->n * (sizeof(*p->e) + sizeof(*p->by_start)) + p->names_len;
+	free(p->e);
+	free(p->by_start);
+	free(p->names);
+	p->e = NULL;
+	p->by_start = NULL;
+	p->names = NULL;
+	p->n = p->cap = p->names_len = p->names_cap = 0;
+	p->read_off = 0;
+	p->skipping = false;
+}
+
+/*
+ * One process that holds nothing (no entry, no file open, never named
+ * an address) let go, for a new one: in a live run every process learnt
+ * is noted, most with no map, and the first JITMAP_PROCS_MAX of them
+ * kept every later one out (a JIT started after 1024 processes was never
+ * named).  True if one was.
+ */
+static bool proc_evict(struct jitmaps *j)
+{
+	unsigned int i;
+
+	for (i = 0; i < 256; i++) {
+		struct jitproc **pp = &j->bucket[(j->evict_at + i) & 255], *p;
+
+		for (; (p = *pp); pp = &p->next) {
+			if (p->n || p->fd >= 0 || p->named)
+				continue;
+			*pp = p->next;
+			proc_clear(j, p);
+			free(p);
+			j->nprocs--;
+			j->evict_at = (j->evict_at + i + 1) & 255;
+			return true;
+		}
+	}
+	return false;
+}
+
 static struct jitproc *proc_get(struct machine *mach, struct jitmaps *j, uint32_t pid,
 				uint32_t nspid, bool live)
 {
@@ -125,7 +169,7 @@ static struct jitproc *proc_get(struct machine *mach, struct jitmaps *j, uint32_
 
 	if (p)
 		return p;
-	if (j->nprocs >= JITMAP_PROCS_MAX) {
+	if (j->nprocs >= JITMAP_PROCS_MAX && !proc_evict(j)) {
 		diag(mach, "JIT maps: more than %u processes, the others' left out",
 		     JITMAP_PROCS_MAX);
 		return NULL;
@@ -142,20 +186,6 @@ static struct jitproc *proc_get(struct machine *mach, struct jitmaps *j, uint32_
 	j->bucket[h] = p;
 	j->nprocs++;
 	return p;
-}
-
-static void proc_clear(struct jitmaps *j, struct jitproc *p)
-{
-	j->bytes -= p->n * (sizeof(*p->e) + sizeof(*p->by_start)) + p->names_len;
-	free(p->e);
-	free(p->by_start);
-	free(p->names);
-	p->e = NULL;
-	p->by_start = NULL;
-	p->names = NULL;
-	p->n = p->cap = p->names_len = p->names_cap = 0;
-	p->read_off = 0;
-	p->skipping = false;
 }
 
 /* A hex number of at most 16 digits, an 0x before it taken; false: none. */
@@ -516,7 +546,8 @@ int jitmap_symbol(struct machine *mach, uint32_t pid, uint64_t lookup, uint64_t 
 		name[e->name_len] = 0;
 		sym_offset(buf, len, name, show - e->start);
 		if (dso)
-			*dso = p->dso;
+			*dso = p->dso;	/* p is kept to the end: proc_evict() */
+		p->named = true;
 		ret = 0;
 	}
 out:
