@@ -3,7 +3,7 @@
 # I386_SKIP and m32_part, and runs the parts in order): JIT code named
 # by its perf map (jitmap.c): live, from a recording after the map is
 # gone, a line written after the samples, a hostile map and item, and
-# node --perf-basic-prof against perf.
+# node --perf-basic-prof against perf; by its jitdump (jitdump.c).
 
 jit_hex() { printf '%x' $(( 0x$1 + $2 )); }
 jit_wait() {	# the target's address, once it wrote its map
@@ -183,3 +183,7 @@ fi
 
 # node --perf-basic-prof under perf: the same IPs named the same
 python3 tests/jit_vs_perf.py "$B" "$T"
+
+# jitdumps (node --perf-prof): after the run against perf inject --jit,
+# live through /proc/PID/maps, and a hostile one
+python3 tests/jitdump_vs_perf.py "$B" "$T"

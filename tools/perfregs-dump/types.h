@@ -157,6 +157,13 @@ struct blob {
 #define JITMAP_REREAD_NS	100000000ULL
 /* live: map files kept open, so that a task's map stays readable after it exits */
 #define JITMAP_FDS_MAX		32
+/*
+ * A jitdump (jitdump.c) holds its code too: bytes of one walked (its
+ * names taken, its code gone past), and lines of /proc/PID/maps looked
+ * at for it.
+ */
+#define JITDUMP_FILE_MAX	(256ULL << 20)
+#define JITDUMP_MAPS_LINES	65536
 
 #define BLOBS_MAX	16	/* one per ABI and boot: a recording has 3 at most */
 
