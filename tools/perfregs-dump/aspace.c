@@ -821,7 +821,7 @@ void mapping_identify(struct machine *mach, struct sb_event *ev)
 	if (!mach->live || !(ev->prot & PROT_EXEC))
 		return;
 	if (ev->name[0] == '/') {
-		ev->local = deleted_file(mach, ev->pid, ev->start, ev->end, ev->name);
+		ev->local = held_file(mach, ev->pid, ev->start, ev->end, ev->name);
 		if (!ev->build_id_len)
 			file_build_id(ev->local ? ev->local : ev->name, ev->build_id,
 				      &ev->build_id_len);

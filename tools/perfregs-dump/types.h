@@ -273,7 +273,7 @@ struct retry {
 	bool given_up;
 };
 
-#define HELD_MAX	64	/* deleted files held open, all processes */
+#define HELD_MAX	64	/* files held open (held_file()), all processes */
 #define HELD_PID_MAX	8	/* of them first mapped by one process */
 
 /* What a recording's ITEM_INFO says of where it was made (rec-read.c). */
@@ -394,7 +394,7 @@ struct machine {
 	size_t space_bytes;		/* of the versions of spaces (aspace.c) */
 	size_t space_names;		/* of the names of their events */
 	uint64_t sb_lost;		/* side-band events the kernel dropped */
-	struct held {			/* deleted files kept open (deleted_file()) */
+	struct held {			/* files kept open (held_file()) */
 		int fd;
 		uint32_t pid;		/* the first process that mapped it */
 		uint64_t dev, ino;
