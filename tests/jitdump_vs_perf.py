@@ -163,6 +163,7 @@ def hostile(build, tmp):
             load(0xfffffffffffff000, 0x2000, b"past_2_64\0"),
             struct.pack("<IIQ", 7, 24, 0) + b"\0" * 8,           # a kind this tool leaves
             load(0x40000, 0x100, b"good_two\0", b"\x90" * 64),
+            load(0x70000, 0x100, b"f\n50000 100 evil\0"),         # a line of its own in -i
             struct.pack("<IIQ", 0, 8, 0),                        # shorter than its header
             load(0x50000, 0x100, b"after_the_bad_one\0")]
     bad = os.path.join(tmp, "jit-100.dump")
@@ -176,7 +177,7 @@ def hostile(build, tmp):
     with open(long_rec, "wb") as f:        # a record claiming more than the file
         f.write(head + load(0x10000, 0x100, b"good_one\0") +
                 load(0x60000, 0x100, b"cut\0", total=1 << 30))
-    addrs = ["10010", "20010", "30010", "fffffffffffff010", "40010", "50010"]
+    addrs = ["10010", "20010", "30010", "fffffffffffff010", "40010", "50010", "70010"]
     t0 = time.monotonic()
     r1 = subprocess.run([os.path.join(build, "mkjit"), os.path.join(tmp, "jdb.prf"), "100",
                          "--dump", bad, "100"] + addrs, capture_output=True, text=True,
@@ -189,10 +190,15 @@ def hostile(build, tmp):
                         text=True, timeout=60)
     secs = time.monotonic() - t0
     got = [line.split()[1] for line in r1.stdout.splitlines()]
-    want = ["good_one+0x10", "none", "none", "none", "good_two+0x10", "none"]
+    want = ["good_one+0x10", "none", "none", "none", "good_two+0x10", "none", "none"]
     why = []
     if got != want:
         why.append(f"names {got}, wanted {want}")
+    again = subprocess.run([os.path.join(build, "perfregs-dump"), "script", "-q", "-i",
+                            os.path.join(tmp, "jdb.prf"), "-F", "ip,sym"],
+                           capture_output=True, text=True, timeout=60).stdout
+    if "evil" in again or "good_two" not in again:
+        why.append(f"-i names otherwise: {again.strip()[:200]}")
     if "record shorter than its header" not in r1.stderr:
         why.append("the bad record not said")
     if r2.stdout.split()[1:2] != ["none"] or "not a jitdump" not in r2.stderr:
@@ -202,6 +208,42 @@ def hostile(build, tmp):
     if secs > 20:
         why.append(f"{secs:.1f} s")
     return f"ok - {WHAT[2]}" if not why else f"not ok - {WHAT[2]}: {'; '.join(why)}"
+
+
+def straddle(build, tmp):
+    """a load whose fixed part crosses the 64 KiB a live walk reads at once"""
+    d = os.path.join(tmp, "jd_cross")
+    os.makedirs(d, exist_ok=True)
+    head = struct.pack("<IIIIIIQQ", 0x4A695444, 1, 40, 62, 0, 0, 0, 0)
+    fill = 65536 - 20 - 40             # the load starts 20 bytes before 64 KiB
+
+    def load(addr, name):
+        body = struct.pack("<IIQQQQ", 1, 1, addr, addr, 0x100, 0) + name + b"\0"
+        return struct.pack("<IIQ", 0, 16 + len(body), 0) + body
+    data = head + struct.pack("<IIQ", 7, fill, 0) + b"\0" * (fill - 16) + \
+        load(0x80000, b"across_64k") + load(0x90000, b"after_it")
+    script = ("import mmap, os, sys, time\n"
+              "p = os.path.join(sys.argv[1], 'jit-%d.dump' % os.getpid())\n"
+              "open(p, 'wb').write(open(sys.argv[2], 'rb').read())\n"
+              "f = open(p, 'rb'); m = mmap.mmap(f.fileno(), 0, prot=mmap.PROT_READ)\n"
+              "print(p, flush=True); time.sleep(60)\n")
+    src = os.path.join(d, "src.bin")
+    with open(src, "wb") as f:
+        f.write(data)
+    p = subprocess.Popen([sys.executable, "-c", script, d, src], stdout=subprocess.PIPE,
+                         text=True)
+    try:
+        dump = p.stdout.readline().strip()
+        got = subprocess.run([os.path.join(build, "mkjit"), os.path.join(d, "x.prf"),
+                              str(p.pid), "80010", "90010"], capture_output=True, text=True,
+                             timeout=60).stdout.split("\n")
+    finally:
+        p.kill()
+        p.wait()
+    want = [f"80010 across_64k+0x10 {dump}", f"90010 after_it+0x10 {dump}", ""]
+    if got == want:
+        return "ok - live: a jitdump's load read across the 64 KiB the walk reads at once"
+    return f"not ok - live: a jitdump's load across 64 KiB: {got}, wanted {want}"
 
 
 def main():
@@ -214,6 +256,7 @@ def main():
         except Exception as e:  # noqa: BLE001 - the test's own failure, said
             print(f"not ok - {WHAT[i]}: {type(e).__name__}: {e}"[:300], flush=True)
     run(2, hostile, build, tmp)
+    run(2, straddle, build, tmp)
     if not os.access(node, os.X_OK):
         for w in WHAT[:2]:
             print(f"ok - {w} # SKIP no node")

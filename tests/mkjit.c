@@ -31,7 +31,6 @@
 #include "../tools/perfregs-dump/images.h"
 #include "../tools/perfregs-dump/aspace.h"
 #include "../tools/perfregs-dump/jitmap.h"
-#include "../tools/perfregs-dump/jitdump.h"
 #include "../tools/perfregs-dump/rec-write.h"
 #include "../tools/perfregs-dump/session.h"
 #include "../tools/perfregs-dump/learnt.h"
@@ -58,30 +57,9 @@ static void load_map(struct machine *m, uint32_t pid, uint32_t nspid, const char
 	free(buf);
 }
 
-struct lines {
-	char *t;
-	size_t len, cap;
-};
-
-static void dump_line(void *arg, uint64_t addr, uint64_t size, const char *name, size_t len)
-{
-	struct lines *l = arg;
-	size_t need = l->len + len + 40;
-
-	if (need > l->cap) {
-		l->cap = 2 * need;
-		l->t = realloc(l->t, l->cap);
-		if (!l->t)
-			exit(1);
-	}
-	l->len += (size_t)sprintf(l->t + l->len, "%llx %llx %.*s\n", (unsigned long long)addr,
-				  (unsigned long long)size, (int)len, name);
-}
-
-/* DUMP's code loads, as "#jitdump PATH" and map lines: a recording's item of it */
+/* DUMP's code loads, as jitmap.c takes a live process's: a recording's item of it */
 static void load_dump(struct machine *m, uint32_t pid, uint32_t nspid, const char *path)
 {
-	struct lines l = { 0 };
 	unsigned char *buf = malloc(JITDUMP_FILE_MAX);
 	ssize_t n, have = 0;
 	int fd = open(path, O_RDONLY);
@@ -94,14 +72,7 @@ static void load_dump(struct machine *m, uint32_t pid, uint32_t nspid, const cha
 	       (n = read(fd, buf + have, JITDUMP_FILE_MAX - have)) > 0)
 		have += n;
 	close(fd);
-	dump_line(&l, 0, 0, "", 0);	/* room */
-	l.len = (size_t)sprintf(l.t, "#jitdump %s\n", path);
-	/* a malformed record: the loads before it are taken, as jitmap.c takes them */
-	if (jitdump_parse(buf, (size_t)have, 0, (uint64_t)have, JITMAP_LINE_MAX, dump_line,
-			  &l) < 0)
-		fprintf(stderr, "%s: not a jitdump, or a record shorter than its header\n", path);
-	jitmap_load(m, pid, nspid, l.t, l.len);
-	free(l.t);
+	jitmap_load_dump(m, pid, nspid, path, buf, (size_t)have);
 	free(buf);
 }
 

@@ -84,18 +84,19 @@ $(jit_hex "$rb" 0x100) jit_new_c+0x0 /tmp/perf-$rp.map"
 		diff <(echo "$want") <(echo "$rgot") | sed 's/^/# /'
 	fi
 	# a live run notes every process it learns, most with no map: the
-	# first 1024 of them (the budget of processes) kept the map of every
-	# later one out, a JIT started late was never named
+	# first of them to fill the budget of processes (8192 entries, two a
+	# process) kept the map of every later one out, a JIT started late was
+	# never named
 	"$B/jit_target" > "$T/jit_late.addr" &
 	lp=$!
 	lb=$(jit_wait "$T/jit_late.addr")
-	lgot=$("$B/mkjit" "$T/jit_others.prf" "$lp" --others 1100 "$lb" 2> "$T/jit_others.err")
+	lgot=$("$B/mkjit" "$T/jit_others.prf" "$lp" --others 4200 "$lb" 2> "$T/jit_others.err")
 	kill "$lp"; wait "$lp" 2>/dev/null
 	rm -f "/tmp/perf-$lp.map"
 	if [ "$lgot" = "$lb LazyCompile:*hot /tmp/hot.js:1+0x0 /tmp/perf-$lp.map" ]; then
-		echo "ok - live: a JIT noted after 1100 processes with no map is named (they are let go)"
+		echo "ok - live: a JIT noted after 4200 processes with no map is named (they are let go)"
 	else
-		echo "not ok - live: a JIT noted after 1100 processes with no map: $lgot $(head -c 200 "$T/jit_others.err")"
+		echo "not ok - live: a JIT noted after 4200 processes with no map: $lgot $(head -c 200 "$T/jit_others.err")"
 	fi
 	# every output: JSON, folded, the flame graph, report, pprof
 	jbad=""

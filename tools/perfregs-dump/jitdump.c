@@ -66,14 +66,19 @@ long jitdump_parse(const unsigned char *buf, size_t len, uint64_t off, uint64_t 
 			break;		/* being written */
 		if (id == JIT_CODE_LOAD && size > REC_HEADER + LOAD_FIXED) {
 			const unsigned char *name = r + REC_HEADER + LOAD_FIXED, *nul;
-			/* after pid, tid and vma (perf inject's ELF address too) */
-			uint64_t addr = get64(r + 32), csize = get64(r + 40);
-			uint64_t avail = size - REC_HEADER - LOAD_FIXED;
+			uint64_t avail = size - REC_HEADER - LOAD_FIXED, addr, csize;
 
-			if (i + size > len && avail > len - (i + REC_HEADER + LOAD_FIXED)) {
+			/*
+			 * its fixed part past buf: read again from here (a load's
+			 * header in the last bytes of a read read past its buffer)
+			 */
+			if (i + REC_HEADER + LOAD_FIXED > len)
+				break;
+			/* after pid, tid and vma (perf inject's ELF address too) */
+			addr = get64(r + 32);
+			csize = get64(r + 40);
+			if (avail > len - (i + REC_HEADER + LOAD_FIXED)) {
 				/* the record goes past buf: is its name in it? */
-				if (len < i + REC_HEADER + LOAD_FIXED)
-					break;
 				avail = len - (i + REC_HEADER + LOAD_FIXED);
 				if (avail <= max_name && i > 0)
 					break;	/* read again from this record on */

@@ -146,6 +146,7 @@ static void proc_clear(struct jitmaps *j, struct jitproc *p)
 	p->n = p->cap = p->names_len = p->names_cap = 0;
 	p->read_off = 0;
 	p->skipping = false;
+	p->bad = false;		/* a jitdump written anew is walked again */
 }
 
 /*
@@ -186,8 +187,8 @@ static struct jitproc *proc_get(struct machine *mach, struct jitmaps *j, uint32_
 	if (p)
 		return p;
 	if (j->nprocs >= JITMAP_PROCS_MAX && !proc_evict(j)) {
-		diag(mach, "JIT maps: more than %u processes, the others' left out",
-		     JITMAP_PROCS_MAX);
+		diag(mach, "JIT maps: more than %u maps and jitdumps of processes, "
+		     "the others' left out", JITMAP_PROCS_MAX);
 		return NULL;
 	}
 	p = calloc(1, sizeof(*p));
@@ -403,9 +404,14 @@ static void proc_identify(struct jitproc *p)
 	snprintf(p->dso, sizeof(p->dso), "/tmp/perf-%" PRIu32 ".map", p->nspid);
 }
 
-static int open_checked(const char *path, const struct jitproc *p)
+/*
+ * path opened if it is a regular file of root's, ours or the process's;
+ * not through a symbolic link at its end unless follow (map_files' own,
+ * which lead to the very file mapped).
+ */
+static int open_follow(const char *path, const struct jitproc *p, bool follow)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | (follow ? 0 : O_NOFOLLOW));
 	struct stat st;
 
 	if (fd < 0)
@@ -418,6 +424,11 @@ static int open_checked(const char *path, const struct jitproc *p)
 	return fd;
 }
 
+static int open_checked(const char *path, const struct jitproc *p)
+{
+	return open_follow(path, p, false);
+}
+
 /*
  * The jitdump of a live process: the file it maps (a writer maps it for
  * perf to see) named jit-NSPID.dump, in /proc/PID/maps (at most its
@@ -425,7 +436,7 @@ static int open_checked(const char *path, const struct jitproc *p)
  */
 static int dump_open(struct jitproc *p)
 {
-	char path[PATH_MAX], want[32], line[PATH_MAX + 128];
+	char path[PATH_MAX], want[32], line[PATH_MAX + 128], range[64], mf[96];
 	unsigned int lines = 0;
 	size_t wl, root;
 	FILE *f;
@@ -451,7 +462,19 @@ static int dump_open(struct jitproc *p)
 	fclose(f);
 	if (!path[0])
 		return -1;
+	/*
+	 * the very file it maps (root may open map_files): no path to walk,
+	 * no directory of the process's to lead us elsewhere; else by its
+	 * path through its root
+	 */
+	if (sscanf(line, "%63[0-9a-f-]", range) == 1) {
+		snprintf(mf, sizeof(mf), "/proc/%" PRIu32 "/map_files/%s", p->pid, range);
+		fd = open_follow(mf, p, true);
+		if (fd >= 0)
+			goto opened;
+	}
 	fd = open_checked(path, p);
+opened:
 	if (fd >= 0 && !p->path)
 		p->path = str_intern(path + root, NULL);	/* as the process names it */
 	return fd;
@@ -485,10 +508,17 @@ struct dump_ctx {
 	struct jitproc *p;
 };
 
+/*
+ * A load kept as a map's line is: a name with a newline, or too long for
+ * a line of the recording (proc_text()), is left out, else -i would read
+ * other entries than the live decoder had.
+ */
 static void dump_entry(void *arg, uint64_t addr, uint64_t size, const char *name, size_t len)
 {
 	struct dump_ctx *c = arg;
 
+	if (len + 2 * 17 + 1 > JITMAP_LINE_MAX || memchr(name, '\n', len))
+		return;
 	entry_add(c->mach, c->j, c->p, addr, size, name, len);
 }
 
@@ -499,8 +529,8 @@ static void dump_read(struct machine *mach, struct jitmaps *j, struct jitproc *p
 	struct dump_ctx c = { mach, j, p };
 
 	while (!p->bad && p->read_off < JITDUMP_FILE_MAX && p->read_off < fsize) {
-		size_t want = JITDUMP_FILE_MAX - p->read_off < chunk ?
-			      (size_t)(JITDUMP_FILE_MAX - p->read_off) : chunk;
+		uint64_t room = (fsize < JITDUMP_FILE_MAX ? fsize : JITDUMP_FILE_MAX) - p->read_off;
+		size_t want = room < chunk ? (size_t)room : chunk;	/* not past fsize */
 		ssize_t r = pread(fd, buf, want, (off_t)p->read_off);
 		long n;
 
@@ -709,6 +739,33 @@ void jitmap_load(struct machine *mach, uint32_t pid, uint32_t nspid, const char 
 		if (kind == JIT_DUMP && !p->path)
 			p->path = str_intern(path, NULL);
 		map_text(mach, j, p, text, len);
+		proc_sort(p);
+	}
+	pthread_mutex_unlock(&j->lock);
+}
+
+void jitmap_load_dump(struct machine *mach, uint32_t pid, uint32_t nspid, const char *path,
+		      const unsigned char *buf, size_t len)
+{
+	struct jitmaps *j = jit_get(mach, true);
+	struct dump_ctx c = { mach, j, NULL };
+	struct jitproc *p;
+
+	if (!j || !pid)
+		return;
+	pthread_mutex_lock(&j->lock);
+	p = proc_get(mach, j, pid, nspid, false, JIT_DUMP);
+	if (p) {
+		proc_clear(j, p);
+		p->nspid = nspid;
+		if (!p->path)
+			p->path = str_intern(path, NULL);
+		c.p = p;
+		if (jitdump_parse(buf, len < JITDUMP_FILE_MAX ? len : JITDUMP_FILE_MAX, 0,
+				  len < JITDUMP_FILE_MAX ? len : JITDUMP_FILE_MAX, JITMAP_LINE_MAX,
+				  dump_entry, &c) < 0)
+			proc_full(mach, p, "not a jitdump of this machine's byte order, or a "
+				  "record shorter than its header");
 		proc_sort(p);
 	}
 	pthread_mutex_unlock(&j->lock);

@@ -28,6 +28,13 @@ void jitmap_note(struct machine *mach, uint32_t pid);
  */
 int jitmap_symbol(struct machine *mach, uint32_t pid, uint64_t lookup, uint64_t show,
 		  char *buf, size_t len, const char **dso);
+/*
+ * The jitdump of process pid (nspid in its namespace), len bytes of it at
+ * buf, named path: replaces what was known of it; for the tests, which
+ * make recordings of a dump as record would.
+ */
+void jitmap_load_dump(struct machine *mach, uint32_t pid, uint32_t nspid, const char *path,
+		      const unsigned char *buf, size_t len);
 /* A recording's map of pid (ITEM_JITMAP): replaces what was known of it. */
 void jitmap_load(struct machine *mach, uint32_t pid, uint32_t nspid, const char *text,
 		 size_t len);

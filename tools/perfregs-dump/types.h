@@ -152,7 +152,7 @@ struct blob {
 #define JITMAP_LINE_MAX		4096
 #define JITMAP_ENTRIES_MAX	(1U << 18)
 #define JITMAP_TOTAL_MAX	(64ULL << 20)
-#define JITMAP_PROCS_MAX	1024
+#define JITMAP_PROCS_MAX	8192	/* a process has two: its map, its jitdump */
 /* live: a map is read again for an address it does not name at most this often */
 #define JITMAP_REREAD_NS	100000000ULL
 /* live: map files kept open, so that a task's map stays readable after it exits */
