@@ -9,7 +9,7 @@ is bind-mounted over by another build of it (rp_cnt_v2/libcnt.so), in
 which cnt_spin() lies where the first build has cnt_v1_only(): named
 from the file the path names here, its samples say cnt_v1_only.  Under
 
-    perfregs-dump -q --fields ip,sym,dso -o REC -- unshare -m ... rp_cnt SECS
+    perfregs-dump -q -f text --fields ip,sym,dso -o REC -- unshare -m ... rp_cnt SECS
 
 and under Debian's perf record -e cpu-clock.  Of the user-mode samples
 in the library (dso the path the process names it by):
@@ -128,8 +128,8 @@ def build_id(path):
 
 def perfregs():
     rec = os.path.join(TMP, "cnt.prf")
-    st, out, err = run([TOOL, "-q", "--fields", "ip,sym,dso", "-o", rec, "--"] + contained(),
-                       120)
+    st, out, err = run([TOOL, "-q", "-f", "text", "--fields", "ip,sym,dso", "-o", rec, "--"] +
+                       contained(), 120)
     note = f"exit {st}, stderr {err.strip()[-200:]!r}"
     if st != 0:
         report(False, "container_live", note)
