@@ -246,6 +246,28 @@ def straddle(build, tmp):
     return f"not ok - live: a jitdump's load across 64 KiB: {got}, wanted {want}"
 
 
+def timed(build, tmp):
+    """code reused at an address: each sample named by the load before it"""
+    def load(addr, name, t):
+        body = struct.pack("<IIQQQQ", 100, 100, addr, addr, 0x100, 0) + name + b"\0"
+        return struct.pack("<IIQ", 0, 16 + len(body), t) + body
+    head = struct.pack("<IIIIIIQQ", 0x4A695444, 1, 40, 62, 0, 100, 0, 0)
+    dump = os.path.join(tmp, "jit-103.dump")
+    with open(dump, "wb") as f:
+        f.write(head + load(0x10000, b"first_code", 0x1000) + load(0x10000, b"later_code", 0x5000))
+    rec = os.path.join(tmp, "jdt.prf")
+    live = subprocess.run([os.path.join(build, "mkjit"), rec, "103", "--dump", dump, "103",
+                           "10010@3000", "10010@6000", "10010@800"], capture_output=True,
+                          text=True, timeout=60).stdout.split()[1::3]
+    again = re.findall(r"\((\w+)\+0x10\)", subprocess.run(
+        [os.path.join(build, "perfregs-dump"), "script", "-q", "-i", rec, "-F", "ip,sym"],
+        capture_output=True, text=True, timeout=60).stdout)
+    want = ["first_code+0x10", "later_code+0x10", "later_code+0x10"]
+    if live == want and again == [w.split("+")[0] for w in want]:
+        return "ok - a jitdump's code reused at an address names each sample by the load before it, live and -i"
+    return f"not ok - a jitdump's code reused at an address: live {live}, -i {again}, wanted {want}"
+
+
 def main():
     build, tmp = sys.argv[1], sys.argv[2]
     node = shutil.which("node") or "/usr/bin/node"
@@ -257,6 +279,7 @@ def main():
             print(f"not ok - {WHAT[i]}: {type(e).__name__}: {e}"[:300], flush=True)
     run(2, hostile, build, tmp)
     run(2, straddle, build, tmp)
+    run(2, timed, build, tmp)
     if not os.access(node, os.X_OK):
         for w in WHAT[:2]:
             print(f"ok - {w} # SKIP no node")

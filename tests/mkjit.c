@@ -15,7 +15,8 @@
  * the recording perf's samples of a process that ran would make.
  *
  * --dump DUMP NSPID does the same with a jitdump (jit-NSPID.dump), its
- * code loads taken as jitmap.c takes them (jitdump.c).
+ * code loads taken as jitmap.c takes them (jitdump.c).  An ADDR@TIME
+ * sample has TIME (hex ns) as its time, else now.
  *
  * usage: mkjit FILE PID [--others N] [--late] ADDR...
  *        mkjit FILE PID --map MAP NSPID ADDR...
@@ -84,7 +85,7 @@ int main(int argc, char **argv)
 	struct perfregs_config cfg;
 	struct recorder *r;
 	bool late = false;
-	char sym[320];
+	char sym[320], *at;
 	const char *dso;
 	int pid, i = 3, n = 0;
 
@@ -133,10 +134,10 @@ int main(int argc, char **argv)
 			n--;
 			continue;
 		}
-		addr = strtoull(argv[i], NULL, 16);
+		addr = strtoull(argv[i], &at, 16);
 		memset(buf, 0, sizeof(buf));
 		s->header.type = PERFREGS_REC_SAMPLE;
-		s->time = now_ns();
+		s->time = *at == '@' ? strtoull(at + 1, NULL, 16) : now_ns();
 		s->pid = s->tid = (uint32_t)pid;
 		s->flags = PERFREGS_SF_CTX_IRQ | PERFREGS_SF_UREGS_DIRECT;
 		s->abi = PERFREGS_ABI_64;

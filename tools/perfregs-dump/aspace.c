@@ -218,7 +218,7 @@ int user_symbol(struct machine *mach, const struct perfregs_rec_sample *s,
 				*path = tm->m[i].path;
 			return mapping_symbol(mach, &tm->m[i], lookup, show, flags, buf, len);
 		}
-	return jitmap_symbol(mach, s->pid, lookup, show, buf, len, path);
+	return jitmap_symbol(mach, s->pid, s->time, lookup, show, buf, len, path);
 }
 
 /*

@@ -37,8 +37,8 @@ static uint64_t get64(const unsigned char *p)
 
 long jitdump_parse(const unsigned char *buf, size_t len, uint64_t off, uint64_t left,
 		   size_t max_name,
-		   void (*fn)(void *arg, uint64_t addr, uint64_t size, const char *name,
-			      size_t name_len),
+		   void (*fn)(void *arg, uint64_t addr, uint64_t size, uint64_t time,
+			      const char *name, size_t name_len),
 		   void *arg)
 {
 	uint64_t i = 0;
@@ -87,7 +87,8 @@ long jitdump_parse(const unsigned char *buf, size_t len, uint64_t off, uint64_t 
 				avail = max_name + 1;
 			nul = memchr(name, 0, avail);
 			if (nul && nul > name && csize && addr + csize > addr)
-				fn(arg, addr, csize, (const char *)name, (size_t)(nul - name));
+				fn(arg, addr, csize, get64(r + 8), (const char *)name,
+				   (size_t)(nul - name));
 		}
 		i += size;
 	}

@@ -17,7 +17,8 @@
 /*
  * The whole records of buf, len bytes of the file from offset off (0:
  * the file's header first), each code load given to fn (name: NUL-free,
- * name_len bytes, at most max_name).  left: bytes of the file from off
+ * name_len bytes, at most max_name; time: the record's, which V8 and
+ * perf's agents take from CLOCK_MONOTONIC, as the samples' is).  left: bytes of the file from off
  * to its end; a record that ends past it is not taken (being written).
  * Returns the bytes taken, whole records (past len when a record is
  * longer than buf: its name is in buf, its code skipped), or -1 for a
@@ -26,8 +27,8 @@
  */
 long jitdump_parse(const unsigned char *buf, size_t len, uint64_t off, uint64_t left,
 		   size_t max_name,
-		   void (*fn)(void *arg, uint64_t addr, uint64_t size, const char *name,
-			      size_t name_len),
+		   void (*fn)(void *arg, uint64_t addr, uint64_t size, uint64_t time,
+			      const char *name, size_t name_len),
 		   void *arg);
 
 #endif

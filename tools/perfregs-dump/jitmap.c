@@ -51,6 +51,7 @@
 
 struct jitent {
 	uint64_t start, end;
+	uint64_t time;			/* a jitdump's load: its CLOCK_MONOTONIC ns; else 0 */
 	uint32_t name_off, name_len;	/* in names */
 };
 
@@ -258,7 +259,7 @@ static void proc_full(struct machine *mach, struct jitproc *p, const char *what)
 
 /* An entry kept, within the budgets; or skipped. */
 static void entry_add(struct machine *mach, struct jitmaps *j, struct jitproc *p,
-		      uint64_t start, uint64_t size, const char *q, size_t nlen)
+		      uint64_t start, uint64_t size, uint64_t time, const char *q, size_t nlen)
 {
 	struct jitent *e;
 	size_t cost;
@@ -280,6 +281,7 @@ static void entry_add(struct machine *mach, struct jitmaps *j, struct jitproc *p
 	e = &p->e[p->n++];
 	e->start = start;
 	e->end = start + size;
+	e->time = time;
 	e->name_off = (uint32_t)p->names_len;
 	e->name_len = (uint32_t)nlen;
 	memcpy(p->names + p->names_len, q, nlen);
@@ -287,12 +289,16 @@ static void entry_add(struct machine *mach, struct jitmaps *j, struct jitproc *p
 	j->bytes += cost;
 }
 
-/* One line (no newline) of a map: its entry kept, or skipped. */
+/*
+ * One line (no newline) of a map: its entry kept, or skipped.  A
+ * jitdump's lines (proc_text()) may hold its load's time after SIZE, as
+ * "@TIME" in hex.
+ */
 static void map_line(struct machine *mach, struct jitmaps *j, struct jitproc *p,
 		     const char *s, size_t len)
 {
 	const char *end = s + len, *q = s;
-	uint64_t start, size;
+	uint64_t start, size, time = 0;
 
 	if (!hex_field(&q, end, &start) || q == end || (*q != ' ' && *q != '\t'))
 		return;
@@ -301,7 +307,13 @@ static void map_line(struct machine *mach, struct jitmaps *j, struct jitproc *p,
 	if (!hex_field(&q, end, &size) || q == end || (*q != ' ' && *q != '\t'))
 		return;
 	q++;
-	entry_add(mach, j, p, start, size, q, (size_t)(end - q));
+	if (p->kind == JIT_DUMP && q < end && *q == '@') {
+		q++;
+		if (!hex_field(&q, end, &time) || q == end || *q != ' ')
+			return;
+		q++;
+	}
+	entry_add(mach, j, p, start, size, time, q, (size_t)(end - q));
 }
 
 static int by_start_cmp(const void *a, const void *b, void *arg)
@@ -513,13 +525,14 @@ struct dump_ctx {
  * a line of the recording (proc_text()), is left out, else -i would read
  * other entries than the live decoder had.
  */
-static void dump_entry(void *arg, uint64_t addr, uint64_t size, const char *name, size_t len)
+static void dump_entry(void *arg, uint64_t addr, uint64_t size, uint64_t time,
+		       const char *name, size_t len)
 {
 	struct dump_ctx *c = arg;
 
-	if (len + 2 * 17 + 1 > JITMAP_LINE_MAX || memchr(name, '\n', len))
+	if (len + 3 * 18 > JITMAP_LINE_MAX || memchr(name, '\n', len))
 		return;
-	entry_add(c->mach, c->j, c->p, addr, size, name, len);
+	entry_add(c->mach, c->j, c->p, addr, size, time, name, len);
 }
 
 /* A live process's jitdump walked on from where it was, to its end or its budget. */
@@ -639,11 +652,16 @@ void jitmap_note(struct machine *mach, uint32_t pid)
 	pthread_mutex_unlock(&j->lock);
 }
 
-/* The entry naming addr: of those that hold it, the latest line; -1: none. */
-static long proc_lookup(const struct jitproc *p, uint64_t addr)
+/*
+ * The entry naming addr at time (a sample's, CLOCK_MONOTONIC ns; 0:
+ * unknown): of those that hold it, the latest load at or before time,
+ * as perf inject --jit orders them (code reused at an address names
+ * the samples of each in turn); else the latest line.  -1: none.
+ */
+static long proc_lookup(const struct jitproc *p, uint64_t addr, uint64_t time)
 {
 	size_t lo = 0, hi = p->n, i;
-	long best = -1;
+	long best = -1, timed = -1;
 
 	if (!p->by_start)
 		return -1;
@@ -658,14 +676,20 @@ static long proc_lookup(const struct jitproc *p, uint64_t addr)
 	for (i = lo; i-- > 0 && lo - i <= 64;) {
 		uint32_t k = p->by_start[i];
 
-		if (addr < p->e[k].end && (long)k > best)
+		if (addr >= p->e[k].end)
+			continue;
+		if ((long)k > best)
 			best = (long)k;
+		if (time && p->e[k].time && p->e[k].time <= time &&
+		    (timed < 0 || p->e[k].time > p->e[timed].time ||
+		     (p->e[k].time == p->e[timed].time && (long)k > timed)))
+			timed = (long)k;
 	}
-	return best;
+	return timed >= 0 ? timed : best;
 }
 
-int jitmap_symbol(struct machine *mach, uint32_t pid, uint64_t lookup, uint64_t show,
-		  char *buf, size_t len, const char **dso)
+int jitmap_symbol(struct machine *mach, uint32_t pid, uint64_t time, uint64_t lookup,
+		  uint64_t show, char *buf, size_t len, const char **dso)
 {
 	struct jitmaps *j = jit_get(mach, mach->live);
 	char name[JITMAP_LINE_MAX + 1];
@@ -684,10 +708,10 @@ int jitmap_symbol(struct machine *mach, uint32_t pid, uint64_t lookup, uint64_t 
 			proc_identify(p);
 		if (!p)
 			continue;
-		k = proc_lookup(p, lookup);
+		k = proc_lookup(p, lookup, time);
 		if (k < 0 && p->live && mono_ns() >= p->next_read) {
 			proc_read(mach, j, p);
-			k = proc_lookup(p, lookup);
+			k = proc_lookup(p, lookup, time);
 		}
 		if (k >= 0) {
 			const struct jitent *e = &p->e[k];
@@ -778,7 +802,7 @@ void jitmap_load_dump(struct machine *mach, uint32_t pid, uint32_t nspid, const 
 static char *proc_text(const struct jitproc *p, size_t *len)
 {
 	size_t head = p->kind == JIT_DUMP && p->path ? 10 + strlen(p->path) : 0;
-	size_t cap = head + p->names_len + p->n * 35 + 1, at = 0, i;
+	size_t cap = head + p->names_len + p->n * 3 * 18 + 1, at = 0, i;	/* 3 hex + blank */
 	char *t = malloc(cap);
 
 	if (!t)
@@ -794,12 +818,17 @@ static char *proc_text(const struct jitproc *p, size_t *len)
 		const struct jitent *e = &p->e[i];
 		char *q = t + at;
 
-		if (at + 35 + e->name_len > JITMAP_FILE_MAX)
+		if (at + 3 * 18 + e->name_len > JITMAP_FILE_MAX)
 			break;
 		q = put_hex(q, e->start, 0);
 		*q++ = ' ';
 		q = put_hex(q, e->end - e->start, 0);
 		*q++ = ' ';
+		if (e->time) {		/* a jitdump's load (map_line()) */
+			*q++ = '@';
+			q = put_hex(q, e->time, 0);
+			*q++ = ' ';
+		}
 		memcpy(q, p->names + e->name_off, e->name_len);
 		q += e->name_len;
 		*q++ = '\n';
