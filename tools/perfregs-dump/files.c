@@ -211,15 +211,25 @@ const char *mapping_file(struct machine *mach, struct mapping *m)
 }
 
 /* Is process pid in a mount namespace other than ours (a container, say)? */
+static struct stat own_mounts;	/* ours, once (own_mounts_read()): st_ino 0 if unknown */
+static pthread_once_t own_mounts_once = PTHREAD_ONCE_INIT;
+
+static void own_mounts_read(void)
+{
+	if (stat("/proc/self/ns/mnt", &own_mounts))
+		own_mounts.st_ino = 0;
+}
+
 static bool foreign_mounts(uint32_t pid)
 {
-	struct stat a, b;
+	struct stat a;
 	char path[48];
 
+	pthread_once(&own_mounts_once, own_mounts_read);
 	snprintf(path, sizeof(path), "/proc/%u/ns/mnt", pid);
-	if (stat(path, &a) || stat("/proc/self/ns/mnt", &b))
+	if (!own_mounts.st_ino || stat(path, &a))
 		return false;
-	return a.st_ino != b.st_ino || a.st_dev != b.st_dev;
+	return a.st_ino != own_mounts.st_ino || a.st_dev != own_mounts.st_dev;
 }
 
 /*
@@ -230,9 +240,11 @@ static bool foreign_mounts(uint32_t pid)
  * paths name other files here, or none.  /proc/PID/map_files/START-END
  * opens the very file (for root), which is kept open, as
  * "/proc/self/fd/N", for as long as the machine lives.  A file of
- * another namespace that cannot be held so is read through the task's
- * root, "/proc/PID/root/PATH", while the task lives.  NULL for a file
- * whose name says it here, or when neither can be opened.
+ * another namespace that cannot be held so is not read at all (""):
+ * its path here names another file, and "/proc/PID/root/PATH" would
+ * follow the task's absolute symbolic links in our root (a second
+ * reader's find: a host file read as the task's).  NULL for a file
+ * whose name says it here, or a deleted one that cannot be held.
  *
  * One file is held once, however many processes map it: after an
  * upgrade of libc every process maps the deleted one, and 64 of them
@@ -246,7 +258,7 @@ char *held_file(struct machine *mach, uint32_t pid, uint64_t start, uint64_t end
 	size_t len = strlen(name);
 	bool deleted = len > 10 && !strcmp(name + len - 10, " (deleted)"), foreign;
 	unsigned int i, mine = 0;
-	char path[PATH_MAX + 32];
+	char path[96];
 	struct stat st;
 	char *p;
 	int fd;
@@ -286,10 +298,7 @@ named:
 fail_close:
 	close(fd);
 by_root:
-	if (!foreign || (size_t)snprintf(path, sizeof(path), "/proc/%u/root%s", pid, name) >=
-			sizeof(path))
-		return NULL;
-	return str_intern(path, NULL);
+	return foreign ? str_intern("", NULL) : NULL;
 }
 
 /*
