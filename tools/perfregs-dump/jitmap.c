@@ -575,8 +575,15 @@ static void proc_read(struct machine *mach, struct jitmaps *j, struct jitproc *p
 
 	p->next_read = mono_ns() + JITMAP_REREAD_NS;
 	fd = p->fd >= 0 ? p->fd : proc_open(p);
-	if (fd < 0)
+	if (fd < 0) {
+		/*
+		 * a jitdump is looked for in the whole of /proc/PID/maps:
+		 * not every 100 ms for each process that has none
+		 */
+		if (p->kind == JIT_DUMP)
+			p->next_read = mono_ns() + JITDUMP_REFIND_NS;
 		return;
+	}
 	if (fstat(fd, &st))
 		st.st_size = 0;		/* a jitdump is walked no further */
 	else if ((uint64_t)st.st_size < p->read_off) {

@@ -164,6 +164,8 @@ struct blob {
  */
 #define JITDUMP_FILE_MAX	(256ULL << 20)
 #define JITDUMP_MAPS_LINES	65536
+/* live: a process's maps looked at again for its jitdump at most this often */
+#define JITDUMP_REFIND_NS	1000000000ULL
 
 #define BLOBS_MAX	16	/* one per ABI and boot: a recording has 3 at most */
 
