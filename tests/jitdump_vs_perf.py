@@ -152,31 +152,37 @@ def live(build, tmp, node):
     return f"not ok - {WHAT[1]}: got '{got}', wanted '{want}'"
 
 
+# a jitdump's header (this machine's byte order), pid 100
+HEAD = struct.pack("<IIIIIIQQ", 0x4A695444, 1, 40, 62, 0, 100, 0, 0)
+
+
+def code_load(addr, size, name, time=0, extra=b"", total=None):
+    """a JIT_CODE_LOAD record of pid 100; name as given, its NUL included"""
+    body = struct.pack("<IIQQQQ", 100, 100, addr, addr, size, 0) + name + extra
+    return struct.pack("<IIQ", 0, total if total is not None else 16 + len(body), time) + body
+
+
 def hostile(build, tmp):
-    def load(addr, size, name, extra=b"", total=None):
-        body = struct.pack("<IIQQQQ", 100, 100, addr, addr, size, 0) + name + extra
-        return struct.pack("<IIQ", 0, total if total is not None else 16 + len(body), 0) + body
-    head = struct.pack("<IIIIIIQQ", 0x4A695444, 1, 40, 62, 0, 100, 0, 0)
-    recs = [load(0x10000, 0x100, b"good_one\0"),
-            load(0x20000, 0x100, b"no_end_of_name" * 400),      # no NUL within its budget
-            load(0x30000, 0, b"size_zero\0"),
-            load(0xfffffffffffff000, 0x2000, b"past_2_64\0"),
+    recs = [code_load(0x10000, 0x100, b"good_one\0"),
+            code_load(0x20000, 0x100, b"no_end_of_name" * 400),      # no NUL within its budget
+            code_load(0x30000, 0, b"size_zero\0"),
+            code_load(0xfffffffffffff000, 0x2000, b"past_2_64\0"),
             struct.pack("<IIQ", 7, 24, 0) + b"\0" * 8,           # a kind this tool leaves
-            load(0x40000, 0x100, b"good_two\0", b"\x90" * 64),
-            load(0x70000, 0x100, b"f\n50000 100 evil\0"),         # a line of its own in -i
+            code_load(0x40000, 0x100, b"good_two\0", extra=b"\x90" * 64),
+            code_load(0x70000, 0x100, b"f\n50000 100 evil\0"),         # a line of its own in -i
             struct.pack("<IIQ", 0, 8, 0),                        # shorter than its header
-            load(0x50000, 0x100, b"after_the_bad_one\0")]
+            code_load(0x50000, 0x100, b"after_the_bad_one\0")]
     bad = os.path.join(tmp, "jit-100.dump")
     with open(bad, "wb") as f:
-        f.write(head + b"".join(recs))
+        f.write(HEAD + b"".join(recs))
     swapped = os.path.join(tmp, "jit-101.dump")
     with open(swapped, "wb") as f:
         f.write(struct.pack(">IIIIIIQQ", 0x4A695444, 1, 40, 62, 0, 100, 0, 0) +
-                load(0x10000, 0x100, b"good_one\0"))
+                code_load(0x10000, 0x100, b"good_one\0"))
     long_rec = os.path.join(tmp, "jit-102.dump")
     with open(long_rec, "wb") as f:        # a record claiming more than the file
-        f.write(head + load(0x10000, 0x100, b"good_one\0") +
-                load(0x60000, 0x100, b"cut\0", total=1 << 30))
+        f.write(HEAD + code_load(0x10000, 0x100, b"good_one\0") +
+                code_load(0x60000, 0x100, b"cut\0", total=1 << 30))
     addrs = ["10010", "20010", "30010", "fffffffffffff010", "40010", "50010", "70010"]
     t0 = time.monotonic()
     r1 = subprocess.run([os.path.join(build, "mkjit"), os.path.join(tmp, "jdb.prf"), "100",
@@ -214,14 +220,9 @@ def straddle(build, tmp):
     """a load whose fixed part crosses the 64 KiB a live walk reads at once"""
     d = os.path.join(tmp, "jd_cross")
     os.makedirs(d, exist_ok=True)
-    head = struct.pack("<IIIIIIQQ", 0x4A695444, 1, 40, 62, 0, 0, 0, 0)
     fill = 65536 - 20 - 40             # the load starts 20 bytes before 64 KiB
-
-    def load(addr, name):
-        body = struct.pack("<IIQQQQ", 1, 1, addr, addr, 0x100, 0) + name + b"\0"
-        return struct.pack("<IIQ", 0, 16 + len(body), 0) + body
-    data = head + struct.pack("<IIQ", 7, fill, 0) + b"\0" * (fill - 16) + \
-        load(0x80000, b"across_64k") + load(0x90000, b"after_it")
+    data = HEAD + struct.pack("<IIQ", 7, fill, 0) + b"\0" * (fill - 16) + \
+        code_load(0x80000, 0x100, b"across_64k\0") + code_load(0x90000, 0x100, b"after_it\0")
     script = ("import mmap, os, sys, time\n"
               "p = os.path.join(sys.argv[1], 'jit-%d.dump' % os.getpid())\n"
               "open(p, 'wb').write(open(sys.argv[2], 'rb').read())\n"
@@ -248,13 +249,10 @@ def straddle(build, tmp):
 
 def timed(build, tmp):
     """code reused at an address: each sample named by the load before it"""
-    def load(addr, name, t):
-        body = struct.pack("<IIQQQQ", 100, 100, addr, addr, 0x100, 0) + name + b"\0"
-        return struct.pack("<IIQ", 0, 16 + len(body), t) + body
-    head = struct.pack("<IIIIIIQQ", 0x4A695444, 1, 40, 62, 0, 100, 0, 0)
     dump = os.path.join(tmp, "jit-103.dump")
     with open(dump, "wb") as f:
-        f.write(head + load(0x10000, b"first_code", 0x1000) + load(0x10000, b"later_code", 0x5000))
+        f.write(HEAD + code_load(0x10000, 0x100, b"first_code\0", 0x1000) +
+                code_load(0x10000, 0x100, b"later_code\0", 0x5000))
     rec = os.path.join(tmp, "jdt.prf")
     live = subprocess.run([os.path.join(build, "mkjit"), rec, "103", "--dump", dump, "103",
                            "10010@3000", "10010@6000", "10010@800"], capture_output=True,
