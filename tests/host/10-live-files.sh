@@ -2,7 +2,7 @@
 # Host tests, part of tests/host_tests.sh (which sets B, T, SECS,
 # I386_SKIP and m32_part, and runs the parts in order): the files of live
 # processes: a text mapping split by mprotect(), many files open, the vDSO
-# from /proc, deleted programs, stripped ones.
+# from /proc, deleted programs, a container's files, stripped ones.
 
 # a text mapping split by mprotect(): the piece after the split starts
 # inside its segment (lld: the code a page past its file offset)
@@ -164,6 +164,53 @@ print(" ".join(r.get("sym", "none") for r in map(json.loads, sys.stdin)
 	else
 		echo "not ok - a deleted program: live '$live' (want target_function+0x0), recording with the file gone '$gone' (want none), back '$back' (want target_function+0x0), another file there '$other' (want none)"
 	fi
+fi
+
+# a process in another mount namespace (a container) whose library's
+# path is bind-mounted over by another build of it: the live decoder
+# names it from the process's own file (map_files), not the file the
+# path names here; a recording holds that file's build-id, so the file
+# here is not taken for it, and one found by the build-id names it
+what="a process in another mount namespace: its bind-mounted library named from its own file"
+if [ -x "$B/mkseed" ] && unshare -m --propagation private true 2>/dev/null &&
+   mkdir -p "$T/cnt" && printf '%s\n' \
+	'__attribute__((noinline)) int one_first(int x) { for (int i = 0; i < 500; i++) x = x * 7 + i; return x; }' \
+	'__attribute__((noinline)) int lib_marker(int x) { return one_first(x) + 1; }' > "$T/cnt1.c" &&
+   printf '%s\n' \
+	'__attribute__((noinline)) int lib_marker(int x) { return x + 2; }' \
+	'__attribute__((noinline)) int two_later(int x) { for (int i = 0; i < 900; i++) x = x * 5 + i; return x; }' > "$T/cnt2.c" &&
+   printf '%s\n' '#include <stdio.h>' 'int lib_marker(int);' \
+	'int main(void) { printf("%#lx\n", (unsigned long)(void *)lib_marker); fflush(stdout);' \
+	'  return getchar() == EOF ? lib_marker(1) == 0 : 0; }' > "$T/cprog.c" &&
+   cc -O1 -shared -fPIC -Wl,--build-id -o "$T/cnt/libcnt.so" "$T/cnt1.c" 2>/dev/null &&
+   cc -O1 -shared -fPIC -Wl,--build-id -o "$T/libcnt2.so" "$T/cnt2.c" 2>/dev/null &&
+   cc -O1 -fPIE -pie -o "$T/cprog" "$T/cprog.c" -L"$T/cnt" -lcnt -Wl,-rpath,"$T/cnt" 2>/dev/null; then
+	mkfifo "$T/cin"
+	unshare -m --propagation private sh -c 'mount --bind "$1" "$2" && exec "$3"' sh \
+		"$T/libcnt2.so" "$T/cnt/libcnt.so" "$T/cprog" < "$T/cin" > "$T/cout" &
+	cpid=$!
+	exec 9> "$T/cin"
+	for _ in $(seq 50); do [ -s "$T/cout" ] && break; sleep 0.1; done
+	caddr=$(head -1 "$T/cout")
+	clive=$("$B/mkseed" "$T/cnt.prf" "$cpid" "$caddr" 2>&1)
+	exec 9>&-
+	wait $cpid
+	csym() {
+		"$B/perfregs-dump" -q -f json -i "$T/cnt.prf" | /usr/bin/python3 -c 'import json, sys
+print(" ".join(r.get("sym", "none") for r in map(json.loads, sys.stdin)
+               if r.get("type") == "sample"))'
+	}
+	chere=$(csym)
+	cbid=$(readelf -n "$T/libcnt2.so" | awk '/Build ID/ { print $3 }')
+	mkdir -p "$T/cbid" && cp "$T/libcnt2.so" "$T/cbid/$cbid"
+	cbyid=$(PERFREGS_BUILDID_DIR="$T/cbid" csym)
+	if [ "$clive" = "lib_marker+0x0" ] && [ "$chere" = none ] && [ "$cbyid" = "lib_marker+0x0" ]; then
+		echo "ok - $what; a recording's by its build-id only"
+	else
+		echo "not ok - $what: live '$clive' (want lib_marker+0x0), recording with the host's file '$chere' (want none), by build-id '$cbyid' (want lib_marker+0x0)"
+	fi
+else
+	echo "ok - $what # SKIP no unshare -m here (root), mkseed or compiler"
 fi
 
 # one deleted file mapped by many processes (every process after an

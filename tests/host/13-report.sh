@@ -162,6 +162,24 @@ else
 	echo "not ok - report's budget and hostile names:$bad"
 fi
 
+# A table that keys nothing by frames (-s comm, no chains) spends none
+# of its budget on them: each sample's leaf was made a frame all the
+# same, and 3000 distinct ones left 2313 samples out of 64 KiB
+bad=""
+if "$B/mkhostile" "$T/rp_kk.prf" -k kname -K 3000 -S; then
+	got=$(PERFREGS_REPORT_BYTES=65536 "$B/perfregs-dump" report -q --no-children --no-call-graph \
+		-s comm -f json -i "$T/rp_kk.prf" 2>/dev/null | /usr/bin/python3 -c \
+		'import json, sys; t = json.load(sys.stdin); print(t["samples"], t["left_out"])')
+	[ "$got" = "3002 0" ] || bad=" samples and left out: $got (want 3002 0)"
+else
+	bad=" mkhostile failed"
+fi
+if [ -z "$bad" ]; then
+	echo "ok - report -s comm without chains: no budget spent on frames, 3002 distinct leaves all in"
+else
+	echo "not ok - report -s comm without chains spends its budget on frames:$bad"
+fi
+
 # A comm with controls is one entry, as shown: the table holds the comm
 # text_safe() made, and looked it up by the raw one, so each of its
 # samples was an entry of its own (4 of 25%), filling the table

@@ -3,7 +3,7 @@
 # I386_SKIP and m32_part, and runs the parts in order): JIT code named
 # by its perf map (jitmap.c): live, from a recording after the map is
 # gone, a line written after the samples, a hostile map and item, and
-# node --perf-basic-prof against perf.
+# node --perf-basic-prof against perf; by its jitdump (jitdump.c).
 
 jit_hex() { printf '%x' $(( 0x$1 + $2 )); }
 jit_wait() {	# the target's address, once it wrote its map
@@ -82,6 +82,21 @@ $(jit_hex "$rb" 0x100) jit_new_c+0x0 /tmp/perf-$rp.map"
 	else
 		echo "not ok - live: a map written anew with as many lines names from its new lines"
 		diff <(echo "$want") <(echo "$rgot") | sed 's/^/# /'
+	fi
+	# a live run notes every process it learns, most with no map: the
+	# first of them to fill the budget of processes (8192 entries, two a
+	# process) kept the map of every later one out, a JIT started late was
+	# never named
+	"$B/jit_target" > "$T/jit_late.addr" &
+	lp=$!
+	lb=$(jit_wait "$T/jit_late.addr")
+	lgot=$("$B/mkjit" "$T/jit_others.prf" "$lp" --others 4200 "$lb" 2> "$T/jit_others.err")
+	kill "$lp"; wait "$lp" 2>/dev/null
+	rm -f "/tmp/perf-$lp.map"
+	if [ "$lgot" = "$lb LazyCompile:*hot /tmp/hot.js:1+0x0 /tmp/perf-$lp.map" ]; then
+		echo "ok - live: a JIT noted after 4200 processes with no map is named (they are let go)"
+	else
+		echo "not ok - live: a JIT noted after 4200 processes with no map: $lgot $(head -c 200 "$T/jit_others.err")"
 	fi
 	# every output: JSON, folded, the flame graph, report, pprof
 	jbad=""
@@ -169,3 +184,7 @@ fi
 
 # node --perf-basic-prof under perf: the same IPs named the same
 python3 tests/jit_vs_perf.py "$B" "$T"
+
+# jitdumps (node --perf-prof): after the run against perf inject --jit,
+# live through /proc/PID/maps, and a hostile one
+python3 tests/jitdump_vs_perf.py "$B" "$T"

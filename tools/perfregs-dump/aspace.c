@@ -218,7 +218,7 @@ int user_symbol(struct machine *mach, const struct perfregs_rec_sample *s,
 				*path = tm->m[i].path;
 			return mapping_symbol(mach, &tm->m[i], lookup, show, flags, buf, len);
 		}
-	return jitmap_symbol(mach, s->pid, lookup, show, buf, len, path);
+	return jitmap_symbol(mach, s->pid, s->time, lookup, show, buf, len, path);
 }
 
 /* The first of the task's mappings of s that holds user address addr, NULL: none. */
@@ -804,7 +804,7 @@ void mapping_identify(struct machine *mach, struct sb_event *ev)
 	if (!mach->live || !(ev->prot & PROT_EXEC))
 		return;
 	if (ev->name[0] == '/') {
-		ev->local = deleted_file(mach, ev->pid, ev->start, ev->end, ev->name);
+		ev->local = held_file(mach, ev->pid, ev->start, ev->end, ev->name);
 		if (!ev->build_id_len)
 			file_build_id(ev->local ? ev->local : ev->name, ev->build_id,
 				      &ev->build_id_len);

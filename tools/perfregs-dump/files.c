@@ -2,7 +2,8 @@
 /*
  * The file a mapping is read from, here: its recorded path (under
  * --symfs), checked by its build-id, or the file its build-id names; a
- * deleted file kept open while the task that mapped it lives; where
+ * deleted file, or a file of a task in another mount namespace, kept
+ * open while the task that mapped it lives; where
  * libdw looks for debug files; and the lock around what libdw caches
  * of the files (symbols_lock()).
  */
@@ -209,12 +210,41 @@ const char *mapping_file(struct machine *mach, struct mapping *m)
 	return local;
 }
 
+/* Is process pid in a mount namespace other than ours (a container, say)? */
+static struct stat own_mounts;	/* ours, once (own_mounts_read()): st_ino 0 if unknown */
+static pthread_once_t own_mounts_once = PTHREAD_ONCE_INIT;
+
+static void own_mounts_read(void)
+{
+	if (stat("/proc/self/ns/mnt", &own_mounts))
+		own_mounts.st_ino = 0;
+}
+
+static bool foreign_mounts(uint32_t pid)
+{
+	struct stat a;
+	char path[48];
+
+	pthread_once(&own_mounts_once, own_mounts_read);
+	snprintf(path, sizeof(path), "/proc/%u/ns/mnt", pid);
+	if (!own_mounts.st_ino || stat(path, &a))
+		return false;
+	return a.st_ino != own_mounts.st_ino || a.st_dev != own_mounts.st_dev;
+}
+
 /*
- * A mapping of a live task whose file has been deleted (its name ends
- * in " (deleted)": a program or library upgraded while it runs):
- * /proc/PID/map_files/START-END still opens the file (for root), which
- * is kept open, as "/proc/self/fd/N", for as long as the machine lives.
- * NULL for any other name, or when that cannot be opened.
+ * The file a code mapping of a live task holds, when its name does not
+ * say it here: a file deleted since (its name ends in " (deleted)": a
+ * program or library upgraded while it runs), or any file of a task in
+ * another mount namespace (a container, a chroot's bind mounts), whose
+ * paths name other files here, or none.  /proc/PID/map_files/START-END
+ * opens the very file (for root), which is kept open, as
+ * "/proc/self/fd/N", for as long as the machine lives.  A file of
+ * another namespace that cannot be held so is not read at all (""):
+ * its path here names another file, and "/proc/PID/root/PATH" would
+ * follow the task's absolute symbolic links in our root (a second
+ * reader's find: a host file read as the task's).  NULL for a file
+ * whose name says it here, or a deleted one that cannot be held.
  *
  * One file is held once, however many processes map it: after an
  * upgrade of libc every process maps the deleted one, and 64 of them
@@ -222,23 +252,27 @@ const char *mapping_file(struct machine *mach, struct mapping *m)
  * as the first to map them: any process can name a file "x (deleted)"
  * and map many, and would take the slots of the others.
  */
-char *deleted_file(struct machine *mach, uint32_t pid, uint64_t start, uint64_t end,
-		   const char *name)
+char *held_file(struct machine *mach, uint32_t pid, uint64_t start, uint64_t end,
+		const char *name)
 {
 	size_t len = strlen(name);
+	bool deleted = len > 10 && !strcmp(name + len - 10, " (deleted)"), foreign;
 	unsigned int i, mine = 0;
-	struct stat st;
 	char path[96];
+	struct stat st;
 	char *p;
 	int fd;
 
-	if (!mach->live || len <= 10 || strcmp(name + len - 10, " (deleted)"))
+	if (!mach->live || name[0] != '/')
+		return NULL;
+	foreign = !deleted && foreign_mounts(pid);
+	if (!deleted && !foreign)
 		return NULL;
 	snprintf(path, sizeof(path), "/proc/%u/map_files/%" PRIx64 "-%" PRIx64,
 		 pid, start, end);
 	fd = open_regular(path);
 	if (fd < 0)
-		return NULL;
+		goto by_root;
 	if (fstat(fd, &st))
 		goto fail_close;
 	for (i = 0; i < mach->nheld; i++) {
@@ -263,7 +297,8 @@ named:
 
 fail_close:
 	close(fd);
-	return NULL;
+by_root:
+	return foreign ? str_intern("", NULL) : NULL;
 }
 
 /*

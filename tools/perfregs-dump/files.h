@@ -14,8 +14,8 @@ const char *mapping_file(struct machine *mach, struct mapping *m);
 const char *mapping_file_locked(struct machine *mach, struct mapping *m);
 char **dwfl_debuginfo_path(struct machine *mach);
 char **dwfl_debuginfo_path_locked(struct machine *mach);	/* symbols_lock() held */
-char *deleted_file(struct machine *mach, uint32_t pid, uint64_t start, uint64_t end,
-		   const char *name);
+char *held_file(struct machine *mach, uint32_t pid, uint64_t start, uint64_t end,
+		const char *name);
 void symbols_lock(void);	/* around libdw calls on dso.c's modules */
 void symbols_unlock(void);	/* and what mappings learn of their files */
 void files_free(struct machine *mach);

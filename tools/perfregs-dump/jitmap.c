@@ -33,6 +33,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,17 +43,24 @@
 #include <sys/stat.h>
 #include "types.h"
 #include "util.h"
+#include "intern.h"
 #include "learnt.h"
 #include "diag.h"
+#include "jitdump.h"
 #include "jitmap.h"
 
 struct jitent {
 	uint64_t start, end;
+	uint64_t time;			/* a jitdump's load: its CLOCK_MONOTONIC ns; else 0 */
 	uint32_t name_off, name_len;	/* in names */
 };
 
+/* Where a process's JIT names come from: a perf map, or a jitdump. */
+enum jit_kind { JIT_MAP, JIT_DUMP };
+
 struct jitproc {
 	uint32_t pid, nspid;
+	enum jit_kind kind;
 	bool live;		/* read from files (else a recording's) */
 	bool identified;	/* nspid, uid, own_ns from /proc/PID/status */
 	bool own_ns;		/* its pid namespace is ours */
@@ -60,6 +68,8 @@ struct jitproc {
 	uid_t uid;
 	int fd;			/* the map file kept open, or -1 */
 	char dso[40];		/* "/tmp/perf-NSPID.map" */
+	char *path;		/* JIT_DUMP: its file as the process names it, interned */
+	bool bad;		/* JIT_DUMP: not a jitdump, or malformed: not read on */
 	struct jitent *e;	/* in the file's order */
 	size_t n, cap;
 	uint32_t *by_start;	/* e's indices by start, then order; n of them */
@@ -69,6 +79,7 @@ struct jitproc {
 	bool skipping;		/* in a line over JITMAP_LINE_MAX, to its end */
 	uint64_t next_read;	/* ns: not read again before */
 	bool full;		/* a budget reached: said */
+	bool named;		/* named an address: its dso was handed out */
 	struct jitproc *next;
 };
 
@@ -76,6 +87,7 @@ struct jitmaps {
 	pthread_mutex_t lock;
 	struct jitproc *bucket[256];
 	unsigned int nprocs, nfds;
+	unsigned int evict_at;	/* the bucket proc_evict() looks at first */
 	uint64_t bytes;		/* entries and names kept, all processes */
 	bool scanned;
 };
@@ -107,41 +119,20 @@ static struct jitmaps *jit_get(struct machine *mach, bool make)
 	return j;
 }
 
-static struct jitproc *proc_find(struct jitmaps *j, uint32_t pid)
+static struct jitproc *proc_find(struct jitmaps *j, uint32_t pid, enum jit_kind kind)
 {
 	struct jitproc *p;
 
 	for (p = j->bucket[(pid * 2654435761U) >> 24]; p; p = p->next)
-		if (p->pid == pid)
+		if (p->pid == pid && p->kind == kind)
 			return p;
 	return NULL;
 }
 
-static struct jitproc *proc_get(struct machine *mach, struct jitmaps *j, uint32_t pid,
-				uint32_t nspid, bool live)
+/* The dso a name of p's is shown with: its map's path as perf names it, or its jitdump's. */
+static const char *proc_dso(const struct jitproc *p)
 {
-	struct jitproc *p = proc_find(j, pid);
-	unsigned int h = (pid * 2654435761U) >> 24;
-
-	if (p)
-		return p;
-	if (j->nprocs >= JITMAP_PROCS_MAX) {
-		diag(mach, "JIT maps: more than %u processes, the others' left out",
-		     JITMAP_PROCS_MAX);
-		return NULL;
-	}
-	p = calloc(1, sizeof(*p));
-	if (!p)
-		return NULL;
-	p->pid = pid;
-	p->nspid = nspid;
-	p->live = live;
-	p->fd = -1;
-	snprintf(p->dso, sizeof(p->dso), "/tmp/perf-%" PRIu32 ".map", nspid);
-	p->next = j->bucket[h];
-	j->bucket[h] = p;
-	j->nprocs++;
-	return p;
+	return p->kind == JIT_DUMP && p->path ? p->path : p->dso;
 }
 
 static void proc_clear(struct jitmaps *j, struct jitproc *p)
@@ -156,6 +147,64 @@ static void proc_clear(struct jitmaps *j, struct jitproc *p)
 	p->n = p->cap = p->names_len = p->names_cap = 0;
 	p->read_off = 0;
 	p->skipping = false;
+	p->bad = false;		/* a jitdump written anew is walked again */
+}
+
+/*
+ * One process that holds nothing (no entry, no file open, never named
+ * an address) let go, for a new one: in a live run every process learnt
+ * is noted, most with no map, and the first JITMAP_PROCS_MAX of them
+ * kept every later one out (a JIT started after 1024 processes was never
+ * named).  True if one was.
+ */
+static bool proc_evict(struct jitmaps *j)
+{
+	unsigned int i;
+
+	for (i = 0; i < 256; i++) {
+		struct jitproc **pp = &j->bucket[(j->evict_at + i) & 255], *p;
+
+		for (; (p = *pp); pp = &p->next) {
+			if (p->n || p->fd >= 0 || p->named)
+				continue;
+			*pp = p->next;
+			proc_clear(j, p);
+			str_put(p->path);
+			free(p);
+			j->nprocs--;
+			j->evict_at = (j->evict_at + i + 1) & 255;
+			return true;
+		}
+	}
+	return false;
+}
+
+static struct jitproc *proc_get(struct machine *mach, struct jitmaps *j, uint32_t pid,
+				uint32_t nspid, bool live, enum jit_kind kind)
+{
+	struct jitproc *p = proc_find(j, pid, kind);
+	unsigned int h = (pid * 2654435761U) >> 24;
+
+	if (p)
+		return p;
+	if (j->nprocs >= JITMAP_PROCS_MAX && !proc_evict(j)) {
+		diag(mach, "JIT maps: more than %u maps and jitdumps of processes, "
+		     "the others' left out", JITMAP_PROCS_MAX);
+		return NULL;
+	}
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return NULL;
+	p->pid = pid;
+	p->nspid = nspid;
+	p->kind = kind;
+	p->live = live;
+	p->fd = -1;
+	snprintf(p->dso, sizeof(p->dso), "/tmp/perf-%" PRIu32 ".map", nspid);
+	p->next = j->bucket[h];
+	j->bucket[h] = p;
+	j->nprocs++;
+	return p;
 }
 
 /* A hex number of at most 16 digits, an 0x before it taken; false: none. */
@@ -208,23 +257,13 @@ static void proc_full(struct machine *mach, struct jitproc *p, const char *what)
 	p->full = true;
 }
 
-/* One line (no newline) of a map: its entry kept, or skipped. */
-static void map_line(struct machine *mach, struct jitmaps *j, struct jitproc *p,
-		     const char *s, size_t len)
+/* An entry kept, within the budgets; or skipped. */
+static void entry_add(struct machine *mach, struct jitmaps *j, struct jitproc *p,
+		      uint64_t start, uint64_t size, uint64_t time, const char *q, size_t nlen)
 {
-	const char *end = s + len, *q = s;
-	uint64_t start, size;
-	size_t nlen, cost;
 	struct jitent *e;
+	size_t cost;
 
-	if (!hex_field(&q, end, &start) || q == end || (*q != ' ' && *q != '\t'))
-		return;
-	while (q < end && (*q == ' ' || *q == '\t'))
-		q++;
-	if (!hex_field(&q, end, &size) || q == end || (*q != ' ' && *q != '\t'))
-		return;
-	q++;
-	nlen = (size_t)(end - q);
 	if (!size || start + size < start || !nlen)
 		return;		/* no code, or past 2^64, or no name */
 	cost = sizeof(*e) + sizeof(*p->by_start) + nlen;
@@ -242,11 +281,39 @@ static void map_line(struct machine *mach, struct jitmaps *j, struct jitproc *p,
 	e = &p->e[p->n++];
 	e->start = start;
 	e->end = start + size;
+	e->time = time;
 	e->name_off = (uint32_t)p->names_len;
 	e->name_len = (uint32_t)nlen;
 	memcpy(p->names + p->names_len, q, nlen);
 	p->names_len += nlen;
 	j->bytes += cost;
+}
+
+/*
+ * One line (no newline) of a map: its entry kept, or skipped.  A
+ * jitdump's lines (proc_text()) may hold its load's time after SIZE, as
+ * "@TIME" in hex.
+ */
+static void map_line(struct machine *mach, struct jitmaps *j, struct jitproc *p,
+		     const char *s, size_t len)
+{
+	const char *end = s + len, *q = s;
+	uint64_t start, size, time = 0;
+
+	if (!hex_field(&q, end, &start) || q == end || (*q != ' ' && *q != '\t'))
+		return;
+	while (q < end && (*q == ' ' || *q == '\t'))
+		q++;
+	if (!hex_field(&q, end, &size) || q == end || (*q != ' ' && *q != '\t'))
+		return;
+	q++;
+	if (p->kind == JIT_DUMP && q < end && *q == '@') {
+		q++;
+		if (!hex_field(&q, end, &time) || q == end || *q != ' ')
+			return;
+		q++;
+	}
+	entry_add(mach, j, p, start, size, time, q, (size_t)(end - q));
 }
 
 static int by_start_cmp(const void *a, const void *b, void *arg)
@@ -349,9 +416,14 @@ static void proc_identify(struct jitproc *p)
 	snprintf(p->dso, sizeof(p->dso), "/tmp/perf-%" PRIu32 ".map", p->nspid);
 }
 
-static int open_checked(const char *path, const struct jitproc *p)
+/*
+ * path opened if it is a regular file of root's, ours or the process's;
+ * not through a symbolic link at its end unless follow (map_files' own,
+ * which lead to the very file mapped).
+ */
+static int open_follow(const char *path, const struct jitproc *p, bool follow)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | (follow ? 0 : O_NOFOLLOW));
 	struct stat st;
 
 	if (fd < 0)
@@ -364,6 +436,62 @@ static int open_checked(const char *path, const struct jitproc *p)
 	return fd;
 }
 
+static int open_checked(const char *path, const struct jitproc *p)
+{
+	return open_follow(path, p, false);
+}
+
+/*
+ * The jitdump of a live process: the file it maps (a writer maps it for
+ * perf to see) named jit-NSPID.dump, in /proc/PID/maps (at most its
+ * first JITDUMP_MAPS_LINES lines), opened through the process's root.
+ */
+static int dump_open(struct jitproc *p)
+{
+	char path[PATH_MAX], want[32], line[PATH_MAX + 128], range[64], mf[96];
+	unsigned int lines = 0;
+	size_t wl, root;
+	FILE *f;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%" PRIu32 "/maps", p->pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	wl = (size_t)snprintf(want, sizeof(want), "/jit-%" PRIu32 ".dump", p->nspid);
+	root = (size_t)snprintf(path, sizeof(path), "/proc/%" PRIu32 "/root", p->pid);
+	path[0] = 0;
+	while (lines++ < JITDUMP_MAPS_LINES && fgets(line, sizeof(line), f)) {
+		char *name = strchr(line, '/');
+		size_t n = name ? strcspn(name, "\n") : 0;
+
+		if (n > wl && !memcmp(name + n - wl, want, wl) &&
+		    (size_t)snprintf(path, sizeof(path), "/proc/%" PRIu32 "/root%.*s", p->pid,
+				     (int)n, name) < sizeof(path))
+			break;
+		path[0] = 0;
+	}
+	fclose(f);
+	if (!path[0])
+		return -1;
+	/*
+	 * the very file it maps (root may open map_files): no path to walk,
+	 * no directory of the process's to lead us elsewhere; else by its
+	 * path through its root
+	 */
+	if (sscanf(line, "%63[0-9a-f-]", range) == 1) {
+		snprintf(mf, sizeof(mf), "/proc/%" PRIu32 "/map_files/%s", p->pid, range);
+		fd = open_follow(mf, p, true);
+		if (fd >= 0)
+			goto opened;
+	}
+	fd = open_checked(path, p);
+opened:
+	if (fd >= 0 && !p->path)
+		p->path = str_intern(path + root, NULL);	/* as the process names it */
+	return fd;
+}
+
 /* The map file of a live process, through its root; else ours, once it is gone. */
 static int proc_open(struct jitproc *p)
 {
@@ -372,6 +500,8 @@ static int proc_open(struct jitproc *p)
 
 	if (!p->identified)
 		proc_identify(p);
+	if (p->kind == JIT_DUMP)
+		return dump_open(p);
 	snprintf(path, sizeof(path), "/proc/%" PRIu32 "/root/tmp/perf-%" PRIu32 ".map",
 		 p->pid, p->nspid);
 	fd = open_checked(path, p);
@@ -382,6 +512,56 @@ static int proc_open(struct jitproc *p)
 		return -1;	/* alive with no map yet, or in a namespace of its own */
 	snprintf(path, sizeof(path), "/tmp/perf-%" PRIu32 ".map", p->pid);
 	return open_checked(path, p);
+}
+
+struct dump_ctx {
+	struct machine *mach;
+	struct jitmaps *j;
+	struct jitproc *p;
+};
+
+/*
+ * A load kept as a map's line is: a name with a newline, or too long for
+ * a line of the recording (proc_text()), is left out, else -i would read
+ * other entries than the live decoder had.
+ */
+static void dump_entry(void *arg, uint64_t addr, uint64_t size, uint64_t time,
+		       const char *name, size_t len)
+{
+	struct dump_ctx *c = arg;
+
+	if (len + 3 * 18 > JITMAP_LINE_MAX || memchr(name, '\n', len))
+		return;
+	entry_add(c->mach, c->j, c->p, addr, size, time, name, len);
+}
+
+/* A live process's jitdump walked on from where it was, to its end or its budget. */
+static void dump_read(struct machine *mach, struct jitmaps *j, struct jitproc *p, int fd,
+		      char *buf, size_t chunk, uint64_t fsize)
+{
+	struct dump_ctx c = { mach, j, p };
+
+	while (!p->bad && p->read_off < JITDUMP_FILE_MAX && p->read_off < fsize) {
+		uint64_t room = (fsize < JITDUMP_FILE_MAX ? fsize : JITDUMP_FILE_MAX) - p->read_off;
+		size_t want = room < chunk ? (size_t)room : chunk;	/* not past fsize */
+		ssize_t r = pread(fd, buf, want, (off_t)p->read_off);
+		long n;
+
+		if (r <= 0)
+			break;
+		n = jitdump_parse((unsigned char *)buf, (size_t)r, p->read_off,
+				  fsize - p->read_off, JITMAP_LINE_MAX, dump_entry, &c);
+		if (n < 0) {
+			p->bad = true;
+			proc_full(mach, p, "not a jitdump of this machine's byte order, or a "
+				  "record shorter than its header");
+		}
+		if (n <= 0)
+			break;	/* its end, or a record being written */
+		p->read_off += (uint64_t)n;
+	}
+	if (p->read_off >= JITDUMP_FILE_MAX)
+		proc_full(mach, p, "larger than its budget");
 }
 
 /* A live process's map read on from where it was, to its end or its budget. */
@@ -395,9 +575,18 @@ static void proc_read(struct machine *mach, struct jitmaps *j, struct jitproc *p
 
 	p->next_read = mono_ns() + JITMAP_REREAD_NS;
 	fd = p->fd >= 0 ? p->fd : proc_open(p);
-	if (fd < 0)
+	if (fd < 0) {
+		/*
+		 * a jitdump is looked for in the whole of /proc/PID/maps:
+		 * not every 100 ms for each process that has none
+		 */
+		if (p->kind == JIT_DUMP)
+			p->next_read = mono_ns() + JITDUMP_REFIND_NS;
 		return;
-	if (!fstat(fd, &st) && (uint64_t)st.st_size < p->read_off) {
+	}
+	if (fstat(fd, &st))
+		st.st_size = 0;		/* a jitdump is walked no further */
+	else if ((uint64_t)st.st_size < p->read_off) {
 		proc_clear(j, p);	/* written anew */
 		/*
 		 * sorted again whatever it holds now: as many lines as before
@@ -406,6 +595,10 @@ static void proc_read(struct machine *mach, struct jitmaps *j, struct jitproc *p
 		before = SIZE_MAX;
 	}
 	buf = malloc(chunk);
+	if (buf && p->kind == JIT_DUMP) {
+		dump_read(mach, j, p, fd, buf, chunk, st.st_size);
+		goto read;
+	}
 	while (buf && p->read_off < JITMAP_FILE_MAX) {
 		size_t want = JITMAP_FILE_MAX - p->read_off < chunk ?
 			      JITMAP_FILE_MAX - p->read_off : chunk, i = 0;
@@ -432,9 +625,10 @@ static void proc_read(struct machine *mach, struct jitmaps *j, struct jitproc *p
 			break;		/* its end (a line being written waits), or its budget's */
 		}
 	}
-	free(buf);
 	if (p->read_off + JITMAP_LINE_MAX >= JITMAP_FILE_MAX)
 		proc_full(mach, p, "larger than its budget");
+read:
+	free(buf);
 	if (p->fd < 0 && j->nfds < JITMAP_FDS_MAX) {
 		p->fd = fd;
 		j->nfds++;
@@ -448,25 +642,33 @@ static void proc_read(struct machine *mach, struct jitmaps *j, struct jitproc *p
 void jitmap_note(struct machine *mach, uint32_t pid)
 {
 	struct jitmaps *j = jit_get(mach, true);
+	enum jit_kind kind;
 	struct jitproc *p;
 
 	if (!j || !mach->live || !pid)
 		return;
 	pthread_mutex_lock(&j->lock);
-	p = proc_find(j, pid);
-	if (!p && (p = proc_get(mach, j, pid, pid, true))) {
-		proc_identify(p);
-		if (j->nfds < JITMAP_FDS_MAX && (p->fd = proc_open(p)) >= 0)
-			j->nfds++;
+	for (kind = JIT_MAP; kind <= JIT_DUMP; kind++) {
+		p = proc_find(j, pid, kind);
+		if (!p && (p = proc_get(mach, j, pid, pid, true, kind))) {
+			proc_identify(p);
+			if (j->nfds < JITMAP_FDS_MAX && (p->fd = proc_open(p)) >= 0)
+				j->nfds++;
+		}
 	}
 	pthread_mutex_unlock(&j->lock);
 }
 
-/* The entry naming addr: of those that hold it, the latest line; -1: none. */
-static long proc_lookup(const struct jitproc *p, uint64_t addr)
+/*
+ * The entry naming addr at time (a sample's, CLOCK_MONOTONIC ns; 0:
+ * unknown): of those that hold it, the latest load at or before time,
+ * as perf inject --jit orders them (code reused at an address names
+ * the samples of each in turn); else the latest line.  -1: none.
+ */
+static long proc_lookup(const struct jitproc *p, uint64_t addr, uint64_t time)
 {
 	size_t lo = 0, hi = p->n, i;
-	long best = -1;
+	long best = -1, timed = -1;
 
 	if (!p->by_start)
 		return -1;
@@ -481,45 +683,55 @@ static long proc_lookup(const struct jitproc *p, uint64_t addr)
 	for (i = lo; i-- > 0 && lo - i <= 64;) {
 		uint32_t k = p->by_start[i];
 
-		if (addr < p->e[k].end && (long)k > best)
+		if (addr >= p->e[k].end)
+			continue;
+		if ((long)k > best)
 			best = (long)k;
+		if (time && p->e[k].time && p->e[k].time <= time &&
+		    (timed < 0 || p->e[k].time > p->e[timed].time ||
+		     (p->e[k].time == p->e[timed].time && (long)k > timed)))
+			timed = (long)k;
 	}
-	return best;
+	return timed >= 0 ? timed : best;
 }
 
-int jitmap_symbol(struct machine *mach, uint32_t pid, uint64_t lookup, uint64_t show,
-		  char *buf, size_t len, const char **dso)
+int jitmap_symbol(struct machine *mach, uint32_t pid, uint64_t time, uint64_t lookup,
+		  uint64_t show, char *buf, size_t len, const char **dso)
 {
 	struct jitmaps *j = jit_get(mach, mach->live);
-	struct jitproc *p;
 	char name[JITMAP_LINE_MAX + 1];
-	long k;
+	static const enum jit_kind order[] = { JIT_DUMP, JIT_MAP };	/* a dump's sizes are exact */
+	struct jitproc *p;
+	unsigned int o;
 	int ret = -1;
+	long k;
 
 	if (!j || !pid)
 		return -1;
 	pthread_mutex_lock(&j->lock);
-	p = proc_find(j, pid);
-	if (!p && mach->live && (p = proc_get(mach, j, pid, pid, true)))
-		proc_identify(p);
-	if (!p)
-		goto out;
-	k = proc_lookup(p, lookup);
-	if (k < 0 && p->live && mono_ns() >= p->next_read) {
-		proc_read(mach, j, p);
-		k = proc_lookup(p, lookup);
-	}
-	if (k >= 0) {
-		const struct jitent *e = &p->e[k];
+	for (o = 0; o < 2 && ret; o++) {
+		p = proc_find(j, pid, order[o]);
+		if (!p && mach->live && (p = proc_get(mach, j, pid, pid, true, order[o])))
+			proc_identify(p);
+		if (!p)
+			continue;
+		k = proc_lookup(p, lookup, time);
+		if (k < 0 && p->live && mono_ns() >= p->next_read) {
+			proc_read(mach, j, p);
+			k = proc_lookup(p, lookup, time);
+		}
+		if (k >= 0) {
+			const struct jitent *e = &p->e[k];
 
-		memcpy(name, p->names + e->name_off, e->name_len);
-		name[e->name_len] = 0;
-		sym_offset(buf, len, name, show - e->start);
-		if (dso)
-			*dso = p->dso;
-		ret = 0;
+			memcpy(name, p->names + e->name_off, e->name_len);
+			name[e->name_len] = 0;
+			sym_offset(buf, len, name, show - e->start);
+			if (dso)
+				*dso = proc_dso(p);	/* p is kept to the end: proc_evict() */
+			p->named = true;
+			ret = 0;
+		}
 	}
-out:
 	pthread_mutex_unlock(&j->lock);
 	return ret;
 }
@@ -528,40 +740,102 @@ void jitmap_load(struct machine *mach, uint32_t pid, uint32_t nspid, const char 
 		 size_t len)
 {
 	struct jitmaps *j = jit_get(mach, true);
+	enum jit_kind kind = JIT_MAP;
+	char path[PATH_MAX] = "";
 	struct jitproc *p;
 
 	if (!j || !pid)
 		return;
+	if (len > JITMAP_FILE_MAX)
+		len = JITMAP_FILE_MAX;
+	/* "#jitdump PATH" first: the lines of a jitdump (proc_text()) */
+	if (len > 9 && !memcmp(text, "#jitdump ", 9)) {
+		const char *nl = memchr(text, '\n', len);
+		size_t n = nl ? (size_t)(nl - text) - 9 : 0;
+
+		if (!nl || n >= sizeof(path) || memchr(text + 9, 0, n))
+			return;		/* no whole path: nothing of it can be named right */
+		memcpy(path, text + 9, n);
+		path[n] = 0;
+		len -= (size_t)(nl + 1 - text);
+		text = nl + 1;
+		kind = JIT_DUMP;
+	}
 	pthread_mutex_lock(&j->lock);
-	p = proc_get(mach, j, pid, nspid, false);
+	p = proc_get(mach, j, pid, nspid, false, kind);
 	if (p) {
 		proc_clear(j, p);
 		p->nspid = nspid;
 		snprintf(p->dso, sizeof(p->dso), "/tmp/perf-%" PRIu32 ".map", nspid);
-		map_text(mach, j, p, text, len < JITMAP_FILE_MAX ? len : JITMAP_FILE_MAX);
+		if (kind == JIT_DUMP && !p->path)
+			p->path = str_intern(path, NULL);
+		map_text(mach, j, p, text, len);
 		proc_sort(p);
 	}
 	pthread_mutex_unlock(&j->lock);
 }
 
-/* The lines p took, as "START SIZE NAME\n", in the file's order: malloc()ed. */
+void jitmap_load_dump(struct machine *mach, uint32_t pid, uint32_t nspid, const char *path,
+		      const unsigned char *buf, size_t len)
+{
+	struct jitmaps *j = jit_get(mach, true);
+	struct dump_ctx c = { mach, j, NULL };
+	struct jitproc *p;
+
+	if (!j || !pid)
+		return;
+	pthread_mutex_lock(&j->lock);
+	p = proc_get(mach, j, pid, nspid, false, JIT_DUMP);
+	if (p) {
+		proc_clear(j, p);
+		p->nspid = nspid;
+		if (!p->path)
+			p->path = str_intern(path, NULL);
+		c.p = p;
+		if (jitdump_parse(buf, len < JITDUMP_FILE_MAX ? len : JITDUMP_FILE_MAX, 0,
+				  len < JITDUMP_FILE_MAX ? len : JITDUMP_FILE_MAX, JITMAP_LINE_MAX,
+				  dump_entry, &c) < 0)
+			proc_full(mach, p, "not a jitdump of this machine's byte order, or a "
+				  "record shorter than its header");
+		proc_sort(p);
+	}
+	pthread_mutex_unlock(&j->lock);
+}
+
+/*
+ * The lines p took, as "START SIZE NAME\n", in the file's order, a
+ * jitdump's after a line "#jitdump PATH" (jitmap_load()): malloc()ed.
+ */
 static char *proc_text(const struct jitproc *p, size_t *len)
 {
-	size_t cap = p->names_len + p->n * 35 + 1, at = 0, i;
+	size_t head = p->kind == JIT_DUMP && p->path ? 10 + strlen(p->path) : 0;
+	size_t cap = head + p->names_len + p->n * 3 * 18 + 1, at = 0, i;	/* 3 hex + blank */
 	char *t = malloc(cap);
 
 	if (!t)
 		return NULL;
+	if (head) {
+		if (head >= JITMAP_FILE_MAX || memchr(p->path, '\n', head - 10)) {
+			free(t);
+			return NULL;
+		}
+		at = (size_t)sprintf(t, "#jitdump %s\n", p->path);
+	}
 	for (i = 0; i < p->n; i++) {
 		const struct jitent *e = &p->e[i];
 		char *q = t + at;
 
-		if (at + 35 + e->name_len > JITMAP_FILE_MAX)
+		if (at + 3 * 18 + e->name_len > JITMAP_FILE_MAX)
 			break;
 		q = put_hex(q, e->start, 0);
 		*q++ = ' ';
 		q = put_hex(q, e->end - e->start, 0);
 		*q++ = ' ';
+		if (e->time) {		/* a jitdump's load (map_line()) */
+			*q++ = '@';
+			q = put_hex(q, e->time, 0);
+			*q++ = ' ';
+		}
 		memcpy(q, p->names + e->name_off, e->name_len);
 		q += e->name_len;
 		*q++ = '\n';
@@ -624,6 +898,7 @@ void jitmap_free(struct machine *mach)
 			proc_clear(j, p);
 			if (p->fd >= 0)
 				close(p->fd);
+			str_put(p->path);
 			free(p);
 		}
 	pthread_mutex_destroy(&j->lock);

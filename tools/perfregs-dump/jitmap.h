@@ -19,15 +19,24 @@
  */
 void jitmap_note(struct machine *mach, uint32_t pid);
 /*
- * The JIT symbol at user address lookup of process pid, "name+0xoff"
- * from show, and the map's path as perf names the dso
+ * The JIT symbol at user address lookup of process pid at time (the
+ * sample's: a jitdump's code reused at an address names each sample by
+ * the load before it), "name+0xoff" from show, and the map's path as
+ * perf names the dso
  * ("/tmp/perf-NSPID.map", until the session's end) in *dso (if not
  * NULL): 0, or -1 when no map names it.  Live, a map not read yet is
  * read now, and read on from where it was for an address it does not
  * name yet.  Any thread.
  */
-int jitmap_symbol(struct machine *mach, uint32_t pid, uint64_t lookup, uint64_t show,
-		  char *buf, size_t len, const char **dso);
+int jitmap_symbol(struct machine *mach, uint32_t pid, uint64_t time, uint64_t lookup,
+		  uint64_t show, char *buf, size_t len, const char **dso);
+/*
+ * The jitdump of process pid (nspid in its namespace), len bytes of it at
+ * buf, named path: replaces what was known of it; for the tests, which
+ * make recordings of a dump as record would.
+ */
+void jitmap_load_dump(struct machine *mach, uint32_t pid, uint32_t nspid, const char *path,
+		      const unsigned char *buf, size_t len);
 /* A recording's map of pid (ITEM_JITMAP): replaces what was known of it. */
 void jitmap_load(struct machine *mach, uint32_t pid, uint32_t nspid, const char *text,
 		 size_t len);

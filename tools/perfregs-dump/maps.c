@@ -203,7 +203,7 @@ static void maps_learn_locked(struct machine *mach, const struct perfregs_rec_sa
 		m[n].end = end;
 		m[n].pgoff = pgoff;
 		m[n].path = str_intern(line + pos, NULL);
-		m[n].local = m[n].path ? deleted_file(mach, s->pid, start, end, m[n].path) : NULL;
+		m[n].local = m[n].path ? held_file(mach, s->pid, start, end, m[n].path) : NULL;
 		/* the image's build-id was read with its ELF header */
 		if (inode == s->image_ino && dev == s->image_dev &&
 		    (im = image_find(mach, s->image_dev, s->image_ino)) && im->build_id_known) {

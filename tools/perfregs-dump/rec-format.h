@@ -33,7 +33,9 @@
  *     ITEM_BLOB   an ELF image that is no file (a vDSO), once per build-id:
  *                 struct item_blob + the image, padded
  *     ITEM_JITMAP a process's perf map (/tmp/perf-NSPID.map) as jitmap.c
- *                 took it: struct item_jitmap + "START SIZE NAME\n" lines,
+ *                 took it: struct item_jitmap + "START SIZE NAME\n" lines
+ *                 (a jitdump's code loads after a first line "#jitdump
+ *                 PATH", which a reader before them skips as a bad line),
  *                 padded.  Written at the end of a recording, before the
  *                 end item, with the lines written until then: a reader
  *                 of a file (not a pipe) reads these first (session.c), so

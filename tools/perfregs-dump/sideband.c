@@ -300,7 +300,7 @@ static void sb_record_locked(struct sideband *sb, struct machine *mach,
 
 /*
  * Under learn_lock: the learner thread also keeps files open for
- * deleted mappings (deleted_file()) when it reads /proc.
+ * deleted mappings (held_file()) when it reads /proc.
  */
 static void sb_record(struct sideband *sb, struct machine *mach,
 		      const struct perf_event_header *h)

@@ -152,11 +152,20 @@ struct blob {
 #define JITMAP_LINE_MAX		4096
 #define JITMAP_ENTRIES_MAX	(1U << 18)
 #define JITMAP_TOTAL_MAX	(64ULL << 20)
-#define JITMAP_PROCS_MAX	1024
+#define JITMAP_PROCS_MAX	8192	/* a process has two: its map, its jitdump */
 /* live: a map is read again for an address it does not name at most this often */
 #define JITMAP_REREAD_NS	100000000ULL
 /* live: map files kept open, so that a task's map stays readable after it exits */
 #define JITMAP_FDS_MAX		32
+/*
+ * A jitdump (jitdump.c) holds its code too: bytes of one walked (its
+ * names taken, its code gone past), and lines of /proc/PID/maps looked
+ * at for it.
+ */
+#define JITDUMP_FILE_MAX	(256ULL << 20)
+#define JITDUMP_MAPS_LINES	65536
+/* live: a process's maps looked at again for its jitdump at most this often */
+#define JITDUMP_REFIND_NS	1000000000ULL
 
 #define BLOBS_MAX	16	/* one per ABI and boot: a recording has 3 at most */
 
@@ -267,7 +276,7 @@ struct retry {
 	bool given_up;
 };
 
-#define HELD_MAX	64	/* deleted files held open, all processes */
+#define HELD_MAX	64	/* files held open (held_file()), all processes */
 #define HELD_PID_MAX	8	/* of them first mapped by one process */
 
 /* What a recording's ITEM_INFO says of where it was made (rec-read.c). */
@@ -390,7 +399,7 @@ struct machine {
 	size_t space_bytes;		/* of the versions of spaces (aspace.c) */
 	size_t space_names;		/* of the names of their events */
 	uint64_t sb_lost;		/* side-band events the kernel dropped */
-	struct held {			/* deleted files kept open (deleted_file()) */
+	struct held {			/* files kept open (held_file()) */
 		int fd;
 		uint32_t pid;		/* the first process that mapped it */
 		uint64_t dev, ino;

@@ -504,7 +504,7 @@ unwound:
 		if (j == c.tm->n) {	/* in no file: JIT code, its perf map's (jitmap.c) */
 			const char *dso = NULL;
 
-			if (!jitmap_symbol(&d->m, c.tm->pid, frames[i].lookup, frames[i].ip,
+			if (!jitmap_symbol(&d->m, c.tm->pid, s->time, frames[i].lookup, frames[i].ip,
 					   frames[i].sym, sizeof(frames[i].sym), &dso) && dso)
 				snprintf(frames[i].dso, sizeof(frames[i].dso), "%s", dso);
 		}
