@@ -52,8 +52,11 @@ if [ -x "$B/mkbomb" ] && [ -n "$libc" ] && "$B/mkbomb" "$T/bomb3.prf" bases 2000
 	for thr in 1 2; do
 		got=$(ulimit -n 64; "$B/perfregs-dump" -q -f folded --call-graph dwarf --threads $thr \
 			-i "$T/bomb3.prf" 2>&1)
-		[ "$got" = "bomb;__libc_main 2000" ] ||
-			bad="$bad ulimit -n 64, --threads $thr: '$(printf '%s' "$got" | head -c 200)';"
+		# with libc's debug file, the functions inlined there too (inline.c)
+		case "$got" in
+		"bomb;__libc_main 2000"|"bomb;__libc_main;"*"_[i] 2000") ;;
+		*) bad="$bad ulimit -n 64, --threads $thr: '$(printf '%s' "$got" | head -c 200)';" ;;
+		esac
 	done
 	rss=$(/usr/bin/python3 -c 'import resource, subprocess, sys
 p = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=60)

@@ -221,34 +221,17 @@ int user_symbol(struct machine *mach, const struct perfregs_rec_sample *s,
 	return jitmap_symbol(mach, s->pid, s->time, lookup, show, buf, len, path);
 }
 
-/*
- * The source line of user address ip of sample s, "FILE:LINE" with the
- * file's last name (perf script's): 0; -1 when there is none.
- */
-int user_srcline(struct machine *mach, const struct perfregs_rec_sample *s,
-		 uint64_t ip, char *buf, size_t len)
+/* The first of the task's mappings of s that holds user address addr, NULL: none. */
+struct mapping *user_mapping(struct machine *mach, const struct perfregs_rec_sample *s,
+			     uint64_t addr)
 {
 	struct task_maps *tm = maps_for_sample(mach, s);
 	unsigned int i;
-	char *base;
-	int line, n;
 
-	if (!tm || len < 16)
-		return -1;
-	for (i = 0; i < tm->n; i++) {
-		if (ip < tm->m[i].start || ip >= tm->m[i].end)
-			continue;
-		if (mapping_source(mach, &tm->m[i], ip, buf, len - 12, &line))
-			return -1;
-		/* as perf script shows it: the file's last name */
-		base = strrchr(buf, '/');
-		if (base)
-			memmove(buf, base + 1, strlen(base + 1) + 1);
-		n = (int)strlen(buf);
-		snprintf(buf + n, len - n, ":%d", line);
-		return 0;
-	}
-	return -1;
+	for (i = 0; tm && i < tm->n; i++)
+		if (addr >= tm->m[i].start && addr < tm->m[i].end)
+			return &tm->m[i];
+	return NULL;
 }
 
 /* Do side-band events tell about this process?  Any thread may ask. */

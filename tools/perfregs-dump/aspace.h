@@ -26,9 +26,8 @@ struct task_maps *maps_for_sample(struct machine *mach,
 int user_symbol(struct machine *mach, const struct perfregs_rec_sample *s,
 		uint64_t lookup, uint64_t show, unsigned int flags, char *buf, size_t len,
 		const char **path);
-/* The source line of user address ip of s, "NAME:LINE" into buf: 0, or -1. */
-int user_srcline(struct machine *mach, const struct perfregs_rec_sample *s,
-		 uint64_t ip, char *buf, size_t len);
+struct mapping *user_mapping(struct machine *mach, const struct perfregs_rec_sample *s,
+			     uint64_t addr);
 bool space_tracked(struct machine *mach, uint32_t pid);
 void spaces_free(struct machine *mach);
 

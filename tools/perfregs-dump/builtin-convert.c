@@ -48,6 +48,7 @@ static int convert_run(const struct io_opts *io, struct decode_opts *opts,
 	d->o.callgraph = !opts->no_callgraph;
 	d->m.symfs = opts->o.symfs;
 	d->m.demangle = opts->o.demangle;
+	d->m.inline_frames = opts->o.inlines;
 	d->out = stdout;
 	ret = debuginfod_start(&d->m, opts);
 	if (ret != GO_ON) {

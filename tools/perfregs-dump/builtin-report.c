@@ -251,8 +251,8 @@ static void report_sample(struct tool *t, int cpu, const struct perfregs_rec_sam
 			  const struct sample_stack *st)
 {
 	struct report *rep = container_of(t, struct report, tool);
-	struct sample_frame sf[SAMPLE_FRAMES_MAX];
-	struct hist_frame f[SAMPLE_FRAMES_MAX];
+	struct sample_frame sf[SAMPLE_FRAMES_MAX], sx[SAMPLE_FRAMES_OUT];
+	struct hist_frame f[SAMPLE_FRAMES_OUT];
 	struct session *d = rep->d;
 	struct hist_sample hs;
 	struct resolved r;
@@ -269,9 +269,11 @@ static void report_sample(struct tool *t, int cpu, const struct perfregs_rec_sam
 	}
 	resolve_sample(d, &d->self, s, st, RESOLVE_SYM, &r);
 	n = resolve_frames(d, &d->self, &r, r.sym, sf);
+	n = resolve_inlines(d, sf, n, false, sx, SAMPLE_FRAMES_OUT);
 	for (i = 0; i < n; i++)
-		f[i] = (struct hist_frame){ .sym = sf[i].sym, .dso = sf[i].dso,
-					    .addr = sf[i].ip, .kernel = sf[i].kernel };
+		f[i] = (struct hist_frame){ .sym = sx[i].sym, .dso = sx[i].dso,
+					    .addr = sx[i].ip, .kernel = sx[i].kernel,
+					    .inlined = sx[i].inlined };
 	if (!n) {	/* no IP: a frame of its own */
 		f[0] = (struct hist_frame){ .sym = "", .dso = "", .addr = 0 };
 		n = 1;
@@ -313,6 +315,7 @@ static int report_file(const char *path, struct decode_opts *dopts, struct repor
 	d->o.callgraph = !ro->no_cg;
 	d->m.symfs = dopts->o.symfs;
 	d->m.demangle = dopts->o.demangle;
+	d->m.inline_frames = dopts->o.inlines;
 	d->out = stdout;
 	ret = debuginfod_start(&d->m, dopts);
 	if (ret != GO_ON) {

@@ -47,6 +47,7 @@ int script_decode(const struct sample_opts *s, struct decode_opts *d,
 	dec->o.event_name = s->event_name;
 	dec->m.symfs = d->o.symfs;
 	dec->m.demangle = d->o.demangle;
+	dec->m.inline_frames = d->o.inlines;
 	dec->out = stdout;
 	ret = debuginfod_start(&dec->m, d);
 	if (ret != GO_ON) {

@@ -562,6 +562,21 @@ static struct dso *mapping_entry(struct machine *mach, struct mapping *m,
 }
 
 /*
+ * The entry of mapping m's file and the bias of m, for what else is read
+ * of the file at its own addresses (inline.c); NULL when it has none.
+ */
+struct dso *mapping_file_entry(struct machine *mach, struct mapping *m, uint64_t *bias)
+{
+	return mapping_entry(mach, m, bias);
+}
+
+/* The file e is read from, for messages. */
+const char *dso_path(const struct dso *e)
+{
+	return e->path;
+}
+
+/*
  * The names given last, by file and address: a chain's callers are the
  * same few return addresses sample after sample, and the binary search
  * of libc's table for each was 8% of -f folded of xz's 32326 samples.

@@ -24,6 +24,8 @@ int mapping_symbol(struct machine *mach, struct mapping *m, uint64_t lookup,
 int mapping_source(struct machine *mach, struct mapping *m, uint64_t lookup,
 		   char *file, size_t len, int *line);
 struct dso *mapping_dso(struct machine *mach, struct mapping *m);
+struct dso *mapping_file_entry(struct machine *mach, struct mapping *m, uint64_t *bias);
+const char *dso_path(const struct dso *e);
 struct Dwfl_Module *dso_module_locked(struct machine *mach, struct dso *e);
 unsigned int dso_open_max(void);
 void dso_thread_free(void);

@@ -19,7 +19,8 @@
  *
  * Colours say what a frame is, by the marks -f folded gives its names:
  * kernel frames (_[k]) blue, i386 frames (_[i386]: code run in 32-bit
- * mode) green, other user frames red to yellow, processes and all grey;
+ * mode) green, inlined functions (_[i], as flamegraph.pl marks them)
+ * aqua, other user frames red to yellow, processes and all grey;
  * a legend under the title says so.  Within its hue a frame's shade
  * comes from a hash of its name: the same function looks the same
  * everywhere, and the same recording always gives the same file.
@@ -220,6 +221,11 @@ static void fill(const char *s, size_t len, char kind, unsigned int rgb[3])
 		rgb[1] = 175 + (unsigned int)(55 * b);
 		rgb[2] = 70 + (unsigned int)(50 * c);
 		break;
+	case 'n':	/* inlined: aqua */
+		rgb[0] = 60 + (unsigned int)(50 * a);
+		rgb[1] = 185 + (unsigned int)(45 * b);
+		rgb[2] = 185 + (unsigned int)(45 * c);
+		break;
 	case 'c':	/* a process, and all: grey */
 	case 'a':
 		rgb[0] = rgb[1] = 170 + (unsigned int)(40 * a);
@@ -241,7 +247,7 @@ static void put_frame(struct flame *f, unsigned int k, const char *name, size_t 
 		      uint64_t x, uint64_t n)
 {
 	char kind = k == 0 ? 'a' : k == 1 ? 'c' : ends_with(name, len, "_[k]") ? 'k' :
-		    ends_with(name, len, "_[i386]") ? 'i' : 'u';
+		    ends_with(name, len, "_[i386]") ? 'i' : ends_with(name, len, "_[i]") ? 'n' : 'u';
 	double px = PAD + x * f->scale, w = n * f->scale, y = f->base - (double)k * FRAME_H;
 	unsigned int rgb[3];
 	size_t fit = 0;
@@ -444,8 +450,9 @@ static void put_legend(FILE *fp)
 		{ "kernel (_[k])", 110, 170, 235 },
 		{ "process, all", 190, 190, 200 },
 		{ "search match", 230, 0, 230 },
+		{ "inlined (_[i])", 85, 205, 205 },
 	};
-	static const int at[] = { 220, 340, 560, 700, 840 };
+	static const int at[] = { 220, 340, 560, 700, 840, 960 };
 	size_t i;
 
 	fputs("<g id=\"legend\">\n", fp);

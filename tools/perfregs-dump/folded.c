@@ -10,7 +10,10 @@
  * offset cut off), a frame without a symbol by its file in brackets
  * ([libc.so.6]) or [unknown]; with its --all, kernel frames end in _[k].
  * Frames of code the CPU ran in 32-bit mode (kernel ABI 32: an i386
- * task, or the 32-bit code of a mixed-mode one) end in _[i386].  A name
+ * task, or the 32-bit code of a mixed-mode one) end in _[i386]; a
+ * function inlined at an address (--inline, inline.c) is a frame of its
+ * own, inside the one its symbol names, and ends in _[i] (flamegraph.pl
+ * colours such frames as inlined).  A name
  * cannot hold what would break a line, nor a control for the terminal
  * that shows it: ';' and each control (safetext.c: C0, DEL, C1 as
  * UTF-8 or as a byte of no UTF-8) become '_'.  Lines are sorted by
@@ -183,6 +186,8 @@ static char *put_frame(char *p, char *end, const struct folded_frame *fr)
 	}
 	if (fr->kernel)
 		p = put_name(p, end, "_[k]", 4);
+	else if (fr->inlined)	/* flamegraph.pl's mark of it */
+		p = put_name(p, end, "_[i]", 4);
 	else if (fr->i386)
 		p = put_name(p, end, "_[i386]", 7);
 	return p;

@@ -12,6 +12,7 @@ struct folded_frame {
 	const char *dso;	/* the file, or "" */
 	bool kernel;		/* a kernel frame: _[k] */
 	bool i386;		/* code run in 32-bit mode: _[i386] */
+	bool inlined;		/* a function inlined there: _[i] */
 };
 
 /* One distinct stack of the table, and how many samples had it. */

@@ -100,6 +100,8 @@ static void frame_name(const struct hist_frame *f, char *buf, size_t len)
 			n = len - 1;
 		memcpy(buf, f->sym, n);	/* snprintf() was 12% of report */
 		buf[n] = 0;
+		if (f->inlined && n + 10 < len)
+			memcpy(buf + n, " (inlined)", 11);
 	} else {
 		/* as "0x%016" PRIx64; snprintf() was 30% of report of xz's run */
 		if (len >= 19) {
@@ -174,11 +176,12 @@ static const struct iframe *frame_of(struct hist *h, const struct hist_frame *f)
 	} else {
 		addr = f->addr;
 	}
-	hash = hash_bytes(hash_bytes(addr ^ (uint64_t)f->kernel << 63, sym, sl), dso, dl);
+	hash = hash_bytes(hash_bytes(addr ^ (uint64_t)f->kernel << 63 ^ (uint64_t)f->inlined << 62,
+				     sym, sl), dso, dl);
 	b = &h->frames[hash & (BUCKETS - 1)];
 	for (fr = *b; fr; fr = fr->next)
 		if (fr->hash == hash && fr->addr == addr && fr->kernel == f->kernel &&
-		    fr->symlen == sl && fr->dsolen == dl && !memcmp(fr->raw, sym, sl) &&
+		    fr->inlined == f->inlined && fr->symlen == sl && fr->dsolen == dl && !memcmp(fr->raw, sym, sl) &&
 		    !memcmp(fr->raw + sl, dso, dl))
 			return fr;
 	if (!charge(h, sizeof(*fr) + sl + dl) || !(fr = malloc(sizeof(*fr) + sl + dl)))
@@ -196,6 +199,7 @@ static const struct iframe *frame_of(struct hist *h, const struct hist_frame *f)
 	fr->hash = hash;
 	fr->addr = addr;
 	fr->kernel = f->kernel;
+	fr->inlined = f->inlined;
 	fr->symlen = sl;
 	fr->dsolen = dl;
 	fr->next = *b;
@@ -405,12 +409,14 @@ static const struct iframe no_frame = { .name = "", .dso = "" };
 
 int hist_add(struct hist *h, const struct hist_sample *s)
 {
-	int n = s->n < h->o.max_stack ? (int)s->n : (int)h->o.max_stack, i;
+	int n = s->n < h->o.max_stack ? (int)s->n : (int)h->o.max_stack, i, k = 0;
 	struct entry *self, *e;
 	bool ok = true;
 
 	if (n < 1)
 		n = 1;	/* the IP, whatever --max-stack says */
+	while (k < n - 1 && s->f[k].inlined)
+		k++;	/* the sample's self: its symbol's, not an inlined function's */
 	if ((size_t)n > h->fr_cap) {
 		const struct iframe **fr = realloc(h->fr, n * sizeof(*fr));
 
@@ -429,13 +435,13 @@ int hist_add(struct hist *h, const struct hist_sample *s)
 	 * 1 MiB: 90382 left out)
 	 */
 	if (h->o.children || h->o.cg != HCG_NONE || h->by_dso || h->by_sym) {
-		for (i = 0; i < (h->o.children || h->o.cg != HCG_NONE ? n : 1); i++)
+		for (i = 0; i < (h->o.children || h->o.cg != HCG_NONE ? n : k + 1); i++)
 			h->fr[i] = frame_of(h, &s->f[i]);
 	} else {
-		h->fr[0] = &no_frame;
+		h->fr[k] = &no_frame;
 	}
 	sample_keys(h, s);
-	self = h->fr[0] ? entry_of(h, s, h->fr[0]) : NULL;
+	self = h->fr[k] ? entry_of(h, s, h->fr[k]) : NULL;
 	if (!self) {
 		h->dropped++;
 		return -ENOMEM;
@@ -450,7 +456,9 @@ int hist_add(struct hist *h, const struct hist_sample *s)
 		self->children += s->period;
 		self->nchildren++;
 	}
-	for (i = 1; h->o.children && i < n; i++) {
+	for (i = 0; h->o.children && i < n; i++) {
+		if (i == k)
+			continue;
 		e = h->fr[i] ? entry_of(h, s, h->fr[i]) : NULL;
 		if (!e) {
 			ok = false;
@@ -467,7 +475,7 @@ int hist_add(struct hist *h, const struct hist_sample *s)
 	}
 	if (h->o.cg != HCG_NONE)
 		ok &= h->o.caller ? chain_add(h, &self->root, n - 1, -1, -1, s->period) :
-		      chain_add(h, &self->root, 0, n, 1, s->period);
+		      chain_add(h, &self->root, k, n, 1, s->period);
 	if (!ok)
 		h->cut++;	/* in the table, but not every entry or chain of it */
 	return ok ? 0 : -ENOMEM;

@@ -35,6 +35,12 @@ struct hist_frame {
 	const char *dso;		/* the file, or "" */
 	uint64_t addr;			/* what names it */
 	bool kernel;
+	/*
+	 * a function inlined at addr (--inline): "name (inlined)", as perf
+	 * shows it, in chains and children; the sample's self is the
+	 * first frame that is not one, as perf's is the symbol's
+	 */
+	bool inlined;
 };
 
 struct hist_sample {
@@ -123,7 +129,7 @@ struct iframe {
 	uint64_t addr;			/* the key when there is no symbol */
 	struct iframe *next;
 	size_t symlen, dsolen;
-	bool kernel;
+	bool kernel, inlined;
 	char raw[];			/* the symbol (cut), then the file */
 };
 

@@ -20,6 +20,7 @@
 #include "images.h"
 #include "vdso.h"
 #include "dso.h"
+#include "inline.h"
 #include "aspace.h"
 #include "maps.h"
 #include "files.h"
@@ -38,6 +39,7 @@ void machine_free(struct machine *mach)
 	images_free(mach);
 	spaces_free(mach);
 	blobs_free(mach);
+	inlines_free(mach);
 	dsos_free(mach);
 	maps_free(mach);
 	ksyms_free(mach);

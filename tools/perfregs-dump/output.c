@@ -14,6 +14,7 @@
 #include "unwind.h"
 #include "folded.h"
 #include "resolve.h"
+#include "inline.h"
 #include "safetext.h"
 #include "out-put.h"
 #include "out-simd.h"
@@ -178,74 +179,155 @@ static bool sample_fits(const struct perfregs_rec_sample *s, size_t size,
 	return size == need;
 }
 
+/* Does -F ask for field f? */
+static bool field_asked(const struct opts *o, enum field f)
+{
+	unsigned int i;
+
+	for (i = 0; i < o->nfields; i++)
+		if (o->fields[i] == f)
+			return true;
+	return false;
+}
+
+/*
+ * A frame of the chain in JSON: its name, the name as the file has it
+ * (raw, when it differs), its file, whether it is a function inlined
+ * there, its source line.
+ */
+static void json_frame(FILE *fp, bool first, uint64_t ip, const char *sym, const char *raw,
+		       const char *dso, bool inlined, const char *src)
+{
+	fprintf(fp, "%s{\"ip\":\"0x%" PRIx64 "\"", first ? "" : ",", ip);
+	if (sym[0]) {
+		fputs(",\"sym\":", fp);
+		json_string(fp, sym, 320);
+	}
+	if (raw && raw[0]) {
+		fputs(",\"sym_raw\":", fp);
+		json_string(fp, raw, 320);
+	}
+	if (dso[0]) {
+		fputs(",\"dso\":", fp);
+		json_string(fp, dso, 256);
+	}
+	if (inlined)
+		fputs(",\"inlined\":true", fp);
+	if (src && src[0]) {
+		fputs(",\"srcline\":", fp);
+		json_string(fp, src, 320);
+	}
+	fputc('}', fp);
+}
+
+/* name cut to len - 1 bytes into buf, made safe for a terminal: its length */
+static size_t safe_copy(char *buf, size_t len, const char *name)
+{
+	size_t k = strnlen(name, len - 1);
+
+	memcpy(buf, name, k);
+	buf[k] = 0;
+	return text_safe(buf);
+}
+
+/*
+ * A frame of the chain as text, as fprintf "\n\t%16" PRIx64 " %s (%s)"
+ * did, by hand: that was 15% of decoding xz's 32326 samples to text, 25
+ * frames each.  sym and dso are safe for a terminal (text_safe()), of
+ * sym_len and dso_len bytes, "[unknown]" when 0.  An inlined function's,
+ * as perf script shows it: its name, then "(inlined)" for the file; with
+ * -F srcline, each frame's source line on a line of its own, as perf's.
+ */
+static void text_frame(FILE *fp, uint64_t ip, const char *sym, size_t sym_len,
+		       const char *dso, size_t dso_len, const char *src)
+{
+	char line[2 + 16 + 1 + 320 + 2 + 256 + 1 + 3 + 320 + 1];
+	char hex[16], *p = line, *e;
+
+	if (!sym_len)
+		sym = "[unknown]", sym_len = 9;
+	if (!dso_len)
+		dso = "[unknown]", dso_len = 9;
+	e = put_hex(hex, ip, 0);
+	*p++ = '\n';
+	*p++ = '\t';
+	memset(p, ' ', 16 - (e - hex));
+	p += 16 - (e - hex);
+	memcpy(p, hex, e - hex);
+	p += e - hex;
+	*p++ = ' ';
+	memcpy(p, sym, sym_len);
+	p += sym_len;
+	*p++ = ' ';
+	*p++ = '(';
+	memcpy(p, dso, dso_len);
+	p += dso_len;
+	*p++ = ')';
+	if (src && src[0]) {
+		p = put_lit(p, "\n  ");
+		p += safe_copy(p, 320, src);
+	}
+	fwrite(line, 1, p - line, fp);
+}
+
+/*
+ * The sample's chain (--call-graph dwarf): each frame unwound, after the
+ * functions inlined at its address (inline.c) with --inline, each a
+ * frame of its own; JSON gives every frame's source line, text with -F
+ * srcline.
+ */
 static void out_callchain(struct session *d, struct dthread *t,
 			  const struct perfregs_rec_sample *s, enum layout layout,
 			  const struct sample_stack *st)
 {
 	struct frame *frames = unwind_frames(t);
 	FILE *fp = t->out;
-	char raw[sizeof(frames->sym)];
-	int i, n = 0;
+	bool json = d->o.format == FMT_JSON, src = json || field_asked(&d->o, F_SRCLINE);
+	bool expand = d->o.inlines && d->o.symbols;
+	char raw[sizeof(frames->sym)], name[320];
+	int i, n = 0, k = 0;
+	unsigned int j;
 
 	if (frames)
 		n = unwind_sample(d, t, s, layout, st->data, st->copied, frames, 128);
-	if (d->o.format == FMT_JSON) {
+	if (json)
 		fputs(",\"callchain\":[", fp);
-		for (i = 0; i < n; i++) {
-			fprintf(fp, "%s{\"ip\":\"0x%" PRIx64 "\"", i ? "," : "",
-				frames[i].ip);
-			if (frames[i].sym[0]) {
-				fputs(",\"sym\":", fp);
-				json_string(fp, frames[i].sym, sizeof(frames[i].sym));
-			}
-			/* the name as the file has it, for tools that demangle */
-			if (frames[i].demangled &&
-			    user_symbol(&d->m, s, frames[i].lookup, frames[i].ip, SYM_RAW,
-					raw, sizeof(raw), NULL) >= 0) {
-				fputs(",\"sym_raw\":", fp);
-				json_string(fp, raw, sizeof(raw));
-			}
-			if (frames[i].dso[0]) {
-				fputs(",\"dso\":", fp);
-				json_string(fp, frames[i].dso, sizeof(frames[i].dso));
-			}
-			fputc('}', fp);
-		}
-		fputc(']', fp);
-		return;
-	}
-	/*
-	 * As fprintf "\n\t%16" PRIx64 " %s (%s)" did, by hand: that was 15%
-	 * of decoding xz's 32326 samples to text, 25 frames each.
-	 */
 	for (i = 0; i < n; i++) {
-		const char *sym = frames[i].sym[0] ? frames[i].sym : "[unknown]";
-		const char *dso = frames[i].dso[0] ? frames[i].dso : "[unknown]";
-		char line[2 + 16 + 1 + sizeof(frames[i].sym) + 2 + sizeof(frames[i].dso) + 1];
-		size_t sym_len = text_safe(frames[i].sym), dso_len = text_safe(frames[i].dso);
-		char hex[16], *p = line, *e;
+		const struct inl_chain *c = NULL;
+		const char *fsrc = NULL;
 
-		if (!sym_len)
-			sym_len = 9;	/* "[unknown]" */
-		if (!dso_len)
-			dso_len = 9;
-		e = put_hex(hex, frames[i].ip, 0);
-		*p++ = '\n';
-		*p++ = '\t';
-		memset(p, ' ', 16 - (e - hex));
-		p += 16 - (e - hex);
-		memcpy(p, hex, e - hex);
-		p += e - hex;
-		*p++ = ' ';
-		memcpy(p, sym, sym_len);
-		p += sym_len;
-		*p++ = ' ';
-		*p++ = '(';
-		memcpy(p, dso, dso_len);
-		p += dso_len;
-		*p++ = ')';
-		fwrite(line, 1, p - line, fp);
+		if (frames[i].map && d->o.symbols && (expand || src))
+			c = mapping_inlines(&d->m, frames[i].map, frames[i].lookup);
+		for (j = 0; expand && c && j < c->n; j++, k++) {
+			const struct inl_frame *x = &c->f[j];
+
+			if (json)
+				json_frame(fp, !k, frames[i].ip, x->shown,
+					   x->shown != x->name ? x->name : NULL, frames[i].dso,
+					   true, x->src);
+			else
+				text_frame(fp, frames[i].ip, name,
+					   safe_copy(name, sizeof(name), x->shown), "inlined", 7,
+					   src ? x->src : NULL);
+		}
+		if (c)	/* the function's: where the outermost was inlined, or the address's */
+			fsrc = expand || !c->n ? c->src : c->f[0].src;
+		raw[0] = 0;
+		/* the name as the file has it, for tools that demangle */
+		if (json && frames[i].demangled &&
+		    user_symbol(&d->m, s, frames[i].lookup, frames[i].ip, SYM_RAW,
+				raw, sizeof(raw), NULL) < 0)
+			raw[0] = 0;
+		if (json)
+			json_frame(fp, !k, frames[i].ip, frames[i].sym, raw, frames[i].dso,
+				   false, fsrc);
+		else	/* the frame's own names made safe where they are */
+			text_frame(fp, frames[i].ip, frames[i].sym, text_safe(frames[i].sym),
+				   frames[i].dso, text_safe(frames[i].dso), src ? fsrc : NULL);
+		k++;
 	}
+	if (json)
+		fputc(']', fp);
 }
 
 /*
@@ -257,15 +339,17 @@ static void out_callchain(struct session *d, struct dthread *t,
 static void out_folded(struct session *d, struct dthread *t, const struct resolved *r,
 		       const char *comm)
 {
-	struct sample_frame sf[SAMPLE_FRAMES_MAX];
-	struct folded_frame f[SAMPLE_FRAMES_MAX];
+	struct sample_frame sf[SAMPLE_FRAMES_MAX], sx[SAMPLE_FRAMES_OUT];
+	struct folded_frame f[SAMPLE_FRAMES_OUT];
 	char line[FOLDED_LINE_MAX];
 	unsigned int i, n;
 
 	n = resolve_frames(d, t, r, r->sym, sf);
+	n = resolve_inlines(d, sf, n, false, sx, SAMPLE_FRAMES_OUT);
 	for (i = 0; i < n; i++)
-		f[i] = (struct folded_frame){ .sym = sf[i].sym, .dso = sf[i].dso,
-					      .kernel = sf[i].kernel, .i386 = sf[i].i386 };
+		f[i] = (struct folded_frame){ .sym = sx[i].sym, .dso = sx[i].dso,
+					      .kernel = sx[i].kernel, .i386 = sx[i].i386,
+					      .inlined = sx[i].inlined };
 	if (t->stack_lines) {
 		struct folded_cell *c;
 
@@ -275,6 +359,45 @@ static void out_folded(struct session *d, struct dthread *t, const struct resolv
 	} else if (folded_add(d, comm, f, n)) {
 		d->folded_dropped++;
 	}
+}
+
+/*
+ * JSON: the source line of the sample's user IP, and with --inline the
+ * functions inlined there, innermost first, each with its own line (the
+ * first's is the IP's; the next's where the one inside it was inlined).
+ */
+static void json_leaf(struct session *d, const struct perfregs_rec_sample *s, uint64_t ip,
+		      FILE *fp)
+{
+	struct mapping *m = user_mapping(&d->m, s, ip);
+	const struct inl_chain *c = m ? mapping_inlines(&d->m, m, ip) : NULL;
+	const char *src;
+	unsigned int j;
+
+	if (!c)
+		return;
+	src = c->n ? c->f[0].src : c->src;
+	if (src[0]) {
+		fputs(",\"srcline\":", fp);
+		json_string(fp, src, 320);
+	}
+	if (!d->o.inlines || !c->n)
+		return;
+	fputs(",\"inline\":[", fp);
+	for (j = 0; j < c->n; j++) {
+		fputs(j ? ",{\"sym\":" : "{\"sym\":", fp);
+		json_string(fp, c->f[j].shown, 320);
+		if (c->f[j].shown != c->f[j].name) {
+			fputs(",\"sym_raw\":", fp);
+			json_string(fp, c->f[j].name, 320);
+		}
+		if (c->f[j].src[0]) {
+			fputs(",\"srcline\":", fp);
+			json_string(fp, c->f[j].src, 320);
+		}
+		fputc('}', fp);
+	}
+	fputc(']', fp);
 }
 
 /* What out_sample() has worked out of a sample, for its text. */
@@ -491,10 +614,17 @@ static void shown_extra(struct session *d, const struct resolved *r, struct show
 	/* a frequency's period changes from sample to sample: not recorded */
 	if (want[F_PERIOD] && d->info.cfg_known && !(d->info.cfg.flags & PERFREGS_CF_FREQ))
 		v->period = config_period(&d->info.cfg);
-	if (want[F_SRCLINE] && r->have_ip && d->o.symbols && !resolve_kernel_addr(r->ip) &&
-	    !user_srcline(&d->m, r->s, r->ip, src, slen)) {
-		text_safe(src);
-		v->srcline = src;
+	/* the line of the IP itself, kept per file and address (inline.c) */
+	if (want[F_SRCLINE] && r->have_ip && d->o.symbols && !resolve_kernel_addr(r->ip)) {
+		struct mapping *m = user_mapping(&d->m, r->s, r->ip);
+		const struct inl_chain *c = m ? mapping_inlines(&d->m, m, r->ip) : NULL;
+		const char *line = !c ? "" : c->n ? c->f[0].src : c->src;
+
+		if (line[0]) {
+			snprintf(src, slen, "%s", line);
+			text_safe(src);
+			v->srcline = src;
+		}
 	}
 }
 
@@ -563,6 +693,11 @@ static void out_sample(struct session *d, struct dthread *t,
 		if (r.demangled &&	/* the name as the file has it */
 		    user_symbol(&d->m, s, ip, ip, SYM_RAW, raw, sizeof(raw), NULL) >= 0)
 			p = put_json(put_lit(p, ",\"sym_raw\":"), raw, sizeof(raw));
+		if (have_ip && d->o.symbols && !resolve_kernel_addr(ip)) {
+			fwrite_unlocked(line, 1, p - line, fp);
+			p = line;
+			json_leaf(d, s, ip, fp);
+		}
 		p = out_regs(p, FMT_JSON, ilayout, s->iregs_mask, vals, "iregs");
 		p = out_regs(p, FMT_JSON, dd.layout, s->uregs_mask, uvals, "uregs");
 		if (st->simd.present)

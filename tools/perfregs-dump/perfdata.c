@@ -348,7 +348,9 @@ static void put_xmm(struct conv *c, const struct perfregs_rec_sample *s,
  * The sample's call chain as perf's, of the frames every output takes
  * (resolve_frames()): the kernel context and IP of a kernel-mode
  * sample, then the user context and the user frames.  How many entries
- * (at most 2 + SAMPLE_FRAMES_MAX).
+ * (at most 2 + SAMPLE_FRAMES_MAX).  Addresses only, without the functions
+ * inlined there (resolve_inlines()): perf finds those itself from the
+ * files when it reads them (perf script --inline, perf report).
  */
 static unsigned int chain_of(struct conv *c, const struct resolved *r, uint64_t *chain)
 {

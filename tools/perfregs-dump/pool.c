@@ -73,6 +73,7 @@
 #include "unwind.h"
 #include "ksyms.h"
 #include "dso.h"
+#include "inline.h"
 #include "folded.h"
 #include "output.h"
 #include "pool.h"
@@ -244,7 +245,8 @@ static void *worker_main(void *arg)
 		pthread_cond_signal(&p->done);	/* only the reading thread waits */
 	}
 	pthread_mutex_unlock(&p->lock);
-	dso_thread_free();	/* this thread's, keyed by the decoder's entries */
+	dso_thread_free();
+	inline_thread_free();	/* this thread's, keyed by the decoder's entries */
 	return NULL;
 }
 

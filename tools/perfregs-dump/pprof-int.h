@@ -52,6 +52,17 @@ struct pp_loc {
 	uint64_t address;
 	uint32_t map, func;		/* ids, 0 for none */
 	int64_t line;
+	/*
+	 * the functions inlined there (--inline), innermost first, before
+	 * func: nx lines at p->xlines[xat]
+	 */
+	uint32_t nx, xat;
+};
+
+/* A line of a location before its last: a function inlined there. */
+struct pp_xline {
+	uint32_t func;
+	int64_t line;
 };
 
 struct pp_sample {
@@ -92,6 +103,8 @@ struct pprof {
 	struct tab t[T_NR];
 	uint32_t *ids;			/* the samples' location ids */
 	size_t nids, capids;
+	struct pp_xline *xlines;	/* the locations' inlined lines, at most TABLE_MAX */
+	uint32_t nxlines, capxlines;
 	int why;			/* the table that was full, T_NR: memory */
 	uint64_t dropped[T_NR + 1];	/* samples left out, by why */
 	bool clock;			/* cpu-clock, task-clock: cpu/nanoseconds */

@@ -11,6 +11,7 @@
 #include "dso.h"
 #include "folded.h"
 #include "resolve.h"
+#include "inline.h"
 #include "pprof-int.h"
 
 const char *const tab_names[T_NR] = {
@@ -268,17 +269,64 @@ static int64_t func_id(struct pprof *p, uint32_t name, uint32_t system, uint32_t
 }
 
 /*
+ * The lines of the functions inlined at a location (c's, innermost
+ * first) into p->xlines: where they start, or -1 when they cannot be.
+ */
+static int64_t inlined_lines(struct pprof *p, const struct inl_chain *c)
+{
+	unsigned int j;
+	uint32_t at = p->nxlines;
+
+	if (p->nxlines + c->n > TABLE_MAX) {
+		p->why = T_LOC;
+		return -1;
+	}
+	if (p->nxlines + c->n > p->capxlines) {
+		uint32_t cap = p->capxlines ? p->capxlines * 2 : 1024;
+		struct pp_xline *x;
+
+		while (cap < p->nxlines + c->n)
+			cap *= 2;
+		x = realloc(p->xlines, cap * sizeof(*x));
+		if (!x) {
+			p->why = T_NR;
+			return -1;
+		}
+		p->xlines = x;
+		p->capxlines = cap;
+	}
+	for (j = 0; j < c->n; j++) {
+		int64_t name = str_id(p, c->f[j].shown, strlen(c->f[j].shown));
+		int64_t system = str_id(p, c->f[j].name, strlen(c->f[j].name));
+		int64_t file = c->f[j].file[0] ? str_id(p, c->f[j].file, strlen(c->f[j].file)) : 0;
+		int64_t func;
+
+		if (name < 0 || system < 0 || file < 0)
+			return -1;
+		func = func_id(p, (uint32_t)name, (uint32_t)system, (uint32_t)file);
+		if (func < 0)
+			return -1;
+		p->xlines[at + j] = (struct pp_xline){ (uint32_t)func, c->f[j].line };
+	}
+	p->nxlines += c->n;
+	return at;
+}
+
+/*
  * The id of the location at address in mapping map (an id, 0 for none;
  * m is it, NULL for the kernel's or none), named by sym, made on first
  * use; -1 if it cannot be.  Its function's system_name is the name as
- * its file has it, looked up once more when sym is demangled.
+ * its file has it, looked up once more when sym is demangled.  With
+ * --inline, the functions inlined there are lines before it (inline.c),
+ * and its own line is where the outermost of them was inlined.
  */
 int64_t loc_id(struct pprof *p, uint32_t map, uint64_t address, const char *sym,
 	       bool demangled, struct mapping *m)
 {
 	struct loc_key key = { map, address };
 	uint64_t h = mix(mix(0x51, map), address);
-	int64_t i = tab_find(p, T_LOC, h, &key), name, system, file = 0, func = 0;
+	int64_t i = tab_find(p, T_LOC, h, &key), name, system, file = 0, func = 0, xat = 0;
+	const struct inl_chain *c = NULL;
 	char src[PATH_MAX], raw[320];
 	struct pp_loc *e;
 	int line = 0;
@@ -292,12 +340,22 @@ int64_t loc_id(struct pprof *p, uint32_t map, uint64_t address, const char *sym,
 			system = str_id(p, raw, folded_func_len(raw));
 		if (name < 0 || system < 0)
 			return -1;
+		if (m && p->d->o.symbols && p->d->o.inlines)
+			c = mapping_inlines(&p->d->m, m, address);
+		if (c && c->n) {
+			xat = inlined_lines(p, c);
+			if (xat < 0)
+				return -1;
+			line = c->line;
+			if (c->file[0])
+				file = str_id(p, c->file, strlen(c->file));
 		/* --no-symbols: no file read for names, nor for lines */
-		if (m && p->d->o.symbols &&
-		    !mapping_source(&p->d->m, m, address, src, sizeof(src), &line))
+		} else if (m && p->d->o.symbols &&
+			   !mapping_source(&p->d->m, m, address, src, sizeof(src), &line)) {
 			file = str_id(p, src, strlen(src));
-		else
+		} else {
 			line = 0;
+		}
 		if (file < 0)
 			return -1;
 		func = func_id(p, (uint32_t)name, (uint32_t)system, (uint32_t)file);
@@ -311,6 +369,8 @@ int64_t loc_id(struct pprof *p, uint32_t map, uint64_t address, const char *sym,
 	e->map = map;
 	e->func = (uint32_t)func;
 	e->line = func ? line : 0;
+	e->nx = c && func ? c->n : 0;
+	e->xat = (uint32_t)xat;
 	if (map) {
 		struct pp_map *pm = (struct pp_map *)p->t[T_MAP].v + map - 1;
 

@@ -45,6 +45,7 @@
 #include "outfile.h"
 #include "diag.h"
 #include "resolve.h"
+#include "inline.h"
 #include "pprof-int.h"
 #include "pprof.h"
 
@@ -289,23 +290,34 @@ static void put_locations(struct pprof *p, struct pp_out *o)
 {
 	Perftools__Profiles__Profile part = PERFTOOLS__PROFILES__PROFILE__INIT;
 	Perftools__Profiles__Location pl, *plp = &pl;
-	Perftools__Profiles__Line ln, *lnp = &ln;
+	Perftools__Profiles__Line ln[INLINE_DEPTH_MAX + 1], *lnp[INLINE_DEPTH_MAX + 1];
 	const struct pp_loc *e = p->t[T_LOC].v;
-	uint32_t i;
+	uint32_t i, j;
 
 	part.n_location = 1;
 	part.location = &plp;
+	for (j = 0; j <= INLINE_DEPTH_MAX; j++)
+		lnp[j] = &ln[j];
 	for (i = 0; i < p->t[T_LOC].n; i++, e++) {
 		pl = (Perftools__Profiles__Location)PERFTOOLS__PROFILES__LOCATION__INIT;
-		ln = (Perftools__Profiles__Line)PERFTOOLS__PROFILES__LINE__INIT;
 		pl.id = i + 1;
 		pl.mapping_id = e->map;
 		pl.address = e->address;
+		/*
+		 * as pprof models inlining: a line per function inlined
+		 * there, innermost first, the last the function they are in
+		 */
+		for (j = 0; e->func && j < e->nx; j++) {
+			ln[j] = (Perftools__Profiles__Line)PERFTOOLS__PROFILES__LINE__INIT;
+			ln[j].function_id = p->xlines[e->xat + j].func;
+			ln[j].line = p->xlines[e->xat + j].line;
+		}
 		if (e->func) {
-			ln.function_id = e->func;
-			ln.line = e->line;
-			pl.n_line = 1;
-			pl.line = &lnp;
+			ln[j] = (Perftools__Profiles__Line)PERFTOOLS__PROFILES__LINE__INIT;
+			ln[j].function_id = e->func;
+			ln[j].line = e->line;
+			pl.n_line = j + 1;
+			pl.line = lnp;
 		}
 		put_part(o, &part);
 	}
@@ -529,6 +541,7 @@ void pprof_free(struct pprof *p)
 		free(p->t[i].slot);
 	}
 	free(p->ids);
+	free(p->xlines);
 	free(p);
 }
 

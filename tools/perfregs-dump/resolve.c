@@ -8,6 +8,7 @@
 #include <string.h>
 #include "ksyms.h"
 #include "aspace.h"
+#include "inline.h"
 #include "resolve.h"
 
 void resolve_sample(struct session *d, struct dthread *t,
@@ -65,16 +66,58 @@ unsigned int resolve_frames(struct session *d, struct dthread *t, const struct r
 	int i, nf = 0;
 
 	if (!r->in_user)
-		f[n++] = (struct sample_frame){ r->ip, r->ip, sym, "", true, false, false };
+		f[n++] = (struct sample_frame){ .ip = r->ip, .lookup = r->ip, .sym = sym,
+						.dso = "", .kernel = true };
 	if (d->o.callgraph && st && st->data && frames)
 		nf = unwind_sample(d, t, s, r->dd.layout, st->data, st->copied, frames,
 				   SAMPLE_FRAMES_MAX - 1);
 	for (i = 0; i < nf; i++)
-		f[n++] = (struct sample_frame){ frames[i].ip, frames[i].lookup,
-						frames[i].sym, frames[i].dso, false, i386,
-						frames[i].demangled };
+		f[n++] = (struct sample_frame){ .ip = frames[i].ip, .lookup = frames[i].lookup,
+						.sym = frames[i].sym, .dso = frames[i].dso,
+						.i386 = i386, .demangled = frames[i].demangled,
+						.map = frames[i].map };
 	if (!nf && r->in_user)
-		f[n++] = (struct sample_frame){ r->ip, r->ip, sym, r->dso, false, i386,
-						sym[0] && r->demangled };
+		f[n++] = (struct sample_frame){ .ip = r->ip, .lookup = r->ip, .sym = sym,
+						.dso = r->dso, .i386 = i386,
+						.demangled = sym[0] && r->demangled,
+						/* for resolve_inlines() only */
+						.map = d->o.inlines && d->o.symbols ?
+						       user_mapping(&d->m, s, r->ip) : NULL };
 	return n;
+}
+
+/*
+ * The frames f[0..n) (resolve_frames()) into out, at most max, with the
+ * functions inlined at each (inline.c), each a frame of its own before
+ * (inside) the frame its symbol names, all at its address, when
+ * d->o.inlines; and, with src, each frame's source line (its own line,
+ * where the one inside it was inlined, or the address's line without
+ * inlined frames).  Names and lines live until the session ends.  How
+ * many: past max, the outermost callers are left out.
+ */
+unsigned int resolve_inlines(struct session *d, const struct sample_frame *f,
+			     unsigned int n, bool src, struct sample_frame *out,
+			     unsigned int max)
+{
+	bool expand = d->o.inlines && d->o.symbols;
+	unsigned int i, j, k = 0;
+
+	for (i = 0; i < n && k < max; i++) {
+		const struct inl_chain *c = NULL;
+
+		if (f[i].map && d->o.symbols && (expand || src))
+			c = mapping_inlines(&d->m, f[i].map, f[i].lookup);
+		for (j = 0; expand && c && j < c->n && k < max; j++)
+			out[k++] = (struct sample_frame){
+				.ip = f[i].ip, .lookup = f[i].lookup, .sym = c->f[j].shown,
+				.dso = f[i].dso, .i386 = f[i].i386, .map = f[i].map,
+				.demangled = c->f[j].shown != c->f[j].name, .inlined = true,
+				.src = c->f[j].src };
+		if (k == max)
+			break;
+		out[k] = f[i];
+		/* the function's line: where the outermost was inlined, or the address's */
+		out[k++].src = !c ? "" : expand || !c->n ? c->src : c->f[0].src;
+	}
+	return k;
 }

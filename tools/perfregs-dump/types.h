@@ -241,6 +241,7 @@ struct opts {
 	bool summary;
 	bool symbols;
 	bool demangle;		/* --demangle (the default), --no-demangle */
+	bool inlines;		/* --inline (the default), --no-inline: inlined frames */
 	bool callgraph;		/* --call-graph dwarf: unwind each sample */
 	const char *symfs;	/* --symfs: look for files under this root */
 	const char *flamegraph;	/* --flamegraph: the stacks go to this SVG */
@@ -346,6 +347,7 @@ struct frame {
 	char sym[256];
 	char dso[256];
 	bool demangled;		/* sym is demangled (dso.h's SYM_RAW names it as its file does) */
+	struct mapping *map;	/* the mapping it is in, NULL: none (JIT code) */
 };
 
 /*
@@ -382,6 +384,7 @@ struct machine {
 	bool live;			/* may look at /proc */
 	const char *symfs;		/* --symfs: look for files under this root */
 	bool demangle;			/* name C++ and Rust functions demangled (dso.c) */
+	bool inline_frames;		/* look for inlined functions, else lines only (inline.c) */
 	bool symfs_missed;		/* a file was not under it: said (files.c) */
 	bool threaded;			/* --threads' workers run (pool.c) */
 	struct image *images[256];
@@ -407,6 +410,7 @@ struct machine {
 	 * mapping_file()).
 	 */
 	struct dsos *dsos;		/* files by identity, a Dwfl and symbols each */
+	struct inlines *inlines;	/* inlined frames per file and address (inline.c) */
 	char *debuginfo_path;		/* where libdw finds debug files */
 	bool sideband;			/* side-band events are coming */
 	struct ksym *ksyms;		/* [0, ksyms_sorted) by start, then as added */

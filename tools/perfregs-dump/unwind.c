@@ -479,12 +479,14 @@ unwound:
 
 		frames[i].sym[0] = frames[i].dso[0] = 0;
 		frames[i].demangled = false;
+		frames[i].map = NULL;
 		for (j = 0; j < c.tm->n; j++) {
 			struct mapping *m = &c.tm->m[j];
 
 			if (frames[i].lookup < m->start || frames[i].lookup >= m->end)
 				continue;
 			/* the symbols shared by every process that maps the file */
+			frames[i].map = m;
 			frames[i].demangled = mapping_symbol(&d->m, m, frames[i].lookup,
 							     frames[i].ip, 0, frames[i].sym,
 							     sizeof(frames[i].sym)) == 1;

@@ -20,9 +20,17 @@ struct sample_frame {
 	bool kernel;		/* the kernel IP of a kernel-mode sample */
 	bool i386;		/* code the CPU ran in 32-bit mode */
 	bool demangled;		/* sym is demangled (SYM_RAW: as its file has it) */
+	struct mapping *map;	/* the user mapping it is in, NULL: none */
+	bool inlined;		/* a function inlined at ip (resolve_inlines()) */
+	const char *src;	/* "FILE:LINE" in it (resolve_inlines()), NULL or "": none */
 };
 
 #define SAMPLE_FRAMES_MAX	129	/* the kernel IP and 128 user frames */
+/*
+ * The most frames a sample has with its inlined ones (resolve_inlines()):
+ * past it the outermost callers are left out.
+ */
+#define SAMPLE_FRAMES_OUT	256
 
 /*
  * The files the unwinders of all threads may hold open; a thread's least

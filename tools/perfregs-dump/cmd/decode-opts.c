@@ -15,7 +15,7 @@ enum {
 	K_FIELDS = 512, K_CALLGRAPH, K_NO_CALLGRAPH, K_NO_SYMBOLS, K_SYMFS, K_DEMANGLE,
 	K_NO_DEMANGLE, K_FLAMEGRAPH, K_SUMMARY,
 	K_F_PID, K_F_TID, K_F_COMM, K_F_CPU, K_F_TIME, K_F_DSO, K_F_SYM,
-	K_DEBUGINFOD, K_NO_DEBUGINFOD, K_DEBUGINFOD_TIMEOUT,
+	K_DEBUGINFOD, K_NO_DEBUGINFOD, K_DEBUGINFOD_TIMEOUT, K_INLINE, K_NO_INLINE,
 };
 
 #define SYMFS_OPTS							\
@@ -26,6 +26,13 @@ enum {
 	{ K_NO_DEMANGLE, 0, "no-demangle", ARG_NONE, NULL,			\
 	  "name functions as their files' symbol tables do\n"			\
 	  "(_ZN2ns1WIiE4spin...)", 0 },					\
+	{ K_INLINE, 0, "inline", ARG_NONE, NULL,				\
+	  "show each function inlined at an address as a\n"			\
+	  "frame of its own, with its source line, from the\n"		\
+	  "file's DWARF, as perf does (the default)", 0 },			\
+	{ K_NO_INLINE, 0, "no-inline", ARG_NONE, NULL,			\
+	  "no inlined frames: a frame per address, named by\n"		\
+	  "the symbol table", 0 },						\
 	{ K_SYMFS, 0, "symfs", ARG_REQUIRED, "DIR",				\
 	  "look for the sampled files under DIR (recordings\n"			\
 	  "from elsewhere; also by build-id in\n"				\
@@ -120,6 +127,7 @@ void decode_opts_init(struct decode_opts *d, struct sample_opts *s)
 	d->o.event_name = "cpu-clock";
 	d->o.symbols = true;
 	d->o.demangle = true;
+	d->o.inlines = true;
 	d->s = s;
 }
 
@@ -220,6 +228,10 @@ int decode_opt(void *state, const struct opt *o, const char *as_typed, const cha
 	case K_DEMANGLE:	/* the last of the two wins, as in perf */
 	case K_NO_DEMANGLE:
 		d->o.demangle = o->key == K_DEMANGLE;
+		break;
+	case K_INLINE:		/* the last of the two wins, as in perf */
+	case K_NO_INLINE:
+		d->o.inlines = o->key == K_INLINE;
 		break;
 	case K_FORMAT:
 		return parse_format(arg, d);

@@ -648,6 +648,7 @@ int live_run(struct live_args *a)
 	lv->d.o.event_name = a->s->event_name;
 	lv->d.m.symfs = a->d->o.symfs;
 	lv->d.m.demangle = a->d->o.demangle;
+	lv->d.m.inline_frames = a->d->o.inlines;
 	lv->d.out = stdout;
 	ret = run_live(a, lv);
 	free(lv);
