@@ -252,6 +252,7 @@ static void report_sample(struct tool *t, int cpu, const struct perfregs_rec_sam
 {
 	struct report *rep = container_of(t, struct report, tool);
 	struct sample_frame sf[SAMPLE_FRAMES_MAX], sx[SAMPLE_FRAMES_OUT];
+	const struct sample_frame *v;
 	struct hist_frame f[SAMPLE_FRAMES_OUT];
 	struct session *d = rep->d;
 	struct hist_sample hs;
@@ -269,11 +270,11 @@ static void report_sample(struct tool *t, int cpu, const struct perfregs_rec_sam
 	}
 	resolve_sample(d, &d->self, s, st, RESOLVE_SYM, &r);
 	n = resolve_frames(d, &d->self, &r, r.sym, sf);
-	n = resolve_inlines(d, sf, n, false, sx, SAMPLE_FRAMES_OUT);
+	v = resolve_inlines(d, sf, &n, false, sx, SAMPLE_FRAMES_OUT);
 	for (i = 0; i < n; i++)
-		f[i] = (struct hist_frame){ .sym = sx[i].sym, .dso = sx[i].dso,
-					    .addr = sx[i].ip, .kernel = sx[i].kernel,
-					    .inlined = sx[i].inlined };
+		f[i] = (struct hist_frame){ .sym = v[i].sym, .dso = v[i].dso,
+					    .addr = v[i].ip, .kernel = v[i].kernel,
+					    .inlined = v[i].inlined };
 	if (!n) {	/* no IP: a frame of its own */
 		f[0] = (struct hist_frame){ .sym = "", .dso = "", .addr = 0 };
 		n = 1;

@@ -341,15 +341,16 @@ static void out_folded(struct session *d, struct dthread *t, const struct resolv
 {
 	struct sample_frame sf[SAMPLE_FRAMES_MAX], sx[SAMPLE_FRAMES_OUT];
 	struct folded_frame f[SAMPLE_FRAMES_OUT];
+	const struct sample_frame *v;
 	char line[FOLDED_LINE_MAX];
 	unsigned int i, n;
 
 	n = resolve_frames(d, t, r, r->sym, sf);
-	n = resolve_inlines(d, sf, n, false, sx, SAMPLE_FRAMES_OUT);
+	v = resolve_inlines(d, sf, &n, false, sx, SAMPLE_FRAMES_OUT);
 	for (i = 0; i < n; i++)
-		f[i] = (struct folded_frame){ .sym = sx[i].sym, .dso = sx[i].dso,
-					      .kernel = sx[i].kernel, .i386 = sx[i].i386,
-					      .inlined = sx[i].inlined };
+		f[i] = (struct folded_frame){ .sym = v[i].sym, .dso = v[i].dso,
+					      .kernel = v[i].kernel, .i386 = v[i].i386,
+					      .inlined = v[i].inlined };
 	if (t->stack_lines) {
 		struct folded_cell *c;
 

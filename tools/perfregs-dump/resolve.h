@@ -53,12 +53,14 @@ static inline bool resolve_kernel_addr(uint64_t addr)
 unsigned int resolve_frames(struct session *d, struct dthread *t, const struct resolved *r,
 			    const char *sym, struct sample_frame *f);
 /*
- * f[0..n) with the functions inlined at each as frames of their own
+ * f[0..*n) with the functions inlined at each as frames of their own
  * (--inline, the default), and with src each frame's source line, into
- * out (max frames, SAMPLE_FRAMES_OUT will do): how many.
+ * out (max frames, SAMPLE_FRAMES_OUT will do); *n becomes how many.
+ * Returns out, or f itself when there is nothing to add (--no-inline
+ * or --no-symbols, no lines asked): no copy.
  */
-unsigned int resolve_inlines(struct session *d, const struct sample_frame *f,
-			     unsigned int n, bool src, struct sample_frame *out,
-			     unsigned int max);
+const struct sample_frame *resolve_inlines(struct session *d, const struct sample_frame *f,
+					   unsigned int *n, bool src, struct sample_frame *out,
+					   unsigned int max);
 
 #endif
