@@ -7,6 +7,9 @@ to check the tool's own -f folded against:
   a frame is its sym without the +0xoffset, else [basename of its dso],
   else [unknown]; a kernel-mode sample's leaf is its kernel sym with _[k];
   frames of samples whose kernel_abi is "32" end in _[i386];
+  a function inlined (a callchain frame "inlined": true, or one of the
+  user ip's "inline" list, innermost first, before the ip's own sym)
+  ends in _[i] instead;
   ';' and control characters in names (C0, DEL and C1) become '_'.
 The frames are the callchain when there is one (--call-graph dwarf),
 else (no stack, or nothing unwound) the user ip's sym.
@@ -34,12 +37,15 @@ def stack(r, callgraph):
     user = r.get("mode") == "user"
     if not user:
         frames.append(name(r.get("sym"), None) + "_[k]")
+    ip = [name(x.get("sym"), None) + "_[i]" for x in r.get("inline") or []] + \
+        [name(r.get("sym"), None) + i386]
     if callgraph and "stack" in r:
-        frames += [name(f.get("sym"), f.get("dso")) + i386 for f in r.get("callchain") or []]
+        frames += [name(f.get("sym"), f.get("dso")) + ("_[i]" if f.get("inlined") else i386)
+                   for f in r.get("callchain") or []]
         if user and not r.get("callchain"):     # not unwound: the user ip
-            frames.append(name(r.get("sym"), None) + i386)
+            frames += ip
     elif user:
-        frames.append(name(r.get("sym"), None) + i386)
+        frames += ip
     return ";".join([clean(r.get("comm") or "[unknown]")] + frames[::-1])
 
 
