@@ -14,6 +14,14 @@
 BUILD		?= $(CURDIR)/build
 CC		?= gcc
 CFLAGS		?= -O2 -g
+# The tool is optimised across its files at link time: its layers are
+# files of their own (docs/architecture.md), and a sample crosses a dozen
+# of them.  Measured with callgrind on bench/ab_decode's recording (50000
+# samples, --threads 1, --no-inline --no-demangle): -f folded 78.4 to
+# 70.6 million instructions, text 210.9 to 202.1, json 198.8 to 190.6.
+# Fat objects: the test programs link the same library without it
+# (-fno-lto), in a moment each.  TOOL_LTO= builds without.
+TOOL_LTO	?= -flto=auto -ffat-lto-objects
 WARN		:= -Wall -Wextra -Wno-unused-parameter -Wshadow -Wformat=2
 # the user ABI, and include/perfregs/: what the module and userspace share
 UAPI		:= -I$(CURDIR)/include/uapi -I$(CURDIR)/include
@@ -143,10 +151,10 @@ tool: $(TOOL)
 
 $(OBJ)/%.o: %.c | $(PB_H)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(WARN) $(TOOL_INC) -MMD -MP -c -o $@ $<
+	$(CC) $(CFLAGS) $(TOOL_LTO) $(WARN) $(TOOL_INC) -MMD -MP -c -o $@ $<
 $(OBJ)/proto/%.o: $(PB_DIR)/%.c $(PB_H)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(WARN) $(TOOL_INC) -MMD -MP -c -o $@ $<
+	$(CC) $(CFLAGS) $(TOOL_LTO) $(WARN) $(TOOL_INC) -MMD -MP -c -o $@ $<
 -include $(TOOL_LIB_OBJS:.o=.d) $(TOOL_MAIN_OBJS:.o=.d) $(HOST_LINKED:%=$(OBJ)/tests/%.d)
 
 $(TOOL_LIB): $(TOOL_LIB_OBJS)
@@ -154,7 +162,7 @@ $(TOOL_LIB): $(TOOL_LIB_OBJS)
 	$(AR) rcs $@ $^
 
 $(TOOL): $(TOOL_MAIN_OBJS) $(TOOL_LIB)
-	$(CC) $(CFLAGS) -o $@ $(TOOL_MAIN_OBJS) $(TOOL_LIB) $(TOOL_LIBS)
+	$(CC) $(CFLAGS) $(TOOL_LTO) $(WARN) -o $@ $(TOOL_MAIN_OBJS) $(TOOL_LIB) $(TOOL_LIBS)
 
 $(PB_C) $(PB_H) &: $(PROTO)
 	@command -v protoc-c >/dev/null || \
@@ -178,7 +186,7 @@ host-tests: $(HOST_TESTS) $(CHECKPATCH)
 # in JIT code named by a perf map).
 $(addprefix $(BUILD)/,$(HOST_LINKED)): $(BUILD)/%: tests/%.c $(TOOL_LIB) | $(PB_H)
 	@mkdir -p $(OBJ)/tests
-	$(CC) $(CFLAGS) $(WARN) $(TOOL_INC) -MMD -MP -MF $(OBJ)/tests/$*.d -MT $@ \
+	$(CC) $(CFLAGS) -fno-lto $(WARN) $(TOOL_INC) -MMD -MP -MF $(OBJ)/tests/$*.d -MT $@ \
 		-o $@ $< $(TOOL_LIB) $(TOOL_LIBS)
 
 $(BUILD)/big_target: tests/big_target.S
