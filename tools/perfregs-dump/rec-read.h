@@ -136,7 +136,7 @@ int rec_input_short(const struct rec_input *in, uint64_t off, const char *what,
 /* "malformed recording at offset OFF: WHAT", -EBADMSG */
 int rec_bad(char *err, size_t len, uint64_t off, const char *what);
 
-/* An ITEM_INFO's strings into *in, and the samples' event name. */
+/* rec-info.c: an ITEM_INFO's strings into *in, and the samples' event name. */
 void rec_info_parse(struct rec_info *in, char *event_name, size_t event_len,
 		    const char *p, const char *end);
 void rec_info_free(struct rec_info *in);
