@@ -15,6 +15,9 @@ its foo.h, or a folder of them (cmd/).  Checked:
   - the modules' includes and calls together go round in no circle.
 module/: its files' includes and calls go round in no circle (a file
 is a module there).
+Both, and tools/lib/: no file over FILE_MAX lines, no function over
+FUNC_MAX (the issue's "~900" and "~120", with room for a comment), and
+each file opens (after its SPDX line) with a comment naming its concern.
 
 Prints KTAP lines ("ok - ...", "not ok - ..." and what is wrong); exits
 1 when one is not ok.  usage: tests/layers.py [--tool-only] BUILD_DIR"""
@@ -196,12 +199,57 @@ def check_module(build):
     return True
 
 
+FILE_MAX = 950
+FUNC_MAX = 130
+
+
+def check_sizes():
+    what = (f"the tool's, the library's and the module's C files: none over {FILE_MAX} "
+            f"lines, no function over {FUNC_MAX}, each opens with its concern")
+    bad, nfiles, nfuncs = [], 0, 0
+    for top in (TOOL, os.path.join(ROOT, "tools", "lib"), os.path.join(ROOT, "module")):
+        for path in sources(top):
+            rel = os.path.relpath(path, ROOT)
+            lines = open(path, encoding="utf-8", errors="replace").read().split("\n")
+            nfiles += 1
+            if len(lines) > FILE_MAX:
+                bad.append(f"{rel}: {len(lines)} lines")
+            head = [l for l in lines[:4] if not l.startswith("// SPDX")]
+            if not head or not head[0].startswith("/*"):
+                bad.append(f"{rel}: no comment naming its concern at its top")
+            # a function: a line "{" alone after a line ending in ")",
+            # to the first "}" alone (Linux style, as checkpatch wants)
+            i = 0
+            while i < len(lines):
+                if lines[i] == "{" and i and lines[i - 1].rstrip().endswith(")"):
+                    j = i + 1
+                    while j < len(lines) and lines[j] != "}":
+                        j += 1
+                    nfuncs += 1
+                    if j - i + 1 > FUNC_MAX:
+                        k = i - 1
+                        while k > 0 and "(" not in lines[k]:
+                            k -= 1
+                        m = re.search(r"(\w+)\s*\(", lines[k])
+                        bad.append(f"{rel}: {m.group(1) if m else '?'}() {j - i + 1} lines")
+                    i = j
+                i += 1
+    if bad:
+        print(f"not ok - {what}")
+        for b in bad:
+            print(f"# {b}")
+        return False
+    print(f"ok - {what}: {nfiles} files, {nfuncs} functions")
+    return True
+
+
 def main():
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
     build = os.path.abspath(args[0] if args else os.path.join(ROOT, "build"))
     ok = check_tool(build)
     if "--tool-only" not in sys.argv:
         ok = check_module(build) and ok
+        ok = check_sizes() and ok
     sys.exit(0 if ok else 1)
 
 
