@@ -354,7 +354,7 @@ TEST_F(dev, config_grows)
 	u.b[sizeof(u.c) + 17] = 1;
 	EXPECT_EQ(-1, ioctl(self->fd, PERFREGS_IOC_CONFIG, &u));
 	EXPECT_EQ(E2BIG, errno);
-	EXPECT_EQ(PERFREGS_CONFIG_SIZE_VER1, u.c.size) TH_LOG("the size we know, written back");
+	EXPECT_EQ(PERFREGS_CONFIG_SIZE_VER2, u.c.size) TH_LOG("the size we know, written back");
 	/* ABI 1's numbers, with the structures' sizes in them, still work */
 	u.c.size = sizeof(u.c);
 	EXPECT_EQ(0, ioctl(self->fd, _IOW(PERFREGS_IOC_MAGIC, 1, struct perfregs_config), &u))
