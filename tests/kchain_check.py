@@ -25,6 +25,7 @@ import sys
 
 B, T = sys.argv[1], sys.argv[2]
 TOOL = os.path.join(B, "perfregs-dump")
+HERE = os.path.dirname(os.path.abspath(__file__))
 failed = False
 K = 0xffffffff81000000
 
@@ -197,6 +198,50 @@ else:
            f"{[[hex(x) for x in r] for r in raw]}" if got != want or raw != want_raw else
            "5 samples, PERF_CONTEXT_KERNEL once before each chain" +
            ("" if kmap else " (addresses only: no kernel _text known)"))
+
+# --- kernel frames, then user frames ---------------------------------------
+# tests/fp_target.S (its CFA %rbp + 16 from fp_body on): a kernel-mode
+# sample with a chain of two, its user frame at fp_body, the stack
+# holding main's return address: --call-graph dwarf puts the user frames
+# after the kernel ones, and convert PERF_CONTEXT_USER before them alone
+what = "a kernel call chain and the user frames unwound after it (--call-graph dwarf): " \
+       "script, folded, perf.data's contexts"
+prog = os.path.join(T, "kchain_fp")
+if subprocess.run(["cc", "-no-pie", "-o", prog, os.path.join(HERE, "fp_target.S")]).returncode:
+    report(False, what, "tests/fp_target.S could not be built")
+else:
+    syms = dict(reversed(l.split()[::2]) for l in subprocess.run(
+        ["nm", prog], capture_output=True, text=True).stdout.splitlines() if len(l.split()) == 3)
+    body, ret = int(syms["fp_body"], 16), int(syms["main"], 16) + 9  # sub $8,%rsp; call
+    f = os.path.join(T, "kchain_user.prf")
+    subprocess.run([os.path.join(B, "mkkchain"), f, "user", prog, hex(body), hex(ret)])
+    bad = []
+    txt = run("--call-graph", "dwarf", "-i", f).stdout
+    lines = [l for l in txt.splitlines() if l.startswith("\t")]
+    if lines != [f"\t{K + 0x10:16x} kc_inner+0x10 ([kernel.kallsyms])",
+                 f"\t{K + 0x150:16x} kc_middle+0x50 ([kernel.kallsyms])",
+                 f"\t{body:16x} fp_body+0x0 ({prog})", f"\t{ret:16x} main+0x9 ({prog})"]:
+        bad.append(f"text {lines}")
+    js = [r for r in jlines(run("-f", "json", "--call-graph", "dwarf", "-i", f).stdout)
+          if r.get("type") == "sample"]
+    cc = [(int(c["ip"], 16), c.get("kernel", False)) for c in js[0].get("callchain", [])] \
+        if js else []
+    if cc != [(K + 0x10, True), (K + 0x150, True), (body, False), (ret, False)]:
+        bad.append(f"JSON {cc}")
+    fo = run("-f", "folded", "--call-graph", "dwarf", "-i", f).stdout.splitlines()
+    if fo != ["kchain;main;fp_body;kc_middle_[k];kc_inner_[k] 1"]:
+        bad.append(f"folded {fo}")
+    if len([l for l in run("-i", f).stdout.splitlines() if l.startswith("\t")]) != 2:
+        bad.append("without --call-graph: not the kernel frames alone")
+    if shutil.which("perf"):
+        pd = os.path.join(T, "kchain_user.data")
+        run("convert", "--call-graph", "dwarf", "-i", f, "-o", pd)
+        dump = subprocess.run(["perf", "script", "-D", "-i", pd], capture_output=True,
+                              text=True).stdout
+        raw = [int(x, 16) for x in re.findall(r"^\.+ +\d+: ([0-9a-f]+)$", dump, re.M)]
+        if raw[:6] != [0xffffffffffffff80, K + 0x10, K + 0x150, 0xfffffffffffffe00, body, ret]:
+            bad.append(f"perf.data's chain {[hex(x) for x in raw[:8]]}")
+    report(not bad, what, "; ".join(bad))
 
 # --- hostile samples and the minor-2 rule ----------------------------------
 bad = []

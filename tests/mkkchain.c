@@ -35,7 +35,14 @@
  *              module's section after the stack): not hostile, skipped
  *   tail_known the same 16 bytes without flag 0x8000
  *
- * usage: mkkchain FILE [KIND]
+ * KIND user PROG BODY RET: the task maps PROG (a non-PIE executable,
+ * from 0x400000, file offset 0) and one kernel-mode sample (time
+ * 3000000) has the chain of sample 0 and a user frame at BODY, a frame
+ * pointer body (tests/fp_target.S's fp_body: the CFA is %rbp + 16) whose
+ * %rbp is the user SP: the stack's second word, RET, is its return
+ * address, for --call-graph dwarf: kernel frames, then user frames.
+ *
+ * usage: mkkchain FILE [KIND | user PROG BODY RET]
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,7 +57,7 @@
 
 /* What one sample is to be. */
 struct want {
-	uint64_t t, ip;
+	uint64_t t, ip, uip, ret;
 	bool kernel, simd, stack;
 	unsigned int nr;		/* entries of the chain */
 	uint64_t ips[4];
@@ -105,9 +112,10 @@ static void sample(struct recorder *r, const struct want *w)
 	s->image_dev = 0x801;
 	s->iregs_mask = R(IP);
 	*v++ = w->ip;
-	s->uregs_mask = R(SP) | R(IP);
+	s->uregs_mask = R(BP) | R(SP) | R(IP);
+	*v++ = 0x7ffe0000;	/* bp: the frame at sp */
 	*v++ = 0x7ffe0000;
-	*v++ = 0x401000;
+	*v++ = w->uip ? w->uip : 0x401000;
 	p = (unsigned char *)v;
 	if (w->simd) {
 		struct perfregs_rec_simd h = { .size = sizeof(h), .nr_vec = 16,
@@ -123,7 +131,15 @@ static void sample(struct recorder *r, const struct want *w)
 	}
 	if (!strcmp(bad, "long"))
 		put64(&p, 0);
-	if (w->stack) {
+	if (w->stack && w->ret) {	/* the caller's %rbp, the return address, zeros */
+		s->flags |= PERFREGS_SF_STACK;
+		put64(&p, 64);
+		put64(&p, 0);
+		put64(&p, w->ret);
+		memset(p, 0, 48);
+		p += 48;
+		put64(&p, 64);
+	} else if (w->stack) {
 		s->flags |= PERFREGS_SF_STACK;
 		put64(&p, 16);
 		put64(&p, 0x1111111111111111ULL);
@@ -156,8 +172,8 @@ int main(int argc, char **argv)
 	struct want w;
 	unsigned int i;
 
-	if (argc < 2 || argc > 3) {
-		fprintf(stderr, "usage: mkkchain FILE [KIND]\n");
+	if (argc < 2 || (argc > 3 && (argc != 6 || strcmp(argv[2], "user")))) {
+		fprintf(stderr, "usage: mkkchain FILE [KIND | user PROG BODY RET]\n");
 		return 1;
 	}
 	prf_config_default(&cfg);
@@ -175,7 +191,27 @@ int main(int argc, char **argv)
 
 		rec_ksym(r, &k);
 	}
-	if (bad) {
+	if (bad && !strcmp(bad, "user")) {
+		struct mapping m = { .start = 0x400000, .path = argv[3] };
+		struct task_maps tm = { .pid = 100, .ino = 1000, .n = 1, .m = &m };
+		FILE *fp = fopen(argv[3], "rb");
+
+		if (!fp || fseek(fp, 0, SEEK_END)) {
+			perror(argv[3]);
+			return 1;
+		}
+		m.end = m.start + ((ftell(fp) + 0xfff) & ~0xfffL);
+		fclose(fp);
+		rec_maps(r, &tm);
+		w = chain0;
+		w.t = 3000000;
+		w.nr = 2;
+		w.stack = true;
+		w.uip = strtoull(argv[4], NULL, 0);
+		w.ret = strtoull(argv[5], NULL, 0);
+		sample(r, &w);
+		produced = 1;
+	} else if (bad) {
 		for (i = 0; i < 4; i++, produced++) {
 			w = chain0;
 			w.t = 2000000 + i;

@@ -5,7 +5,7 @@
 # perf; hostile chain sections; the rule for sections of a newer module;
 # --kernel-callchain.
 
-# mkkchain's recordings, decoded (tests/kchain_check.py: seven lines)
+# mkkchain's recordings, decoded (tests/kchain_check.py: eight lines)
 if [ -x "$B/mkkchain" ]; then
 	/usr/bin/python3 tests/kchain_check.py "$B" "$T"
 else
