@@ -88,12 +88,12 @@ static noinline u32 prf_kchain_walk(struct pt_regs *regs, u64 *ips, u32 max,
 			break;
 		ips[n++] = addr;
 	}
-	if (n >= max && !unwind_done(&st)) {
-		/* one more frame, to tell a cut chain from a full one */
-		unwind_next_frame(&st);
-		if (!unwind_done(&st) && unwind_get_return_address(&st))
-			*status |= PERFREGS_KCHAIN_TRUNCATED;
-	}
+	/*
+	 * Past the last entry stored, the loop's step already stands on the
+	 * next frame: one left there is a frame the chain does not hold.
+	 */
+	if (n >= max && !unwind_done(&st) && unwind_get_return_address(&st))
+		*status |= PERFREGS_KCHAIN_TRUNCATED;
 	if (unwind_error(&st))
 		*status |= PERFREGS_KCHAIN_UNRELIABLE;
 	return n;

@@ -35,6 +35,12 @@ kchain_N_vs_perf: perf's kernel-mode samples of the same workload: our
   perf gave too.  Skipped (with the reason) when perf cannot record
   here, or records no kernel chains.
 
+kchain_switch: context switches (-e context-switches -c 1), whose
+  registers the perf core makes (perf_fetch_caller_regs(): the walk
+  starts at its caller's frame) of a shell sleeping SWITCHES times: at
+  least SWITCHES / 2 kernel-mode samples, of which at least NMI_DEEP%
+  hold __schedule and a syscall entry, and no frame of the perf core or
+  of this module (perf_*, prf_*).
 kchain_nmi: the raw NMI hook (-e nmi --nmi-unknown -a, the host's NMIs
   of tools/vm/run --nmi-hz) for NMI_SECS seconds: at least NMI_MIN
   kernel-mode samples, of which at least NMI_DEEP% have chains of 3
@@ -65,6 +71,7 @@ IN_READ = 50.0
 FULL = 98.0
 SAME = 90.0
 NMI_SECS = 3
+SWITCHES = 40
 NMI_MIN = 5
 NMI_DEEP = 80.0
 KERNEL_MIN = 0xffff800000000000
@@ -292,16 +299,47 @@ def nmi():
            f"stderr {err.strip()[-200:]!r}")
 
 
+def switches():
+    """a context switch's registers are the perf core's: its frames skipped"""
+    st, out, err = run([TOOL, "-q", "-f", "json", "--kernel-callchain", "-e",
+                        "context-switches", "-c", "1", "--", "/bin/sh", "-c",
+                        f"i=0; while [ $i -lt {SWITCHES} ]; do sleep 0.01; i=$((i+1)); done"],
+                       120)
+    keep("switch.jsonl", out)
+    chains = []
+    for line in out.splitlines():
+        try:
+            r = json.loads(line)
+        except ValueError:
+            continue
+        if r.get("type") == "sample" and r.get("mode") == "kernel":
+            chains.append(named([int(f.get("ip", "0"), 16) for f in r.get("callchain") or []
+                                 if f.get("kernel") or
+                                 int(f.get("ip", "0"), 16) >= KERNEL_MIN]))
+    good = sum(1 for c in chains if "__schedule" in c and
+               any(n.startswith(ENTRY["64"]) for n in c))
+    ours_ = sum(1 for c in chains for n in c if n.startswith(("perf_", "prf_", "__perf_")))
+    pct = 100.0 * good / len(chains) if chains else 0.0
+    top = max(({tuple(c): chains.count(c) for c in chains}).items(),
+              key=lambda kv: kv[1], default=((), 0))
+    print(f"# MEASURE kchain_switch_samples {len(chains)} >= {SWITCHES // 2}")
+    report(st == 0 and len(chains) >= SWITCHES // 2 and pct >= NMI_DEEP and not ours_,
+           "kchain_switch", f"exit {st}, {len(chains)} kernel-mode samples, {good} "
+           f"({pct:.0f}%) in __schedule from a syscall, {ours_} frames of perf or perfregs; "
+           f"most common: {' < '.join(top[0])} ({top[1]}); stderr {err.strip()[-200:]!r}")
+
+
 def main():
     global TMP
     print("TAP version 13")
-    print("1..5")
+    print("1..6")
     TMP = tempfile.mkdtemp(prefix="kchain.")
     try:
         load_kallsyms()
         perf = shutil.which("perf")
         for abi in ("64", "32"):
             check(abi, perf)
+        switches()
         nmi()
     finally:
         shutil.rmtree(TMP, ignore_errors=True)

@@ -626,8 +626,10 @@ struct perfregs_rec_simd {
  * struct perfregs_rec_kchain - the kernel call chain of a sample
  * @nr: entries in @ips, 0 to perfregs_config.kchain_max
  * @status: PERFREGS_KCHAIN_*
- * @ips: the interrupted IP, then the return address of each kernel
- *	frame, innermost first, as perf's PERF_CONTEXT_KERNEL part
+ * @ips: the interrupted IP (for a context switch, the return address
+ *	into the scheduler the perf core's registers name), then the
+ *	return address of each kernel frame, innermost first, as perf's
+ *	PERF_CONTEXT_KERNEL part
  *
  * In every sample with PERFREGS_SF_KERNEL of a session with a
  * kchain_max.  The walk starts from the interrupt registers of a
