@@ -120,7 +120,7 @@ MOD_SRCS	:= $(wildcard module/*.c module/*.h) module/Kbuild include/uapi/linux/p
 # test programs linked against the decoder's library (one rule below)
 HOST_LINKED	:= mkrec mksimd mkmaps mkhostile elfpeek mksb mklatevdso mkexec mkseed mksnap mkjit \
 		   mkorder mkstorm mkversions mkbig mkadopt mkunwind mkwrap mkbomb racefile pltnames \
-		   demangleloop
+		   demangleloop mkkchain
 HOST_TESTS	:= $(addprefix $(BUILD)/,$(HOST_LINKED)) $(BUILD)/fuzz_recording \
 		   $(BUILD)/big_target $(BUILD)/dl_target $(BUILD)/jit_target \
 		   $(BUILD)/plug_a.so $(BUILD)/plug_b.so $(BUILD)/walk \

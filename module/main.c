@@ -11,6 +11,7 @@
 #include "internal.h"
 #include "inject.h"
 #include "simd.h"
+#include "kchain.h"
 
 static int prf_open(struct inode *inode, struct file *file)
 {
@@ -67,7 +68,8 @@ static int __init prf_init(void)
 	int ret;
 
 	/* The user ABI has no implicit padding and fixed sizes. */
-	BUILD_BUG_ON(sizeof(struct perfregs_config) != PERFREGS_CONFIG_SIZE_VER1);
+	BUILD_BUG_ON(sizeof(struct perfregs_config) != PERFREGS_CONFIG_SIZE_VER2);
+	BUILD_BUG_ON(sizeof(struct perfregs_rec_kchain) % 8);
 	BUILD_BUG_ON(sizeof(struct perfregs_version) != PERFREGS_VERSION_SIZE_VER1);
 	BUILD_BUG_ON(sizeof(struct perfregs_rec_simd) % 8);
 	BUILD_BUG_ON(sizeof(struct perfregs_ctl) != 512);
@@ -78,9 +80,12 @@ static int __init prf_init(void)
 	ret = prf_simd_init();
 	if (ret)
 		return ret;
-	ret = prf_perf_init();
+	ret = prf_kchain_init();
 	if (ret)
 		goto out_simd_exit;
+	ret = prf_perf_init();
+	if (ret)
+		goto out_kchain_exit;
 	ret = misc_register(&prf_misc);
 	if (ret)
 		goto out_perf_exit;
@@ -88,6 +93,8 @@ static int __init prf_init(void)
 
 out_perf_exit:
 	prf_perf_exit();
+out_kchain_exit:
+	prf_kchain_exit();
 out_simd_exit:
 	prf_simd_exit();
 	return ret;
@@ -98,6 +105,7 @@ static void __exit prf_exit(void)
 {
 	misc_deregister(&prf_misc);
 	prf_perf_exit();
+	prf_kchain_exit();
 	prf_simd_exit();
 }
 

@@ -79,9 +79,12 @@ static struct perf_event *prf_witness_event(struct file *f)
 
 /*
  * Does the witness sample what the session samples?  User registers
- * always, the user stack if the session copies it, and interrupt
+ * always, the user stack if the session copies it, interrupt
  * registers if the session may see kernel ones (which is also what
- * makes perf ask lockdown).
+ * makes perf ask lockdown), and kernel call chains as deep as the
+ * session's if it walks them (perf_event_open() checked its
+ * sample_max_stack against kernel.perf_event_max_stack, and, for a
+ * kernel chain, perf_allow_kernel()).
  */
 static bool prf_witness_samples(const struct perf_event_attr *w,
 				const struct perfregs_config *c)
@@ -93,6 +96,10 @@ static bool prf_witness_samples(const struct perf_event_attr *w,
 		return false;
 	if (!(c->flags & PERFREGS_CF_EXCLUDE_KERNEL) &&
 	    (!(w->sample_type & PERF_SAMPLE_REGS_INTR) || !w->sample_regs_intr))
+		return false;
+	if (c->kchain_max && (!(w->sample_type & PERF_SAMPLE_CALLCHAIN) ||
+			      w->exclude_callchain_kernel ||
+			      w->sample_max_stack < c->kchain_max))
 		return false;
 	return true;
 }

@@ -1124,7 +1124,7 @@ enum {
 	CB_STACK_HALF, CB_CPUS_PID, CB_CPUS_BYTES, CB_CPUS_NOLIST,
 	CB_CPUS_EMPTY, CB_CPUS_BEYOND, CB_BP_FIELDS, CB_BP_TYPE, CB_RESERVED0,
 	CB_RESERVED, CB_NO_PROCESS, CB_NO_WITNESS, CB_NOT_PERF, CB_W_PERIOD,
-	CB_W_TARGET, CB_W_EXCL, CB_W_STACK, CB_SIMD, NR_CB
+	CB_W_TARGET, CB_W_EXCL, CB_W_STACK, CB_SIMD, CB_KCHAIN, CB_W_KCHAIN, NR_CB
 };
 static const struct {
 	const char *name;
@@ -1147,6 +1147,7 @@ static const struct {
 	{ "not-perf", EBADF }, { "witness-period", EACCES },
 	{ "witness-target", EACCES }, { "witness-exclude", EACCES },
 	{ "witness-stack", EACCES }, { "simd", EINVAL },
+	{ "kchain", EINVAL }, { "witness-kchain", EACCES },
 };
 
 /* CONFIG at a bad address */
@@ -1178,7 +1179,7 @@ struct op {
 	bool data, part, keep;
 	int16_t cpu;		/* -1: every CPU mapped */
 	int16_t map;
-	uint32_t flags, pages, stack, wakeup, size, prot, n, cmd, simd;
+	uint32_t flags, pages, stack, wakeup, size, prot, n, cmd, simd, kchain;
 	uint64_t period, mask;
 	int64_t varg;
 };
@@ -1335,6 +1336,8 @@ static void fmt_op(const struct op *op, char *b, size_t len)
 			ADD(" wakeup=%u", op->wakeup);
 		if (op->simd)
 			ADD(" simd=0x%x", op->simd);
+		if (op->kchain)
+			ADD(" kchain=%u", op->kchain);
 		if (op->size != sizeof(struct perfregs_config))
 			ADD(" size=%u", op->size);
 		break;
@@ -1472,6 +1475,8 @@ static int parse_op(char *line, struct op *op, char *why, size_t whylen)
 			op->size = strtoul(val, NULL, 0);
 		} else if (!strcmp(key, "simd")) {
 			op->simd = strtoul(val, NULL, 0);
+		} else if (!strcmp(key, "kchain")) {
+			op->kchain = strtoul(val, NULL, 0);
 		} else if (!strcmp(key, "bad") && v == V_CONFIG_BAD) {
 			for (i = 0; i < NR_CB && strcmp(val, cfg_bad[i].name); i++)
 				;
@@ -1702,6 +1707,9 @@ static void build_config(struct walker *w, const struct op *op,
 	c->stack_bytes = op->stack;
 	c->wakeup_bytes = op->wakeup;
 	c->simd_mask = op->simd;
+	c->kchain_max = op->kchain;
+	/* the size CONFIG gets: the witness samples a chain only for VER2 */
+	c->size = op->size < sizeof(*c) ? op->size : sizeof(*c);
 	c->pid = target_pid(w, op->target);
 	if (op->target == TGT_CPUS) {
 		w->cpus[0] = op->mask;
@@ -1818,6 +1826,15 @@ static void do_config_bad(struct walker *w, struct wsess *s, const struct op *op
 		break;
 	case CB_SIMD:		/* a component no ABI minor has */
 		c.simd_mask = PERFREGS_SIMD_ALL + 1;
+		break;
+	case CB_KCHAIN:		/* deeper than perf's deepest */
+		c.size = PERFREGS_CONFIG_SIZE_VER2;
+		c.kchain_max = PERFREGS_MAX_KCHAIN + 1;
+		break;
+	case CB_W_KCHAIN:	/* a witness without the call chain */
+		c.size = PERFREGS_CONFIG_SIZE_VER2;
+		c.kchain_max = 4;
+		own_witness = true;
 		break;
 	case CB_STACK_HALF:	/* a record must fit in half the ring */
 		c.stack_bytes = c.data_pages * page / 2 - REGS_RECORD + 8;
@@ -3070,6 +3087,13 @@ static void gen_config(struct walker *w, struct op *op)
 	 */
 	if (!op->stack && op->pages >= 4 && rnd(r) % 4 == 0)
 		op->simd = simd_offered & rnd(r);
+	/*
+	 * Kernel call chains (minor 2), in every kernel-mode sample: in a
+	 * ring whose half holds the deepest without a stack or SIMD state.
+	 */
+	if (!op->stack && !op->simd && !(op->flags & PERFREGS_CF_EXCLUDE_KERNEL) &&
+	    rnd(r) % 3 == 0)
+		op->kchain = 1 + rnd(r) % PERFREGS_MAX_KCHAIN;
 	if (rnd(r) % 8 == 0)	/* a bigger structure, zero beyond ours */
 		op->size = (const uint32_t[]){ 128, 256, 4096 }[rnd(r) % 3];
 	if (op->target == TGT_CPUS)

@@ -131,6 +131,27 @@ TEST_F(dev, config_good)
 	c.uregs_mask_64 |= PERFREGS_MASK_BASES;
 	c.uregs_mask_32 |= PERFREGS_MASK_BASES;
 	EXPECT_EQ(0, config_errno(self->fd, &c));
+	/* kernel call chains as deep as perf's, minor 2 */
+	c.size = PERFREGS_CONFIG_SIZE_VER2;
+	c.kchain_max = PERFREGS_MAX_KCHAIN;
+	EXPECT_EQ(0, config_errno(self->fd, &c));
+	/* the same with a ring too small for such a record and the stack */
+	c.data_pages = 1;
+	c.stack_bytes = 1024;
+	EXPECT_EQ(EINVAL, config_errno(self->fd, &c));
+	c.kchain_max = 0;
+	EXPECT_EQ(0, config_errno(self->fd, &c));
+}
+
+/* A caller of minor 1 passes the configuration without kchain_max. */
+TEST_F(dev, config_ver1_size)
+{
+	struct perfregs_config c = self->cfg;
+
+	c.size = PERFREGS_CONFIG_SIZE_VER1;
+	c.reserved1 = 1;
+	c.kchain_max = PERFREGS_MAX_KCHAIN + 1;	/* past its size: never read */
+	EXPECT_EQ(0, config_errno(self->fd, &c));
 }
 
 /* A caller of minor 0 passes the configuration without simd_mask. */
@@ -295,6 +316,15 @@ TEST_F(dev, config_bad)
 	BAD(c.reserved0 = 1, EINVAL);
 	BAD(c.reserved[0] = 1, EINVAL);
 	BAD(c.reserved[2] = 1, EINVAL);
+	/* kernel call chains (minor 2): the config's size says they are there */
+#define V2 c.size = PERFREGS_CONFIG_SIZE_VER2
+	BAD((V2, c.kchain_max = PERFREGS_MAX_KCHAIN + 1), EINVAL);
+	BAD((V2, c.kchain_max = ~0U), EINVAL);
+	BAD((V2, c.reserved1 = 1), EINVAL);
+	BAD((V2, c.flags = PERFREGS_CF_EXCLUDE_KERNEL, c.kchain_max = 8), EINVAL);
+	BAD((V2, c.data_pages = 1, c.stack_bytes = 1024, c.kchain_max = PERFREGS_MAX_KCHAIN),
+	    EINVAL);
+#undef V2
 #undef BAD
 	cpus[0] = 1;
 	c = self->cfg;
@@ -324,7 +354,7 @@ TEST_F(dev, config_grows)
 	u.b[sizeof(u.c) + 17] = 1;
 	EXPECT_EQ(-1, ioctl(self->fd, PERFREGS_IOC_CONFIG, &u));
 	EXPECT_EQ(E2BIG, errno);
-	EXPECT_EQ(PERFREGS_CONFIG_SIZE_VER1, u.c.size) TH_LOG("the size we know, written back");
+	EXPECT_EQ(PERFREGS_CONFIG_SIZE_VER2, u.c.size) TH_LOG("the size we know, written back");
 	/* ABI 1's numbers, with the structures' sizes in them, still work */
 	u.c.size = sizeof(u.c);
 	EXPECT_EQ(0, ioctl(self->fd, _IOW(PERFREGS_IOC_MAGIC, 1, struct perfregs_config), &u))
@@ -394,6 +424,34 @@ TEST_F(dev, config_witness)
 		EXPECT_EQ(EACCES, config_errno(self->fd, &c)) TH_LOG("stack 512 on a 64 witness");
 		c.stack_bytes = 64;
 		EXPECT_EQ(0, config_errno(self->fd, &c)) TH_LOG("stack 64 on a 64 witness");
+		close(fd);
+	}
+	/*
+	 * Kernel call chains: a witness with no call chain, or a shallower
+	 * one, proves nothing of them; one as deep does.
+	 */
+	{
+		struct perfregs_config wc = self->cfg;
+		int fd;
+
+		wc.pid = child;
+		wc.size = PERFREGS_CONFIG_SIZE_VER2;
+		fd = prf_witness_open(&wc);
+		ASSERT_LE(0, fd);
+		c = self->cfg;
+		c.size = PERFREGS_CONFIG_SIZE_VER2;
+		c.pid = child;
+		c.kchain_max = 16;
+		c.perf_fd = fd;
+		EXPECT_EQ(EACCES, config_errno(self->fd, &c)) TH_LOG("chain on a witness without");
+		close(fd);
+		wc.kchain_max = 8;
+		fd = prf_witness_open(&wc);
+		ASSERT_LE(0, fd);
+		c.perf_fd = fd;
+		EXPECT_EQ(EACCES, config_errno(self->fd, &c)) TH_LOG("chain 16 on an 8 witness");
+		c.kchain_max = 8;
+		EXPECT_EQ(0, config_errno(self->fd, &c)) TH_LOG("chain 8 on an 8 witness");
 		close(fd);
 	}
 	/* a breakpoint witness for another address */

@@ -9,6 +9,7 @@
 #   $(ST_DIR)/mixed_64    mixed.c, -m64 -no-pie, abi=mixed
 #   $(ST_DIR)/entry_race_64, _32  entry_race.c: every way into the kernel
 #   $(ST_DIR)/xmagic_64, _32  xmagic.c: vector registers, selectors, bases
+#   $(ST_DIR)/readzero_64, _32  readzero.c: read() of /dev/zero, kernel chains
 #
 # ST_WORKLOADS lists the ones this compiler can build.  As CAN_BUILD_I386
 # in the kernel's selftests/x86, a -m32 or -mx32 build is probed first
@@ -38,14 +39,14 @@ WL_CAN_I386	:= $(call wl_can_build,-m32)
 WL_CAN_X32	:= $(call wl_can_build,-mx32)
 
 ST_WORKLOADS	:= $(ST_DIR)/magic_64 $(ST_DIR)/mixed_64 $(ST_DIR)/chain_64 \
-		   $(ST_DIR)/entry_race_64 $(ST_DIR)/xmagic_64
+		   $(ST_DIR)/entry_race_64 $(ST_DIR)/xmagic_64 $(ST_DIR)/readzero_64
 WL_SKIPPED	:=
 ifeq ($(WL_CAN_I386),y)
 ST_WORKLOADS	+= $(ST_DIR)/magic_32 $(ST_DIR)/chain_32 $(ST_DIR)/entry_race_32 \
-		   $(ST_DIR)/xmagic_32
+		   $(ST_DIR)/xmagic_32 $(ST_DIR)/readzero_32
 else
 WL_SKIPPED	+= $(ST_DIR)/magic_32 $(ST_DIR)/chain_32 $(ST_DIR)/entry_race_32 \
-		   $(ST_DIR)/xmagic_32
+		   $(ST_DIR)/xmagic_32 $(ST_DIR)/readzero_32
 endif
 ifeq ($(WL_CAN_X32),y)
 ST_WORKLOADS	+= $(ST_DIR)/magic_x32 $(ST_DIR)/chain_x32
@@ -90,6 +91,15 @@ $(ST_DIR)/xmagic_64: selftests/xmagic.c $(WL_DEPS)
 $(ST_DIR)/xmagic_32: selftests/xmagic.c $(WL_DEPS)
 	@mkdir -p $(@D)
 	$(CC) -m32 -msse2 $(WL_CFLAGS) -o $@ $< -lm
+
+# read() of /dev/zero in a loop: kernel call chains (test_kchain.py)
+$(ST_DIR)/readzero_64: selftests/readzero.c $(WL_DEPS)
+	@mkdir -p $(@D)
+	$(CC) -m64 $(WL_CFLAGS) -o $@ $<
+
+$(ST_DIR)/readzero_32: selftests/readzero.c $(WL_DEPS)
+	@mkdir -p $(@D)
+	$(CC) -m32 $(WL_CFLAGS) -o $@ $<
 
 $(ST_DIR)/mixed_64: selftests/mixed.c $(WL_DEPS)
 	@mkdir -p $(@D)

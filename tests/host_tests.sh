@@ -21,6 +21,9 @@
 #                  recording; hostile maps; against perf on node
 #   16 demangle    C++ and Rust names demangled in every output, raw
 #                  with --no-demangle; a hostile name within its budget
+#   17 inline      inline frames from DWARF in every output, against perf
+#   18 kchain      kernel call chains in every output, against perf;
+#                  hostile chains; a newer module's sections skipped
 # usage: tests/host_tests.sh [BUILD_DIR] [FUZZ_SECONDS]
 set -u
 B=$(realpath -m "${1:-build}")	# absolute: some tests run in other directories

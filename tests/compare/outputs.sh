@@ -198,6 +198,11 @@ live_stop $lives
 gen rec "$G/mkrec" "$R/rec/rec.prf" 25
 gen simd "$G/mksimd" "$R/rec/simd.prf"
 gen simd_bad "$G/mksimd" "$R/rec/simd_bad.prf" mismatch
+# kernel call chains, a newer module's section after a stack, a chain
+# longer than its record
+gen kchain "$G/mkkchain" "$R/rec/kchain.prf"
+gen kchain_tail "$G/mkkchain" "$R/rec/kchain_tail.prf" tail
+gen kchain_bad "$G/mkkchain" "$R/rec/kchain_bad.prf" overrun
 gen utf8 "$G/mkhostile" "$R/rec/utf8.prf" -c $'\xc3\xa9t\xc3\xa9\xe2\x82\xac' \
 	-k $'ok-\xc3\xa9\xf0\x9f\x98\x80|\xc3A|\xc0\xaf|\xed\xa0\x80|\x01\t\x7f"\\|\xe2\x82'
 gen fold_names "$G/mkhostile" "$R/rec/fold_names.prf" -c $'a;b\nc <x&"y">' -k $'k;f\nn'

@@ -510,6 +510,11 @@ if [ -x "$B/fuzz_recording" ]; then
 	# SIMD sections of every mix and ABI, and a malformed one
 	"$B/mksimd" "$T/corpus/simd.prf"
 	"$B/mksimd" "$T/corpus/simd_bad.prf" mismatch
+	# kernel call chains, a newer module's section after the stack, and
+	# a chain longer than its record
+	"$B/mkkchain" "$T/corpus/kchain.prf"
+	"$B/mkkchain" "$T/corpus/kchain_tail.prf" tail
+	"$B/mkkchain" "$T/corpus/kchain_bad.prf" overrun
 	# side-band events, a vDSO image, events out of order, a deleted file
 	for f in sb order victim; do
 		[ -s "$T/$f.prf" ] && cp "$T/$f.prf" "$T/corpus/"

@@ -32,7 +32,8 @@ static int prf_fail(int err)
 void prf_config_default(struct perfregs_config *cfg)
 {
 	memset(cfg, 0, sizeof(*cfg));
-	cfg->size = sizeof(*cfg);
+	/* kchain_max (minor 2) only when set: prf_config() sends the size it needs */
+	cfg->size = PERFREGS_CONFIG_SIZE_VER1;
 	cfg->event = PERFREGS_EV_CPU_CLOCK;
 	cfg->data_pages = 64;
 	cfg->period = 1000000;		/* 1 ms of cpu-clock */
@@ -79,6 +80,16 @@ static int prf_witness_attr(const struct perfregs_config *cfg,
 	if (!(cfg->flags & PERFREGS_CF_EXCLUDE_KERNEL)) {
 		a->sample_type |= PERF_SAMPLE_REGS_INTR;
 		a->sample_regs_intr = a->sample_regs_user;
+	}
+	/*
+	 * Kernel call chains (minor 2): perf checks the depth against
+	 * kernel.perf_event_max_stack (EOVERFLOW) and, for a kernel chain,
+	 * perf_allow_kernel().  A config of an older size has no kchain_max.
+	 */
+	if (cfg->size >= PERFREGS_CONFIG_SIZE_VER2 && cfg->kchain_max) {
+		a->sample_type |= PERF_SAMPLE_CALLCHAIN;
+		a->exclude_callchain_user = 1;
+		a->sample_max_stack = (uint16_t)cfg->kchain_max;
 	}
 	if (cfg->event == PERFREGS_EV_BREAKPOINT) {
 		/* PERFREGS_BP_* have the values of HW_BREAKPOINT_* */
@@ -199,16 +210,32 @@ static void prf_unmap(struct prf_reader *r)
 	r->nr_rings = 0;
 }
 
+/*
+ * The size of cfg as it goes to the module: the 136 bytes of minor 2
+ * only with kernel call chains (kchain_max), so that a module before
+ * them, which takes what it knows and refuses nonzero bytes past it
+ * (E2BIG), is sent nothing new without them; else cfg's own size, at
+ * most that of minor 1 (a caller may have cut it to VER0 for minor 0).
+ */
+static uint32_t prf_config_size(const struct perfregs_config *cfg)
+{
+	if (cfg->kchain_max || cfg->reserved1)
+		return PERFREGS_CONFIG_SIZE_VER2;
+	return cfg->size < PERFREGS_CONFIG_SIZE_VER1 ? cfg->size : PERFREGS_CONFIG_SIZE_VER1;
+}
+
 int prf_config(struct prf_reader *r, const struct perfregs_config *cfg)
 {
 	size_t ps = r->version.page_size;
+	struct perfregs_config c = *cfg;
 	unsigned int cpu;
+	int ret = 0;
 
 	prf_unmap(r);
 	r->witness_errno = 0;
+	c.size = prf_config_size(cfg);
 	if (cfg->perf_fd < 0) {
-		struct perfregs_config c = *cfg;
-		int fd = prf_witness_open(cfg), ret = 0;
+		int fd = prf_witness_open(&c);
 
 		if (fd < 0) {
 			r->witness_errno = -fd;
@@ -220,7 +247,7 @@ int prf_config(struct prf_reader *r, const struct perfregs_config *cfg)
 		close(fd);
 		if (ret)
 			return prf_fail(-ret);
-	} else if (ioctl(r->fd, PERFREGS_IOC_CONFIG, cfg) < 0) {
+	} else if (ioctl(r->fd, PERFREGS_IOC_CONFIG, &c) < 0) {
 		return -errno;
 	}
 	r->cfg = *cfg;

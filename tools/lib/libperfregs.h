@@ -103,13 +103,17 @@ int prf_open(struct prf_reader *r, const char *path);
  * open the perf event that proves to the module that perf_event_open()
  * lets this caller sample what cfg asks for (prf_witness_open()), and
  * close it after; r->witness_errno then says whether perf refused.
+ * cfg->size goes to the module as PERFREGS_CONFIG_SIZE_VER2 with
+ * kchain_max set (minor 2), else as cfg's own, at most VER1: a module
+ * before kernel call chains takes every configuration without them.
  */
 int prf_config(struct prf_reader *r, const struct perfregs_config *cfg);
 
 /*
  * The witness for cfg: a disabled perf event for the same event, period
- * and target (see perf_fd in the uapi header).  Returns its fd, or a
- * negative errno from perf_event_open().
+ * and target (see perf_fd in the uapi header), sampling kernel call
+ * chains of kchain_max entries when cfg->size has that field.  Returns
+ * its fd, or a negative errno from perf_event_open().
  */
 int prf_witness_open(const struct perfregs_config *cfg);
 int prf_start(struct prf_reader *r);
@@ -185,7 +189,10 @@ int prf_wait_new_task(struct prf_reader *r, int wake_fd, int timeout_ms);
 uint64_t prf_produced(const struct prf_reader *r);
 uint64_t prf_lost_total(const struct prf_reader *r, int cause);
 
-/* Default config: cpu-clock, all CPUs, every register, 64 pages. */
+/*
+ * Default config: cpu-clock, all CPUs, every register, 64 pages; size
+ * PERFREGS_CONFIG_SIZE_VER1 (no kernel call chains: see prf_config()).
+ */
 void prf_config_default(struct perfregs_config *cfg);
 
 /*

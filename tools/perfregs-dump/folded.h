@@ -21,8 +21,11 @@ struct folded_stack {
 	uint64_t count;
 };
 
-/* one sample's line: comm, 129 frames of at most 255 + 7 bytes, ';'s */
-#define FOLDED_LINE_MAX	(16 + 129 * (255 + 8) + 1)
+/*
+ * one sample's line: comm, 255 frames (a kernel call chain's 127 and 128
+ * user frames) of at most 255 + 7 bytes, ';'s
+ */
+#define FOLDED_LINE_MAX	(16 + 255 * (255 + 8) + 1)
 
 size_t folded_func_len(const char *sym);
 void folded_line(char *line, const char *comm, const struct folded_frame *f,

@@ -276,18 +276,30 @@ void ksym_learn(struct machine *mach, uint64_t ip)
 	}
 }
 
-int kernel_symbol(struct machine *mach, const struct dthread *t, uint64_t ip, char *buf,
-		  size_t len)
+/*
+ * The name of the kernel symbol that holds lookup, with the offset of
+ * show in it ("name+0xoff"): a return address of a call chain is named
+ * by the byte before it (lookup = show - 1, the call's), as perf does,
+ * and shown as it is.  -1: none.
+ */
+int kernel_symbol_at(struct machine *mach, const struct dthread *t, uint64_t lookup,
+		     uint64_t show, char *buf, size_t len)
 {
 	const struct ksym *k;
 
 	ksyms_load(mach);
 	/* a worker: of the symbols, those of its record (pool.c) */
-	k = t->worker ? ksym_find_upto(mach, ip, t->nksyms) : ksym_find(mach, ip);
+	k = t->worker ? ksym_find_upto(mach, lookup, t->nksyms) : ksym_find(mach, lookup);
 	if (!k)
 		return -1;
-	sym_offset(buf, len, k->name, ip - k->start);
+	sym_offset(buf, len, k->name, show - k->start);
 	return 0;
+}
+
+int kernel_symbol(struct machine *mach, const struct dthread *t, uint64_t ip, char *buf,
+		  size_t len)
+{
+	return kernel_symbol_at(mach, t, ip, ip, buf, len);
 }
 
 

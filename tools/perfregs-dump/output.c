@@ -18,6 +18,7 @@
 #include "safetext.h"
 #include "out-put.h"
 #include "out-simd.h"
+#include "sections.h"
 #include "output.h"
 #include "filter.h"
 
@@ -141,44 +142,6 @@ static char *out_regs(char *p, enum out_format fmt, enum layout layout,
 	return p;
 }
 
-static bool sample_fits(const struct perfregs_rec_sample *s, size_t size,
-			struct sample_stack *st)
-{
-	const unsigned char *p = (const unsigned char *)s;
-	uint64_t stack_len;
-	size_t need, len;
-
-	memset(st, 0, sizeof(*st));
-	if (size < sizeof(*s))
-		return false;
-	/* the FS and GS base are user registers only */
-	if ((s->iregs_mask & ~PERFREGS_MASK_64) ||
-	    (s->uregs_mask & ~(PERFREGS_MASK_64 | PERFREGS_MASK_BASES)))
-		return false;
-	need = sizeof(*s) + 8 * (prf_popcount(s->iregs_mask) +
-				 prf_popcount(s->uregs_mask));
-	if (s->flags & PERFREGS_SF_SIMD) {
-		if (size < need || !simd_fits(p + need, size - need, s->abi, &st->simd, &len))
-			return false;
-		need += len;
-	}
-	if (s->flags & PERFREGS_SF_STACK) {
-		if (size < need + 16)
-			return false;
-		memcpy(&stack_len, p + need, sizeof(stack_len));
-		if (stack_len > PERFREGS_MAX_STACK_BYTES || stack_len % 8 ||
-		    size < need + 16 + stack_len)
-			return false;
-		st->data = p + need + 8;
-		st->size = stack_len;
-		memcpy(&st->copied, st->data + stack_len, sizeof(st->copied));
-		if (st->copied > stack_len)
-			return false;
-		need += 16 + stack_len;
-	}
-	return size == need;
-}
-
 /* Does -F ask for field f? */
 static bool field_asked(const struct opts *o, enum field f)
 {
@@ -192,11 +155,11 @@ static bool field_asked(const struct opts *o, enum field f)
 
 /*
  * A frame of the chain in JSON: its name, the name as the file has it
- * (raw, when it differs), its file, whether it is a function inlined
- * there, its source line.
+ * (raw, when it differs), its file, whether it is the kernel's or a
+ * function inlined there, its source line.
  */
 static void json_frame(FILE *fp, bool first, uint64_t ip, const char *sym, const char *raw,
-		       const char *dso, bool inlined, const char *src)
+		       const char *dso, bool kernel, bool inlined, const char *src)
 {
 	fprintf(fp, "%s{\"ip\":\"0x%" PRIx64 "\"", first ? "" : ",", ip);
 	if (sym[0]) {
@@ -211,6 +174,8 @@ static void json_frame(FILE *fp, bool first, uint64_t ip, const char *sym, const
 		fputs(",\"dso\":", fp);
 		json_string(fp, dso, 256);
 	}
+	if (kernel)
+		fputs(",\"kernel\":true", fp);
 	if (inlined)
 		fputs(",\"inlined\":true", fp);
 	if (src && src[0]) {
@@ -270,28 +235,61 @@ static void text_frame(FILE *fp, uint64_t ip, const char *sym, size_t sym_len,
 	fwrite(line, 1, p - line, fp);
 }
 
-/*
- * The sample's chain (--call-graph dwarf): each frame unwound, after the
- * functions inlined at its address (inline.c) with --inline, each a
- * frame of its own; JSON gives every frame's source line, text with -F
- * srcline.
- */
-static void out_callchain(struct session *d, struct dthread *t,
-			  const struct perfregs_rec_sample *s, enum layout layout,
-			  const struct sample_stack *st)
+/* Does sample r have a chain to show: a kernel call chain, or a stack to unwind? */
+static bool has_callchain(const struct session *d, const struct resolved *r)
 {
+	return (d->o.callgraph && r->st->data) || (!r->in_user && r->st->kchain.nr);
+}
+
+/*
+ * The sample's kernel call chain (resolve_kchain()), in [kernel.kallsyms],
+ * as the start of the chain: its count of frames (k).
+ */
+static int out_kchain(struct session *d, struct dthread *t, const struct resolved *r)
+{
+	struct sample_frame kf[PERFREGS_MAX_KCHAIN];
+	char name[320];
+	unsigned int i, n;
+
+	if (r->in_user || !r->st->kchain.nr)
+		return 0;
+	n = resolve_kchain(d, t, r, r->sym, kf);
+	for (i = 0; i < n; i++) {
+		if (d->o.format == FMT_JSON)
+			json_frame(t->out, !i, kf[i].ip, kf[i].sym, NULL, "[kernel.kallsyms]",
+				   true, false, NULL);
+		else
+			text_frame(t->out, kf[i].ip, name,
+				   safe_copy(name, sizeof(name), kf[i].sym),
+				   "[kernel.kallsyms]", 17, NULL);
+	}
+	return (int)n;
+}
+
+/*
+ * The sample's chain: its kernel call chain, then (--call-graph dwarf)
+ * each user frame unwound, after the functions inlined at its address
+ * (inline.c) with --inline, each a frame of its own; JSON gives every
+ * user frame's source line, text with -F srcline.
+ */
+static void out_callchain(struct session *d, struct dthread *t, const struct resolved *r)
+{
+	const struct perfregs_rec_sample *s = r->s;
+	const struct sample_stack *st = r->st;
 	struct frame *frames = unwind_frames(t);
 	FILE *fp = t->out;
 	bool json = d->o.format == FMT_JSON, src = json || field_asked(&d->o, F_SRCLINE);
 	bool expand = d->o.inlines && d->o.symbols;
 	char raw[sizeof(frames->sym)], name[320];
-	int i, n = 0, k = 0;
+	int i, n = 0, k;
 	unsigned int j;
 
-	if (frames)
-		n = unwind_sample(d, t, s, layout, st->data, st->copied, frames, 128);
+	if (frames && d->o.callgraph && st->data)
+		n = unwind_sample(d, t, s, r->dd.layout, st->data, st->copied, frames,
+				  SAMPLE_USER_FRAMES);
 	if (json)
 		fputs(",\"callchain\":[", fp);
+	k = out_kchain(d, t, r);
 	for (i = 0; i < n; i++) {
 		const struct inl_chain *c = NULL;
 		const char *fsrc = NULL;
@@ -304,7 +302,7 @@ static void out_callchain(struct session *d, struct dthread *t,
 			if (json)
 				json_frame(fp, !k, frames[i].ip, x->shown,
 					   x->shown != x->name ? x->name : NULL, frames[i].dso,
-					   true, x->src);
+					   false, true, x->src);
 			else
 				text_frame(fp, frames[i].ip, name,
 					   safe_copy(name, sizeof(name), x->shown), "inlined", 7,
@@ -320,7 +318,7 @@ static void out_callchain(struct session *d, struct dthread *t,
 			raw[0] = 0;
 		if (json)
 			json_frame(fp, !k, frames[i].ip, frames[i].sym, raw, frames[i].dso,
-				   false, fsrc);
+				   false, false, fsrc);
 		else	/* the frame's own names made safe where they are */
 			text_frame(fp, frames[i].ip, frames[i].sym, text_safe(frames[i].sym),
 				   frames[i].dso, text_safe(frames[i].dso), src ? fsrc : NULL);
@@ -403,6 +401,7 @@ static void json_leaf(struct session *d, const struct perfregs_rec_sample *s, ui
 
 /* What out_sample() has worked out of a sample, for its text. */
 struct shown {
+	const struct resolved *r;
 	const struct perfregs_rec_sample *s;
 	struct decoded dd;
 	enum layout ilayout;		/* of the interrupt registers */
@@ -555,7 +554,7 @@ static char *text_blocks(struct session *d, struct dthread *t, const struct show
 			 char *line, char *p)
 {
 	const struct perfregs_rec_sample *s = v->s;
-	bool stack = s->flags & PERFREGS_SF_STACK, callgraph = d->o.callgraph;
+	bool stack = s->flags & PERFREGS_SF_STACK, chain = has_callchain(d, v->r);
 	unsigned int i, n;
 	const uint8_t *fields = fields_of(&d->o, &i, &n);
 	enum field f;
@@ -570,7 +569,7 @@ static char *text_blocks(struct session *d, struct dthread *t, const struct show
 				     "uregs");
 		if (f == F_SIMD && v->st->simd.present)
 			p = out_simd(p, FMT_TEXT, &v->st->simd);
-		if (!stack || (f != F_STACK && (f != F_CALLCHAIN || !callgraph)))
+		if ((f != F_STACK || !stack) && (f != F_CALLCHAIN || !chain))
 			continue;
 		fwrite_unlocked(line, 1, p - line, t->out);
 		p = line;
@@ -578,7 +577,7 @@ static char *text_blocks(struct session *d, struct dthread *t, const struct show
 			fprintf(t->out, "\n    stack: %" PRIu64 " bytes from sp, %" PRIu64
 				" copied", v->st->size, v->st->copied);
 		else
-			out_callchain(d, t, s, v->dd.layout, v->st);
+			out_callchain(d, t, v->r);
 	}
 	return p;
 }
@@ -707,14 +706,20 @@ static void out_sample(struct session *d, struct dthread *t,
 		if (st->data)
 			fprintf(fp, ",\"stack\":{\"size\":%" PRIu64 ",\"copied\":%" PRIu64 "}",
 				st->size, st->copied);
-		if (d->o.callgraph && st->data)
-			out_callchain(d, t, s, dd.layout, st);
+		if (st->kchain.ips)
+			fprintf(fp, ",\"kchain\":{\"nr\":%u,\"truncated\":%s,\"unreliable\":%s,"
+				"\"nested\":%s}", st->kchain.nr,
+				st->kchain.status & PERFREGS_KCHAIN_TRUNCATED ? "true" : "false",
+				st->kchain.status & PERFREGS_KCHAIN_UNRELIABLE ? "true" : "false",
+				st->kchain.status & PERFREGS_KCHAIN_NESTED ? "true" : "false");
+		if (has_callchain(d, &r))
+			out_callchain(d, t, &r);
 		fputs("}\n", fp);
 		return;
 	}
 	text_safe(comm);
 	text_safe(sym);
-	v = (struct shown){ .s = s, .dd = dd, .ilayout = ilayout, .vals = vals,
+	v = (struct shown){ .r = &r, .s = s, .dd = dd, .ilayout = ilayout, .vals = vals,
 			    .uvals = uvals, .ip = ip, .st = st, .in_user = in_user,
 			    .comm = comm, .sym = sym, .dso = "", .srcline = "" };
 	if (d->o.nfields)

@@ -21,9 +21,10 @@
 &
  * recording knows where _text was; LOST records carry the losses.
  *
- * The call chain is this tool's own: the kernel's IP, then the user
- * frames unwound with each sample's own ABI (--call-graph dwarf's), or
- * the user IP alone when the recording has no stacks.  The stacks are
+ * The call chain is this tool's own: the kernel's call chain (a
+ * session's --kernel-callchain), or its IP, then the user frames unwound
+ * with each sample's own ABI (--call-graph dwarf's), or the user IP
+ * alone when the recording has no stacks.  The stacks are
  * not copied: given STACK_USER, perf unwinds them again and adds its
  * frames to these.  (Nor could perf unwind them from this file: its
  * unwinder reads .eh_frame_hdr through the task's mappings, and only
@@ -346,11 +347,12 @@ static void put_xmm(struct conv *c, const struct perfregs_rec_sample *s,
 
 /*
  * The sample's call chain as perf's, of the frames every output takes
- * (resolve_frames()): the kernel context and IP of a kernel-mode
- * sample, then the user context and the user frames.  How many entries
- * (at most 2 + SAMPLE_FRAMES_MAX).  Addresses only, without the functions
- * inlined there (resolve_inlines()): perf finds those itself from the
- * files when it reads them (perf script --inline, perf report).
+ * (resolve_frames()): the kernel context and the kernel frames of a
+ * kernel-mode sample (its kernel call chain, or its IP), then the user
+ * context and the user frames.  How many entries (at most 2 +
+ * SAMPLE_FRAMES_MAX).  Addresses only, without the functions inlined
+ * there (resolve_inlines()): perf finds those itself from the files
+ * when it reads them (perf script --inline, perf report).
  */
 static unsigned int chain_of(struct conv *c, const struct resolved *r, uint64_t *chain)
 {
@@ -359,9 +361,10 @@ static unsigned int chain_of(struct conv *c, const struct resolved *r, uint64_t 
 
 	nf = resolve_frames(c->d, &c->d->self, r, "", f);
 	for (i = 0; i < nf; i++) {
+		/* each context once, before the first frame of its kind */
 		if (i == 0 && f[i].kernel)
 			chain[n++] = PERF_CONTEXT_KERNEL;
-		else if (i == 0 || f[i - 1].kernel)
+		else if (!f[i].kernel && (i == 0 || f[i - 1].kernel))
 			chain[n++] = PERF_CONTEXT_USER;
 		chain[n++] = f[i].ip;
 	}

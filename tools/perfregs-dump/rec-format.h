@@ -10,8 +10,9 @@
  *   struct rec_file_header	magic "PRFREC\0\0", format version, the ABI
  *				version of the module the records came
  *				from, page size, the session config (of
- *				PERFREGS_CONFIG_SIZE_VER1 from format 3 on,
- *				VER0 before: its header is 8 bytes shorter)
+ *				PERFREGS_CONFIG_SIZE_VER2 in format 4,
+ *				VER1 in format 3, VER0 before: the header
+ *				ends with the config, REC_HEADER_*)
  *   items, each { u32 type; u32 size (this header included) } + body:
  *     ITEM_INFO   key=value\0 text: kernel release, machine, tool, event;
  *                 version, nrcpus=CONF,ONLINE, host, cpudesc, cpuid, mem_kb,
@@ -56,7 +57,13 @@
 #include "types.h"
 
 #define REC_MAGIC	"PRFREC\0\0"
-#define REC_VERSION	3	/* 2: several records per ITEM_KREC; 3: simd_mask */
+/*
+ * 2: several records per ITEM_KREC; 3: simd_mask; 4: kchain_max.  A
+ * writer writes format 4 only for a session with kernel call chains,
+ * else format 3 (rec_create()): a recording without them stays readable
+ * by the tools before them.
+ */
+#define REC_VERSION	4
 #define REC_VERSION_MIN	1
 
 enum {
@@ -146,8 +153,19 @@ struct rec_file_header {
  */
 #define REC_F_JITMAPS	1u
 
-/* The header of formats 1 and 2 (and its cfg) ends before simd_mask. */
+/*
+ * The header's size on disk: it ends with the session's config, as long
+ * as the config of its format (struct rec_file_header has the longest a
+ * reader knows, its tail zero when the file's is shorter).  Formats 1
+ * and 2 end before simd_mask, format 3 before kchain_max, format 4
+ * after reserved1.  Not sizeof(struct rec_file_header): that grows with
+ * the uapi's config, the format must not.
+ */
 #define REC_HEADER_VER0	(offsetof(struct rec_file_header, cfg) + PERFREGS_CONFIG_SIZE_VER0)
+#define REC_HEADER_VER1	(offsetof(struct rec_file_header, cfg) + PERFREGS_CONFIG_SIZE_VER1)
+#define REC_HEADER_VER2	(offsetof(struct rec_file_header, cfg) + PERFREGS_CONFIG_SIZE_VER2)
+_Static_assert(sizeof(struct rec_file_header) >= REC_HEADER_VER2,
+	       "a header of format 4 fits in struct rec_file_header");
 
 struct item {
 	uint32_t type;

@@ -399,7 +399,8 @@ static int src_short(const struct rec_src *s, const char *path, uint64_t off,
 
 /*
  * The file header of s into *h, checked, and gone past.  Formats 1 and
- * 2 have a shorter one (REC_HEADER_VER0): the simd_mask it lacks is 0.
+ * 2 have a shorter one (REC_HEADER_VER0), format 3 too (VER1): the
+ * simd_mask and kchain_max they lack are 0.
  */
 static int src_header(struct rec_src *s, const char *path, struct rec_file_header *h,
 		      char *err, size_t errlen)
@@ -434,7 +435,8 @@ static int src_header(struct rec_src *s, const char *path, struct rec_file_heade
 		return -EPROTO;
 	}
 	if (h->version < REC_VERSION_MIN || h->version > REC_VERSION ||
-	    (h->header_size != REC_HEADER_VER0 && h->header_size != sizeof(*h))) {
+	    (h->header_size != REC_HEADER_VER0 && h->header_size != REC_HEADER_VER1 &&
+	     h->header_size != REC_HEADER_VER2)) {
 		snprintf(err, errlen, "recording format %u, this tool reads %u to %u",
 			 h->version, REC_VERSION_MIN, REC_VERSION);
 		return -EBADMSG;

@@ -47,6 +47,7 @@ struct recorder {
 	bool written;		/* buf's start (the header) went to fd */
 	bool jitmaps;		/* REC_F_JITMAPS is in the header */
 	bool seekable;		/* fd is a regular file: pwrite() reaches the header */
+	uint32_t header_size;	/* of the file header: REC_HEADER_VER1 or _VER2 */
 	off_t start;		/* where in it the recording starts (-o - > FILE) */
 	unsigned char buf[REC_BUF_SIZE];
 };
@@ -391,14 +392,19 @@ struct recorder *rec_create_fd(int fd, const char *path, const struct perfregs_c
 		      (fl = fcntl(r->fd, F_GETFL)) >= 0 && !(fl & O_APPEND) &&
 		      (r->start = lseek(r->fd, 0, SEEK_CUR)) >= 0;
 	pthread_mutex_init(&r->lock, NULL);
-	h.header_size = sizeof(h);
-	h.version = REC_VERSION;
+	/*
+	 * Format 4 only with kernel call chains: without them, format 3,
+	 * which the tools before them read (rec-format.h).
+	 */
+	r->header_size = cfg->kchain_max ? REC_HEADER_VER2 : REC_HEADER_VER1;
+	h.header_size = r->header_size;
+	h.version = cfg->kchain_max ? 4 : 3;
 	h.abi_major = PERFREGS_ABI_MAJOR;
 	h.abi_minor = PERFREGS_ABI_MINOR;
 	h.page_size = getpagesize();
 	h.cfg = *cfg;
 	h.cfg.cpus_ptr = 0;	/* a pointer means nothing in a file */
-	put(r, &h, sizeof(h));
+	put(r, &h, h.header_size);
 	put_item(r, ITEM_INFO, info, len, NULL, 0);
 	free(info);
 	return r;
@@ -438,7 +444,9 @@ int rec_update_config(struct recorder *r, const struct perfregs_config *cfg)
 	struct perfregs_config c = *cfg;
 
 	c.cpus_ptr = 0;
-	return rec_rewrite(r, offsetof(struct rec_file_header, cfg), &c, sizeof(c));
+	/* as much of it as the header has room for: its format's config */
+	return rec_rewrite(r, offsetof(struct rec_file_header, cfg), &c,
+			   r->header_size - offsetof(struct rec_file_header, cfg));
 }
 
 /*

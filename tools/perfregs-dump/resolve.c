@@ -45,14 +45,57 @@ void resolve_sample(struct session *d, struct dthread *t,
 }
 
 /*
+ * A kernel-mode sample's kernel frames, innermost first: each entry of
+ * its call chain (PERFREGS_SF_KCHAIN), the interrupted IP and then
+ * return addresses, each of which is named by the byte before it (the
+ * call's, as perf names them) and shown as it is; without a chain, its
+ * kernel IP alone, named sym.  The names are t's (its frames past the
+ * user ones unwind_sample() fills), until its next call.  How many:
+ * PERFREGS_MAX_KCHAIN at most; 0 for a user-mode sample.
+ */
+unsigned int resolve_kchain(struct session *d, struct dthread *t, const struct resolved *r,
+			    const char *sym, struct sample_frame *f)
+{
+	const struct sample_kchain *kc = r->st ? &r->st->kchain : NULL;
+	struct frame *names = unwind_frames(t);
+	unsigned int i;
+
+	if (r->in_user)
+		return 0;
+	if (!kc || !kc->nr) {
+		f[0] = (struct sample_frame){ .ip = r->ip, .lookup = r->ip, .sym = sym,
+					      .dso = "", .kernel = true };
+		return 1;
+	}
+	for (i = 0; i < kc->nr; i++) {
+		uint64_t ip = kc->ips[i], lookup = i && ip ? ip - 1 : ip;
+		const char *name = "";
+
+		if (!i && ip == r->ip && sym[0]) {
+			name = sym;	/* the sample's own, looked up already */
+		} else if (names && d->o.symbols) {
+			char *buf = names[SAMPLE_USER_FRAMES + i].sym;
+
+			if (kernel_symbol_at(&d->m, t, lookup, ip, buf, sizeof(names->sym)) < 0)
+				buf[0] = 0;
+			name = buf;
+		}
+		f[i] = (struct sample_frame){ .ip = ip, .lookup = lookup, .sym = name,
+					      .dso = "", .kernel = true };
+	}
+	return kc->nr;
+}
+
+/*
  * A sample's frames, leaf first, the one rule of -f folded, the flame
- * graph, convert's perf.data and pprof: a kernel-mode sample's kernel
- * IP; then, with --call-graph dwarf and a stack, the user frames
- * unwound; if there are none (not asked, no stack, nothing unwound), a
- * user-mode sample's IP.  sym is the sampled IP's name (r->sym, or ""
- * when no writer shows it); r->st the stack sample_fits() found
- * (st->data NULL: the sample has none), or NULL.  The frames' strings
- * are t's, and live until its next call.  How many, at most
+ * graph, report, convert's perf.data and pprof: a kernel-mode sample's
+ * kernel frames (resolve_kchain(): its call chain, or its kernel IP);
+ * then, with --call-graph dwarf and a stack, the user frames unwound;
+ * if there are none (not asked, no stack, nothing unwound), a user-mode
+ * sample's IP.  sym is the sampled IP's name (r->sym, or "" when no
+ * writer shows it); r->st the sections sample_fits() found (st->data
+ * NULL: the sample has no stack), or NULL.  The frames' strings are
+ * t's, and live until its next call.  How many, at most
  * SAMPLE_FRAMES_MAX.
  */
 unsigned int resolve_frames(struct session *d, struct dthread *t, const struct resolved *r,
@@ -62,15 +105,13 @@ unsigned int resolve_frames(struct session *d, struct dthread *t, const struct r
 	const struct sample_stack *st = r->st;
 	struct frame *frames = unwind_frames(t);
 	bool i386 = s->abi == PERFREGS_ABI_32;
-	unsigned int n = 0;
+	unsigned int n;
 	int i, nf = 0;
 
-	if (!r->in_user)
-		f[n++] = (struct sample_frame){ .ip = r->ip, .lookup = r->ip, .sym = sym,
-						.dso = "", .kernel = true };
+	n = resolve_kchain(d, t, r, sym, f);
 	if (d->o.callgraph && st && st->data && frames)
 		nf = unwind_sample(d, t, s, r->dd.layout, st->data, st->copied, frames,
-				   SAMPLE_FRAMES_MAX - 1);
+				   SAMPLE_USER_FRAMES);
 	for (i = 0; i < nf; i++)
 		f[n++] = (struct sample_frame){ .ip = frames[i].ip, .lookup = frames[i].lookup,
 						.sym = frames[i].sym, .dso = frames[i].dso,

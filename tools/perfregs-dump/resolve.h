@@ -45,8 +45,16 @@ static inline bool resolve_kernel_addr(uint64_t addr)
 	return addr >= KERNEL_MIN;
 }
 /*
- * The frames every output takes, leaf first: the kernel IP of a
- * kernel-mode sample, then the user frames unwound from its stack
+ * The kernel frames of a kernel-mode sample, innermost first: each entry
+ * of its kernel call chain (return addresses named by the byte before
+ * them), or its kernel IP alone, named sym.  How many (0 in user mode,
+ * PERFREGS_MAX_KCHAIN at most).
+ */
+unsigned int resolve_kchain(struct session *d, struct dthread *t, const struct resolved *r,
+			    const char *sym, struct sample_frame *f);
+/*
+ * The frames every output takes, leaf first: the kernel frames
+ * (resolve_kchain()), then the user frames unwound from its stack
  * (--call-graph dwarf), or the user IP alone; sym names the IP.  How
  * many (SAMPLE_FRAMES_MAX at most).
  */

@@ -68,16 +68,30 @@ struct sample_simd {
 };
 
 /*
+ * A sample's kernel call chain (PERFREGS_SF_KCHAIN, ABI minor 2), as
+ * decode_record() checked it against the record's size: nr entries at
+ * ips, in the record, the interrupted IP first, then return addresses,
+ * innermost first.  nr 0: none (no section, or one the kernel left
+ * empty: NESTED).
+ */
+struct sample_kchain {
+	const uint64_t *ips;		/* in the record; NULL: no section */
+	uint32_t nr;			/* PERFREGS_MAX_KCHAIN at most */
+	uint32_t status;		/* PERFREGS_KCHAIN_* known to this tool */
+};
+
+/*
  * A sample's user stack, as decode_record() found it from the record's
  * size, read once: the output and the hooks take it from here, and read
- * none of the record's size fields again.  So is its SIMD section,
- * which lies before the stack.
+ * none of the record's size fields again.  So are its SIMD section and
+ * its kernel call chain, which lie before the stack.
  */
 struct sample_stack {
 	const unsigned char *data;	/* in the record; NULL: it has none */
 	uint64_t size;			/* bytes from the SP the record holds */
 	uint64_t copied;		/* of which the kernel could copy */
 	struct sample_simd simd;	/* the sample's SIMD state */
+	struct sample_kchain kchain;	/* its kernel call chain */
 };
 
 /* An executable, keyed by the (dev, ino) the kernel reports per sample. */

@@ -17,7 +17,7 @@ struct sample_frame {
 	uint64_t lookup;	/* the address whose symbol names it */
 	const char *sym;	/* "name+0xoff", or "" */
 	const char *dso;	/* its file, or "" */
-	bool kernel;		/* the kernel IP of a kernel-mode sample */
+	bool kernel;		/* a kernel frame: the IP or its call chain's */
 	bool i386;		/* code the CPU ran in 32-bit mode */
 	bool demangled;		/* sym is demangled (SYM_RAW: as its file has it) */
 	struct mapping *map;	/* the user mapping it is in, NULL: none */
@@ -25,12 +25,18 @@ struct sample_frame {
 	const char *src;	/* "FILE:LINE" in it (resolve_inlines()), NULL or "": none */
 };
 
-#define SAMPLE_FRAMES_MAX	129	/* the kernel IP and 128 user frames */
+/*
+ * A sample's frames (resolve_frames()): its kernel IP, or its kernel
+ * call chain (PERFREGS_MAX_KCHAIN entries at most), and the user frames,
+ * SAMPLE_USER_FRAMES at most.
+ */
+#define SAMPLE_USER_FRAMES	128
+#define SAMPLE_FRAMES_MAX	(PERFREGS_MAX_KCHAIN + SAMPLE_USER_FRAMES)
 /*
  * The most frames a sample has with its inlined ones (resolve_inlines()):
  * past it the outermost callers are left out.
  */
-#define SAMPLE_FRAMES_OUT	256
+#define SAMPLE_FRAMES_OUT	384
 
 /*
  * The files the unwinders of all threads may hold open; a thread's least

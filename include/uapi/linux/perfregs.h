@@ -29,12 +29,17 @@
 #include <linux/ioctl.h>
 
 #define PERFREGS_ABI_MAJOR	2	/* incompatible changes */
-#define PERFREGS_ABI_MINOR	1	/* compatible additions */
+#define PERFREGS_ABI_MINOR	2	/* compatible additions */
 /*
  * Minor 1: the user frame's segment selectors where they are known,
  * its FS and GS base (PERFREGS_REG_FS_BASE, _GS_BASE), and SIMD state
  * (perfregs_config.simd_mask, PERFREGS_SF_SIMD); the version reports
  * the SIMD components this CPU offers.
+ * Minor 2: kernel call chains (perfregs_config.kchain_max,
+ * PERFREGS_SF_KCHAIN); and a rule for readers: a sample whose flags
+ * hold a bit the reader does not know may be longer than the sections
+ * it knows, and what follows them is to be skipped (later sections are
+ * added after the stack).
  */
 
 #define PERFREGS_DEVICE		"/dev/perfregs"
@@ -262,9 +267,22 @@ struct perfregs_config {
 	__u64 reserved[3];
 	/* minor 1 */
 	__u64 simd_mask;
+	/* minor 2 */
+	__u32 kchain_max;
+	__u32 reserved1;
 };
 #define PERFREGS_CONFIG_SIZE_VER0	120
 #define PERFREGS_CONFIG_SIZE_VER1	128
+#define PERFREGS_CONFIG_SIZE_VER2	136
+
+/*
+ * perfregs_config.kchain_max: the kernel call chain of every sample
+ * whose interrupt hit the kernel (PERFREGS_SF_KERNEL), walked at sample
+ * time with the kernel's own unwinder, at most this many entries (the
+ * interrupted IP included; perf's PERF_MAX_STACK_DEPTH); 0: none.  Not
+ * with PERFREGS_CF_EXCLUDE_KERNEL (-EINVAL).  reserved1 must be 0.
+ */
+#define PERFREGS_MAX_KCHAIN	127U
 
 /*
  * perfregs_config.simd_mask and perfregs_version.simd_offered: SIMD
@@ -436,6 +454,8 @@ enum perfregs_rec_type {
 #define PERFREGS_SF_SKID		0x80U
 /* A SIMD section follows the registers: struct perfregs_rec_simd. */
 #define PERFREGS_SF_SIMD		0x100U
+/* A kernel call chain follows the SIMD section: perfregs_rec_kchain. */
+#define PERFREGS_SF_KCHAIN		0x200U
 
 /* perfregs_rec_sample.abi: the ABI of the user frame, from its CS. */
 enum perfregs_abi {
@@ -484,6 +504,7 @@ enum perfregs_abi {
  *	__u64 iregs[hweight64(iregs_mask)];	ascending register number
  *	__u64 uregs[hweight64(uregs_mask)];
  *	struct perfregs_rec_simd simd;		if PERFREGS_SF_SIMD
+ *	struct perfregs_rec_kchain kchain;	if PERFREGS_SF_KCHAIN
  *	{ __u64 stack_size;			if PERFREGS_SF_STACK; at
  *						most stack_bytes, see there
  *	  char  stack[stack_size];		from the user SP up
@@ -600,6 +621,32 @@ struct perfregs_rec_simd {
 	__u32 reserved;
 	__u8 data[];
 };
+
+/**
+ * struct perfregs_rec_kchain - the kernel call chain of a sample
+ * @nr: entries in @ips, 0 to perfregs_config.kchain_max
+ * @status: PERFREGS_KCHAIN_*
+ * @ips: the interrupted IP (for a context switch, the return address
+ *	into the scheduler the perf core's registers name), then the
+ *	return address of each kernel frame, innermost first, as perf's
+ *	PERF_CONTEXT_KERNEL part
+ *
+ * In every sample with PERFREGS_SF_KERNEL of a session with a
+ * kchain_max.  The walk starts from the interrupt registers of a
+ * hardware interrupt, or, for a source that hands over registers of its
+ * own making (a context switch), from the caller of the perf core.  It
+ * ends at the user frame, at the end of the kernel's stack, after
+ * kchain_max entries (TRUNCATED), or where the unwinder cannot go on
+ * (UNRELIABLE: the entries before are right, the chain is short).
+ */
+struct perfregs_rec_kchain {
+	__u32 nr;
+	__u32 status;
+	__u64 ips[];
+};
+#define PERFREGS_KCHAIN_TRUNCATED	0x1U	/* kchain_max reached */
+#define PERFREGS_KCHAIN_UNRELIABLE	0x2U	/* the unwinder stopped early */
+#define PERFREGS_KCHAIN_NESTED		0x4U	/* samples nested too deep: none */
 
 /**
  * struct perfregs_rec_lost - PERFREGS_REC_LOST: what was dropped

@@ -104,6 +104,11 @@ const char *witness_hint(int err, const struct perfregs_config *cfg, char *buf, 
 			 "also whole CPUs (-a); or the target is not yours",
 			 paranoid);
 		return buf;
+	case EOVERFLOW:
+		read_line("/proc/sys/kernel/perf_event_max_stack", paranoid, sizeof(paranoid));
+		snprintf(buf, len, "kernel.perf_event_max_stack is %s: --kernel-callchain=N "
+			 "takes at most that many entries", paranoid[0] ? paranoid : "?");
+		return buf;
 	case EINVAL:
 		return cfg->flags & PERFREGS_CF_FREQ ?
 		       "the frequency is above kernel.perf_event_max_sample_rate" :
@@ -121,11 +126,14 @@ const char *witness_hint(int err, const struct perfregs_config *cfg, char *buf, 
 /* -v: the session as configured (live) or as recorded (-i). */
 void verbose_session(const struct perfregs_config *cfg, const char *event)
 {
-	char simd[64];
+	char simd[64], kchain[64] = "";
 
+	if (cfg->kchain_max)
+		snprintf(kchain, sizeof(kchain), ", kernel call chains of %u entries at most",
+			 cfg->kchain_max);
 	fprintf(stderr, "perfregs-dump: session: event %s, %s %" PRIu64 "%s, iregs 0x%" PRIx64
 		", uregs 0x%" PRIx64 " (64-bit) 0x%" PRIx64 " (32-bit), SIMD %s, user stack %u "
-		"bytes, %u pages per CPU%s%s%s\n", event,
+		"bytes, %u pages per CPU%s%s%s%s\n", event,
 		cfg->flags & PERFREGS_CF_FREQ ? "frequency" : "period", (uint64_t)cfg->period,
 		cfg->flags & PERFREGS_CF_FREQ ? " Hz" : "", (uint64_t)cfg->iregs_mask,
 		(uint64_t)cfg->uregs_mask_64, (uint64_t)cfg->uregs_mask_32,
@@ -133,6 +141,6 @@ void verbose_session(const struct perfregs_config *cfg, const char *event)
 		cfg->data_pages, cfg->flags & PERFREGS_CF_INHERIT ? ", inherited" : "",
 		cfg->flags & PERFREGS_CF_OVERWRITE ? ", overwrite" : "",
 		cfg->flags & PERFREGS_CF_EXCLUDE_KERNEL ? ", user mode only" :
-		cfg->flags & PERFREGS_CF_EXCLUDE_USER ? ", kernel mode only" : "");
+		cfg->flags & PERFREGS_CF_EXCLUDE_USER ? ", kernel mode only" : "", kchain);
 }
 

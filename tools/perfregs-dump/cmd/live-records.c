@@ -12,6 +12,7 @@
 #include "../ksyms.h"
 #include "../output.h"
 #include "../rec-write.h"
+#include "../sections.h"
 #include "../session.h"
 #include "live.h"
 
@@ -29,18 +30,38 @@ static bool kernel_ip(const struct perfregs_rec_sample *s, size_t size, uint64_t
 }
 
 /*
+ * The kernel symbols a kernel-mode sample of size bytes (or its first
+ * size bytes) names, for the recording: its interrupt IP's, and those of
+ * its kernel call chain's entries, each return address's by the byte
+ * before it, as the decoder names it (resolve_kchain()).
+ */
+static void learn_ksyms(struct machine *m, const struct perfregs_rec_sample *s, size_t size)
+{
+	struct sample_kchain kc;
+	uint64_t ip;
+	uint32_t i;
+
+	if (kernel_ip(s, size, &ip))
+		ksym_learn(m, ip);
+	if (!(s->flags & PERFREGS_SF_KERNEL) || !sample_kchain_of(s, size, &kc))
+		return;
+	for (i = 0; i < kc.nr; i++) {
+		memcpy(&ip, &kc.ips[i], sizeof(ip));
+		ksym_learn(m, i && ip ? ip - 1 : ip);
+	}
+}
+
+/*
  * Only recording, a sample of a task not learnt yet or taken in kernel
  * mode: learn its task, if the learner thread has not, and pick out its
- * kernel symbol for the recording.
+ * kernel symbols for the recording.
  */
 static void learn_sample(struct live *lv, int cpu,
 			 const struct perfregs_rec_sample *s, size_t size)
 {
-	uint64_t ip;
-
 	learn_task(&lv->d, lv->memo, cpu, s);
-	if (lv->d.o.symbols && kernel_ip(s, size, &ip))
-		ksym_learn(&lv->d.m, ip);
+	if (lv->d.o.symbols)
+		learn_ksyms(&lv->d.m, s, size);
 }
 
 static int on_record(void *arg, int cpu, const struct perfregs_rec_header *ring_rec,
@@ -75,13 +96,12 @@ static int on_record(void *arg, int cpu, const struct perfregs_rec_header *ring_
 
 	if (rec->type == PERFREGS_REC_SAMPLE && size >= sizeof(struct perfregs_rec_sample)) {
 		const struct perfregs_rec_sample *s = (const void *)rec;
-		uint64_t ip;
 
 		if (lv->filter_tid > 0 && s->tid != (uint32_t)lv->filter_tid)
 			return 0;
 		learn_task(d, lv->memo, cpu, s);
-		if (d->o.symbols && lv->rec && kernel_ip(s, size, &ip))
-			ksym_learn(&d->m, ip);
+		if (d->o.symbols && lv->rec)
+			learn_ksyms(&d->m, s, size);
 	}
 	if (lv->rec) {
 		bool summary = d->o.summary;
@@ -109,11 +129,18 @@ static int on_record(void *arg, int cpu, const struct perfregs_rec_header *ring_
 	return 0;
 }
 
-/* A sample's fixed part and registers: what raw_record() needs of one. */
+/*
+ * What raw_record() needs of a sample: its fixed part and registers, and
+ * for a kernel call chain the sections up to its end: a SIMD section
+ * (2136 bytes with every component this tool knows; a newer module's
+ * may be longer, and its chain then out of reach) and the chain itself.
+ */
+#define REC_LEARN_MAX	(sizeof(struct perfregs_rec_sample) + 16 * PERFREGS_REG_EXT_MAX + \
+			 4096 + sizeof(struct perfregs_rec_kchain) + 8 * PERFREGS_MAX_KCHAIN)
 union rec_fixed {
 	struct perfregs_rec_sample s;
 	struct perfregs_rec_lost l;
-	uint8_t b[sizeof(struct perfregs_rec_sample) + 8 * PERFREGS_REG_MAX];
+	uint8_t b[REC_LEARN_MAX];
 };
 
 /*
@@ -135,8 +162,14 @@ static int raw_record(void *arg, int cpu, const struct perfregs_rec_header *rec,
 	if (type == PERFREGS_REC_SAMPLE && size >= sizeof(*s)) {
 		lv->raw_samples++;
 		if (!learnt_already(lv->memo, cpu, s) || (s->flags & PERFREGS_SF_KERNEL)) {
-			/* learnt from a copy: the ring's bytes may change (on_record()) */
-			n = size < sizeof(c) ? size : sizeof(c);
+			/*
+			 * learnt from a copy: the ring's bytes may change
+			 * (on_record()); the fixed part, or what a chain needs
+			 */
+			n = sizeof(c.s) + 8 * PERFREGS_REG_MAX;
+			if (s->flags & PERFREGS_SF_KCHAIN)
+				n = sizeof(c);
+			n = size < n ? size : n;
 			memcpy(&c, rec, n);
 			c.s.header.size = n;
 			learn_sample(lv, cpu, &c.s, n);

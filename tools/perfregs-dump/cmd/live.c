@@ -156,6 +156,12 @@ static int live_prepare(struct live_args *o, struct live *lv)
 		fprintf(stderr, "perfregs-dump: --nmi-unknown goes with -e nmi\n");
 		return EXIT_USAGE;
 	}
+	if (o->s->cfg.kchain_max && (o->s->cfg.flags & PERFREGS_CF_EXCLUDE_KERNEL)) {
+		fprintf(stderr, "perfregs-dump: --kernel-callchain walks the kernel's stack of "
+			"kernel-mode samples, and %s:u samples user mode only: drop one\n",
+			d->o.event_name);
+		return EXIT_USAGE;
+	}
 	if (o->s->cpu_list) {
 		if (parse_cpus(o->s->cpu_list, o->s->cpus, sizeof(o->s->cpus) / 8)) {
 			fprintf(stderr, "perfregs-dump: bad CPU list '%s': use e.g. "
@@ -285,7 +291,8 @@ static bool user_only_fallback(const struct live_args *o, struct live *lv,
 	int err;
 
 	if (!run->r.witness_errno || (ret != -EACCES && ret != -EPERM) || o->s->mode_set ||
-	    (cfg->flags & (PERFREGS_CF_EXCLUDE_KERNEL | PERFREGS_CF_EXCLUDE_USER)))
+	    (cfg->flags & (PERFREGS_CF_EXCLUDE_KERNEL | PERFREGS_CF_EXCLUDE_USER)) ||
+	    cfg->kchain_max)	/* asked for kernel chains: no fallback without them */
 		return false;
 	read_line("/proc/sys/kernel/perf_event_paranoid", paranoid, sizeof(paranoid));
 	if (atoi(paranoid) <= 1 || lockdown_confidentiality())
@@ -307,14 +314,22 @@ static bool user_only_fallback(const struct live_args *o, struct live *lv,
 	return true;
 }
 
+/* --kernel-callchain, to a module before them (which says E2BIG). */
+static void kchain_refused(uint32_t minor)
+{
+	fprintf(stderr, "perfregs-dump: this perfregs module (ABI minor %u) has no kernel "
+		"call chains: load a newer one, or drop --kernel-callchain\n", minor);
+}
+
 /*
  * What the session asks of the module beyond ABI 2.0 (the FS and GS
- * base, SIMD state: minor 1), against what the module speaks and offers,
- * before it is configured: one of minor 0 would refuse the bases as a
- * bad mask (EINVAL) and a simd_mask as a configuration too large (E2BIG),
- * and one that lacks a SIMD component says EOPNOTSUPP; here each is
- * named.  --simd all becomes what it offers.  The recording's header
- * says the module's ABI and the session as it goes to the module.
+ * base, SIMD state: minor 1; kernel call chains: minor 2), against what
+ * the module speaks and offers, before it is configured: one of minor 0
+ * would refuse the bases as a bad mask (EINVAL), and a simd_mask, as one
+ * of minor 1 a kchain_max, as a configuration too large (E2BIG), and one
+ * that lacks a SIMD component says EOPNOTSUPP; here each is named.
+ * --simd all becomes what it offers.  The recording's header says the
+ * module's ABI and the session as it goes to the module.
  * Returns EXIT_OK, or EXIT_SETUP once it has said what the module or
  * the CPU cannot do.
  */
@@ -341,6 +356,10 @@ static int module_fit(struct live_args *o, struct live *lv, const struct prf_rea
 			return EXIT_SETUP;
 		}
 		cfg->size = PERFREGS_CONFIG_SIZE_VER0;	/* the configuration it knows */
+	}
+	if (cfg->kchain_max && v->minor < 2) {
+		kchain_refused(v->minor);
+		return EXIT_SETUP;
 	}
 	if (o->s->simd_all) {
 		if (!offered) {
@@ -384,6 +403,10 @@ static int live_start(struct live_args *o, struct live *lv, struct live_run *run
 	ret = prf_config(&run->r, cfg);
 	if (ret && user_only_fallback(o, lv, run, cfg, ret))
 		ret = prf_config(&run->r, cfg);
+	if (ret == -E2BIG && cfg->kchain_max) {	/* a module that did not say its minor */
+		kchain_refused(run->r.version.minor);
+		return EXIT_SETUP;
+	}
 	if (ret) {
 		if (run->r.witness_errno)
 			fprintf(stderr, "perfregs-dump: perf_event_open(2) refused "

@@ -15,7 +15,7 @@ enum {
 	K_EVENT = 'e', K_PERIOD = 'c', K_ALL = 'a', K_CPU = 'C', K_PID = 'p',
 	K_TID = 't', K_PAGES = 'm', K_DURATION = 'd',
 	K_FREQ = 256, K_NO_INHERIT, K_IREGS, K_UREGS, K_SIMD, K_STACK, K_NMI_UNKNOWN,
-	K_OVERWRITE,
+	K_OVERWRITE, K_KCHAIN, K_NO_KCHAIN,
 };
 
 /* The table, with -F for --freq or not (report's -F is --fields). */
@@ -58,6 +58,11 @@ enum {
 	  "(ymm takes xmm, zmm both), or all the CPU offers", OPT_SAMPLING },	\
 	{ K_STACK, 0, "user-stack", ARG_REQUIRED, "SIZE",			\
 	  "copy up to SIZE bytes of user stack per sample", OPT_SAMPLING },	\
+	{ K_KCHAIN, 0, "kernel-callchain", ARG_OPTIONAL, "N",			\
+	  "the kernel call chain of each kernel-mode sample,\n"		\
+	  "at most N entries (1 to 127; default 127, perf's)", OPT_SAMPLING },	\
+	{ K_NO_KCHAIN, 0, "no-kernel-callchain", ARG_NONE, NULL,		\
+	  "no kernel call chains (the default)", OPT_SAMPLING },		\
 	{ K_NMI_UNKNOWN, 0, "nmi-unknown", ARG_NONE, NULL,			\
 	  "with -e nmi: also claim NMIs nobody else claims", OPT_SAMPLING },	\
 	{ K_PAGES, 'm', "mmap-pages", ARG_REQUIRED, "N",			\
@@ -446,13 +451,23 @@ static int parse_reg_opt(const char *arg, int key, struct perfregs_config *cfg)
 	return GO_ON;
 }
 
-/* The options that take a number of their own: pages, stack, duration. */
+/* The options that take a number of their own: chain, pages, stack, duration. */
 static int parse_amount(const char *arg, int key, struct sample_opts *s)
 {
 	uint64_t v;
 	char *end;
 
 	switch (key) {
+	case K_KCHAIN:
+		if (!arg) {
+			v = PERFREGS_MAX_KCHAIN;
+		} else if (parse_u64(arg, &v) || !v || v > PERFREGS_MAX_KCHAIN) {
+			fprintf(stderr, "perfregs-dump: --kernel-callchain takes 1 to %u "
+				"entries, not '%s'\n", PERFREGS_MAX_KCHAIN, arg);
+			return EXIT_USAGE;
+		}
+		s->cfg.kchain_max = (uint32_t)v;
+		break;
 	case K_STACK:
 		if (parse_u64(arg, &v) || v % 8 || v > PERFREGS_MAX_STACK_BYTES) {
 			fprintf(stderr, "perfregs-dump: --user-stack wants a multiple "
@@ -528,10 +543,14 @@ int sample_opt(void *state, const struct opt *o, const char *as_typed, const cha
 		}
 		s->cfg.simd_mask = v;
 		break;
+	case K_KCHAIN:
 	case K_STACK:
 	case K_PAGES:
 	case K_DURATION:
 		return parse_amount(arg, o->key, s);
+	case K_NO_KCHAIN:
+		s->cfg.kchain_max = 0;
+		break;
 	case K_NMI_UNKNOWN:
 		s->cfg.flags |= PERFREGS_CF_NMI_UNKNOWN;
 		break;
