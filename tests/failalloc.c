@@ -10,6 +10,7 @@
  *   aligned_alloc:worker  the first aligned_alloc() of a thread other
  *                  than the main one
  *   strdup:STRING  every strdup() of STRING
+ *   malloc:SIZE    every malloc(SIZE)
  *
  * Each returns NULL with errno ENOMEM; everything else is glibc's.
  * Not for sanitizer builds: they have their own allocator.
@@ -70,6 +71,17 @@ void *aligned_alloc(size_t align, size_t size)
 		return NULL;
 	}
 	return __libc_memalign(align, size);
+}
+
+void *malloc(size_t size)
+{
+	const char *f = fail("malloc");
+
+	if (f && strtoull(f, NULL, 0) == size) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	return __libc_malloc(size);
 }
 
 char *strdup(const char *s)

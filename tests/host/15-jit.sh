@@ -43,6 +43,40 @@ ip 0x$(jit_hex "$jb" 0x3000)"
 		echo "not ok - -i: JIT code named by the recording's map"
 		diff <(echo "$want") <(echo "$jgot") | sed 's/^/# /'
 	fi
+	# the look ahead for the maps failing (its copy of a map item out of
+	# memory): said once, the maps then loaded as the reader reaches them
+	# (after these samples: none named); the scan once said it had read
+	# them all, and nothing named them, silently
+	what="a failed look ahead for the JIT maps is said, not silent"
+	jsz=$(python3 -c '
+import struct, sys
+b = open(sys.argv[1], "rb").read()
+off = struct.unpack_from("<I", b, 8)[0]
+while off + 8 <= len(b):
+    t, n = struct.unpack_from("<II", b, off)
+    if t == 9:
+        print(n)
+        break
+    if n < 8:
+        break
+    off += n' "$T/jit.prf")
+	if [ -e "$B/failalloc.so" ] && [ -n "$jsz" ]; then
+		PERFREGS_FAIL=malloc:$jsz LD_PRELOAD=$B/failalloc.so "$B/perfregs-dump" script \
+			-i "$T/jit.prf" -F ip,sym,dso > "$T/jit_nomem.out" 2> "$T/jit_nomem.err"
+		jst=$?
+		"$B/perfregs-dump" script -i "$T/jit.prf" -F ip,sym,dso > /dev/null 2> "$T/jit_ok.err"
+		said=$(grep -c "JIT maps could not be read before its samples" "$T/jit_nomem.err")
+		named=$(grep -c "perf-$jp.map" "$T/jit_nomem.out")
+		if [ "$jst" = 0 ] && [ "$said" = 1 ] && [ "$named" = 0 ] &&
+		   ! grep -q "JIT maps could not" "$T/jit_ok.err"; then
+			echo "ok - $what (a map item of $jsz bytes not copied: exit 0, said once, the samples before it unnamed)"
+		else
+			echo "not ok - $what: exit $jst, said $said times, $named samples named"
+			sed 's/^/# /' "$T/jit_nomem.err" | head -5
+		fi
+	else
+		echo "not ok - $what: no failalloc.so, or no map item in the recording"
+	fi
 	# the JIT maps are looked for before the samples only in a recording
 	# whose header says it has some (REC_F_JITMAPS): that second pass
 	# (rec-scan.c, pread()s a window at a time) over every recording

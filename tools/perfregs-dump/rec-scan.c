@@ -66,6 +66,7 @@ bool rec_scan(const struct rec_input *in, uint32_t type,
 	      void (*fn)(void *arg, const struct rec_item *it), void *arg)
 {
 	struct scan *sc = calloc(1, sizeof(*sc));
+	bool whole = false;
 	char err[128];
 	uint64_t off;
 
@@ -81,8 +82,12 @@ bool rec_scan(const struct rec_input *in, uint32_t type,
 		struct item h;
 
 		if (!scan_read(sc, off, &h, sizeof(h)) || h.size < sizeof(h) || h.size % 8 ||
-		    h.size > sc->w.size - off || h.type == ITEM_END)
+		    h.size > sc->w.size - off)
 			break;
+		if (h.type == ITEM_END) {
+			whole = true;
+			break;
+		}
 		if (h.type == type && type == ITEM_JITMAP) {
 			if (h.size > item_max(type) || !(body = malloc(h.size)))
 				break;
@@ -98,6 +103,8 @@ bool rec_scan(const struct rec_input *in, uint32_t type,
 		}
 		off += h.size;
 	}
+	/* a recording cut short was looked through to its last item too */
+	whole |= off == sc->w.size;
 	free(sc);
-	return true;
+	return whole;
 }

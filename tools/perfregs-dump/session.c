@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "diag.h"
 #include "images.h"
 #include "vdso.h"
 #include "maps.h"
@@ -238,9 +239,14 @@ int session_read(struct session *d, struct tool *t, struct rec_input *in,
 	d->info.cfg_known = true;
 	d->info.abi_major = rec_input_abi_major(in);
 	d->info.abi_minor = rec_input_abi_minor(in);
-	if (d->o.symbols && (rec_input_flags(in) & REC_F_JITMAPS) &&
-	    rec_scan(in, ITEM_JITMAP, scan_jitmap, d))
-		jitmap_set_scanned(&d->m);
+	if (d->o.symbols && (rec_input_flags(in) & REC_F_JITMAPS)) {
+		if (rec_scan(in, ITEM_JITMAP, scan_jitmap, d))
+			jitmap_set_scanned(&d->m);
+		else	/* the maps load as they come: later samples are named */
+			diag(&d->m, "the recording's JIT maps could not be read before its "
+			     "samples (out of memory, a read error, or a damaged item): a "
+			     "sample in JIT code before its process's map is not named by it");
+	}
 	for (;;) {
 		if (pool_malformed(d, NULL))
 			goto out;	/* a worker found one: nothing after it counts */
