@@ -163,6 +163,20 @@ def is_read(chain, abi):
     return i == len(want) and chain[-1].startswith(ENTRY[abi])
 
 
+def kernel_samples(out):
+    """(sample, [(ip, sym)] of its kernel frames) of each kernel-mode
+    sample of perfregs-dump's JSON Lines"""
+    for line in out.splitlines():
+        try:
+            r = json.loads(line)
+        except ValueError:
+            continue
+        if r.get("type") == "sample" and r.get("mode") == "kernel":
+            frames = [(int(f.get("ip", "0"), 16), f.get("sym", ""))
+                      for f in r.get("callchain") or []]
+            yield r, [(a, n) for a, n in frames if a >= KERNEL_MIN]
+
+
 def whole(chains, abi):
     """(chains in vfs_read, whole reads among them, their percentage)"""
     in_read = [c for c in chains if "vfs_read" in c]
@@ -176,16 +190,10 @@ def ours(wl):
                         "--", wl, str(SECS)], 60 + 10 * SECS)
     keep(os.path.basename(wl) + ".jsonl", out)
     chains, unreliable = [], 0
-    for line in out.splitlines():
-        try:
-            r = json.loads(line)
-        except ValueError:
+    for r, frames in kernel_samples(out):
+        if r.get("comm") != os.path.basename(wl)[:15]:
             continue
-        if r.get("type") != "sample" or r.get("mode") != "kernel" or \
-           r.get("comm") != os.path.basename(wl)[:15]:
-            continue
-        chains.append(named([int(f.get("ip", "0"), 16) for f in r.get("callchain") or []
-                             if f.get("kernel") or int(f.get("ip", "0"), 16) >= KERNEL_MIN]))
+        chains.append(named([a for a, _ in frames]))
         unreliable += bool((r.get("kchain") or {}).get("unreliable"))
     if st != 0:
         return None, f"exit {st}: {err.strip()[-300:]!r}"
@@ -287,15 +295,7 @@ def nmi():
     st, out, err = run([TOOL, "-q", "-f", "json", "--kernel-callchain", "-e", "nmi",
                         "--nmi-unknown", "-a", "-d", str(NMI_SECS)], 60 + 10 * NMI_SECS)
     keep("nmi.jsonl", out)
-    chains = []
-    for line in out.splitlines():
-        try:
-            r = json.loads(line)
-        except ValueError:
-            continue
-        if r.get("type") == "sample" and r.get("mode") == "kernel":
-            chains.append([f.get("sym", "") for f in r.get("callchain") or []
-                           if f.get("kernel") or int(f.get("ip", "0"), 16) >= KERNEL_MIN])
+    chains = [[n for _, n in frames] for _, frames in kernel_samples(out)]
     deep = sum(1 for c in chains if len(c) >= 3)
     unnamed = sum(1 for c in chains for n in c if not n)
     pct = 100.0 * deep / len(chains) if chains else 0.0
@@ -314,16 +314,7 @@ def switches():
                         f"i=0; while [ $i -lt {SWITCHES} ]; do sleep 0.01; i=$((i+1)); done"],
                        120)
     keep("switch.jsonl", out)
-    chains = []
-    for line in out.splitlines():
-        try:
-            r = json.loads(line)
-        except ValueError:
-            continue
-        if r.get("type") == "sample" and r.get("mode") == "kernel":
-            chains.append(named([int(f.get("ip", "0"), 16) for f in r.get("callchain") or []
-                                 if f.get("kernel") or
-                                 int(f.get("ip", "0"), 16) >= KERNEL_MIN]))
+    chains = [named([a for a, _ in frames]) for _, frames in kernel_samples(out)]
     good = sum(1 for c in chains if len(c) >= 3 and any("schedule" in n for n in c))
     ours_ = sum(1 for c in chains for n in c if n.startswith(PERF_PATH))
     odd = sorted({n for c in chains for n in c if n.startswith(("perf_", "__perf", "prf_"))})
