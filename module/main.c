@@ -11,7 +11,7 @@
 #include "internal.h"
 #include "inject.h"
 #include "simd.h"
-#include "kchain.h"
+#include "chain.h"
 
 static int prf_open(struct inode *inode, struct file *file)
 {
@@ -70,6 +70,7 @@ static int __init prf_init(void)
 	/* The user ABI has no implicit padding and fixed sizes. */
 	BUILD_BUG_ON(sizeof(struct perfregs_config) != PERFREGS_CONFIG_SIZE_VER2);
 	BUILD_BUG_ON(sizeof(struct perfregs_rec_kchain) % 8);
+	BUILD_BUG_ON(sizeof(struct perfregs_rec_uchain) % 8);
 	BUILD_BUG_ON(sizeof(struct perfregs_version) != PERFREGS_VERSION_SIZE_VER1);
 	BUILD_BUG_ON(sizeof(struct perfregs_rec_simd) % 8);
 	BUILD_BUG_ON(sizeof(struct perfregs_ctl) != 512);
@@ -80,12 +81,12 @@ static int __init prf_init(void)
 	ret = prf_simd_init();
 	if (ret)
 		return ret;
-	ret = prf_kchain_init();
+	ret = prf_chain_init();
 	if (ret)
 		goto out_simd_exit;
 	ret = prf_perf_init();
 	if (ret)
-		goto out_kchain_exit;
+		goto out_chain_exit;
 	ret = misc_register(&prf_misc);
 	if (ret)
 		goto out_perf_exit;
@@ -93,8 +94,8 @@ static int __init prf_init(void)
 
 out_perf_exit:
 	prf_perf_exit();
-out_kchain_exit:
-	prf_kchain_exit();
+out_chain_exit:
+	prf_chain_exit();
 out_simd_exit:
 	prf_simd_exit();
 	return ret;
@@ -105,7 +106,7 @@ static void __exit prf_exit(void)
 {
 	misc_deregister(&prf_misc);
 	prf_perf_exit();
-	prf_kchain_exit();
+	prf_chain_exit();
 	prf_simd_exit();
 }
 

@@ -84,7 +84,8 @@ static struct perf_event *prf_witness_event(struct file *f)
  * makes perf ask lockdown), and kernel call chains as deep as the
  * session's if it walks them (perf_event_open() checked its
  * sample_max_stack against kernel.perf_event_max_stack, and, for a
- * kernel chain, perf_allow_kernel()).
+ * kernel chain, perf_allow_kernel()), and user call chains as deep if
+ * it walks those.
  */
 static bool prf_witness_samples(const struct perf_event_attr *w,
 				const struct perfregs_config *c)
@@ -100,6 +101,10 @@ static bool prf_witness_samples(const struct perf_event_attr *w,
 	if (c->kchain_max && (!(w->sample_type & PERF_SAMPLE_CALLCHAIN) ||
 			      w->exclude_callchain_kernel ||
 			      w->sample_max_stack < c->kchain_max))
+		return false;
+	if (c->uchain_max && (!(w->sample_type & PERF_SAMPLE_CALLCHAIN) ||
+			      w->exclude_callchain_user ||
+			      w->sample_max_stack < c->uchain_max))
 		return false;
 	return true;
 }

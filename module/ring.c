@@ -401,13 +401,15 @@ static size_t prf_ring_copy_user(struct prf_ring *rb, unsigned long off,
 }
 
 /**
- * prf_ring_write_stack() - the user stack block that ends a sample record
- * @h: the reservation, with 16 + @len bytes left for the block
+ * prf_ring_write_stack() - the user stack block of a sample record
+ * @h: the reservation, with 16 + @len + @tail bytes left
  * @start: where the record began
  * @src: the user SP
  * @len: the bytes of stack asked for, a multiple of 8
+ * @tail: the bytes of the sections after the block, a multiple of 8
  *
- * The block is { u64 size; char stack[size]; u64 copied }.
+ * The block is { u64 size; char stack[size]; u64 copied }; @tail bytes
+ * of the record follow it, written by the caller after this.
  *
  * The copy ends at the first page that cannot be read without a fault:
  * on a thread's stack, the top of its mapping (above glibc's thread
@@ -429,14 +431,14 @@ static size_t prf_ring_copy_user(struct prf_ring *rb, unsigned long off,
  * Context: a writer, any context (NMI too): no fault is taken.
  */
 void prf_ring_write_stack(struct prf_handle *h, unsigned long start,
-			  const void __user *src, u64 len)
+			  const void __user *src, u64 len, u32 tail)
 {
 	struct prf_ring *rb = h->rb;
 	struct perfregs_rec_header *hdr;
 	unsigned long at = h->offset;
 	u64 copied, keep;
 
-	if (WARN_ON_ONCE(at + 16 + len != h->end || len % 8)) {
+	if (WARN_ON_ONCE(at + 16 + len + tail != h->end || len % 8 || tail % 8)) {
 		prf_ring_zero(rb, at, h->end - at);	/* no stale byte out */
 		h->offset = h->end;
 		return;

@@ -23,7 +23,7 @@
 #include "compat.h"
 #include "inject.h"
 #include "simd.h"
-#include "kchain.h"
+#include "chain.h"
 #include <asm/fsgsbase.h>
 #include <asm/msr.h>
 #include <asm/segment.h>
@@ -94,6 +94,7 @@ struct prf_sample_plan {
 	u32 fixed;		/* the fixed part and the registers */
 	u32 simd_size;
 	u32 kchain_size;
+	u32 uchain_size;
 	u32 size;		/* the whole record */
 };
 
@@ -647,14 +648,15 @@ static __always_inline bool prf_sample_classify(const struct prf_session *s,
  * Size: what the record's size depends on, read from the CPU and the
  * task now: the selectors and bases (into @extra), the length of the
  * user stack to copy, the SIMD state (@simd, which holds a slot until
- * prf_simd_put()), the kernel call chain of a kernel-mode sample (@kc,
- * walked into a slot held until prf_kchain_put()).
+ * prf_simd_put()), the kernel call chain of a kernel-mode sample and
+ * the user call chain of a sample with user registers (@ch, walked into
+ * a slot held until prf_chain_put()).
  */
 static __always_inline void prf_sample_size(const struct prf_session *s,
 					    struct prf_sample_ctx *ctx,
 					    struct prf_sample_plan *plan,
 					    u64 *extra, struct prf_simd *simd,
-					    struct prf_kchain *kc)
+					    struct prf_chain *ch)
 {
 	const struct prf_regsel *usel = plan->usel;
 	struct pt_regs *uregs = ctx->uregs;
@@ -690,17 +692,28 @@ static __always_inline void prf_sample_size(const struct prf_session *s,
 			      ctx->abi == PERFREGS_ABI_64, plan->interrupted);
 		plan->simd_size = prf_simd_size(simd->components, simd->is64);
 	}
-	kc->slot_held = false;
+	ch->slot_held = false;
 	plan->kchain_size = 0;
+	plan->uchain_size = 0;
+	if ((s->cfg.kchain_max && (ctx->flags & PERFREGS_SF_KERNEL)) ||
+	    (s->cfg.uchain_max && uregs))
+		prf_chain_take(ch);
 	if (s->cfg.kchain_max && (ctx->flags & PERFREGS_SF_KERNEL)) {
 		ctx->flags |= PERFREGS_SF_KCHAIN;
-		prf_kchain_take(kc, plan->interrupted, s->cfg.kchain_max);
-		plan->kchain_size = prf_kchain_size(kc->nr);
+		prf_kchain_walk(ch, plan->interrupted, s->cfg.kchain_max);
+		plan->kchain_size = prf_chain_size(ch->knr);
+	}
+	if (s->cfg.uchain_max && uregs) {
+		ctx->flags |= PERFREGS_SF_UCHAIN;
+		prf_uchain_walk(ch, uregs, ctx->abi == PERFREGS_ABI_32,
+				s->cfg.uchain_max);
+		plan->uchain_size = prf_chain_size(ch->unr);
 	}
 
 	plan->fixed = sizeof(struct perfregs_rec_sample) +
 		      8 * (plan->isel->n + (usel ? usel->n : 0));
-	plan->size = plan->fixed + plan->simd_size + plan->kchain_size;
+	plan->size = plan->fixed + plan->simd_size + plan->kchain_size +
+		     plan->uchain_size;
 	if (plan->stack_size)
 		plan->size += 16 + plan->stack_size;
 }
@@ -716,7 +729,7 @@ static __always_inline void prf_sample_write(const struct prf_session *s,
 					     const struct prf_sample_plan *plan,
 					     const u64 *extra,
 					     const struct prf_simd *simd,
-					     const struct prf_kchain *kc)
+					     const struct prf_chain *ch)
 {
 	const struct prf_regsel *usel = plan->usel;
 	unsigned long start = h->offset;
@@ -738,11 +751,14 @@ static __always_inline void prf_sample_write(const struct prf_session *s,
 	if (plan->simd_size)
 		prf_simd_write(h, simd);
 	if (plan->kchain_size)
-		prf_kchain_write(h, kc);
+		prf_kchain_write(h, ch);
 	if (plan->stack_size)
 		prf_ring_write_stack(h, start,
 				     (const void __user *)ctx->uregs->sp,
-				     plan->stack_size);
+				     plan->stack_size, plan->uchain_size);
+	/* (after a reservation prf_ring_write_stack() found wrong: none) */
+	if (plan->uchain_size && h->end - h->offset == plan->uchain_size)
+		prf_uchain_write(h, ch);
 	prf_ring_check_written(h, start);
 
 	/*
@@ -781,7 +797,7 @@ void prf_sample(struct prf_session *s, struct pt_regs *regs, bool throttled)
 	struct prf_sample_plan plan __uninitialized;
 	u64 extra[PRF_NR_EXTRA];
 	struct prf_simd simd;
-	struct prf_kchain kc;
+	struct prf_chain ch;
 	struct prf_handle h;
 
 	if (unlikely(!rb))
@@ -804,12 +820,12 @@ void prf_sample(struct prf_session *s, struct pt_regs *regs, bool throttled)
 	if (ctx.flags & PERFREGS_SF_ENTRY_RACE)
 		prf_ring_lost(rb, PERFREGS_LOST_ENTRY);
 
-	prf_sample_size(s, &ctx, &plan, extra, &simd, &kc);
+	prf_sample_size(s, &ctx, &plan, extra, &simd, &ch);
 	if (!prf_ring_begin(rb, &h, plan.size)) {
 		prf_inject_hook(PRF_INJECT_RESERVED, s, ctx.iregs, &rb->nest);
-		prf_sample_write(s, rb, &h, &ctx, &plan, extra, &simd, &kc);
+		prf_sample_write(s, rb, &h, &ctx, &plan, extra, &simd, &ch);
 	}
-	prf_kchain_put(&kc);
+	prf_chain_put(&ch);
 	prf_simd_put(&simd);
 	prf_ring_leave(rb);
 	prf_inject_done();

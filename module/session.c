@@ -17,7 +17,7 @@
 #include "ring.h"
 #include "compat.h"
 #include "simd.h"
-#include "kchain.h"
+#include "chain.h"
 
 /*
  * The largest sample record without its stack snapshot and SIMD state:
@@ -176,17 +176,21 @@ static int prf_check_config(const struct perfregs_config *c)
 	if (c->stack_bytes % 8 || c->stack_bytes > PERFREGS_MAX_STACK_BYTES)
 		return -EINVAL;
 	/* kernel call chains: of kernel-mode samples, never excluded ones */
-	if (c->kchain_max > PERFREGS_MAX_KCHAIN || c->reserved1 ||
+	if (c->kchain_max > PERFREGS_MAX_KCHAIN ||
 	    (c->kchain_max && (c->flags & PERFREGS_CF_EXCLUDE_KERNEL)))
+		return -EINVAL;
+	/* user call chains: of every sample with user registers */
+	if (c->uchain_max > PERFREGS_MAX_UCHAIN)
 		return -EINVAL;
 	/*
 	 * A record must fit in half the buffer.  Without simd_mask no SIMD
-	 * section is written, nor a chain without kchain_max: ABI minor 0's
-	 * largest stack still fits.
+	 * section is written, nor a chain without kchain_max or uchain_max:
+	 * ABI minor 0's largest stack still fits.
 	 */
 	if (PRF_MAX_REGS_RECORD(c) +
 	    (c->simd_mask ? prf_simd_size(c->simd_mask, true) : 0) +
-	    (c->kchain_max ? prf_kchain_size(c->kchain_max) : 0) +
+	    (c->kchain_max ? prf_chain_size(c->kchain_max) : 0) +
+	    (c->uchain_max ? prf_chain_size(c->uchain_max) : 0) +
 	    c->stack_bytes > data_size / 2)
 		return -EINVAL;
 	if (c->cpus_ptr ? (c->pid >= 0 || !c->cpus_bytes || c->cpus_bytes % 8 ||

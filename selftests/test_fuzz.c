@@ -1124,7 +1124,7 @@ enum {
 	CB_STACK_HALF, CB_CPUS_PID, CB_CPUS_BYTES, CB_CPUS_NOLIST,
 	CB_CPUS_EMPTY, CB_CPUS_BEYOND, CB_BP_FIELDS, CB_BP_TYPE, CB_RESERVED0,
 	CB_RESERVED, CB_NO_PROCESS, CB_NO_WITNESS, CB_NOT_PERF, CB_W_PERIOD,
-	CB_W_TARGET, CB_W_EXCL, CB_W_STACK, CB_SIMD, CB_KCHAIN, CB_W_KCHAIN, NR_CB
+	CB_W_TARGET, CB_W_EXCL, CB_W_STACK, CB_SIMD, CB_KCHAIN, CB_W_KCHAIN, CB_UCHAIN, CB_W_UCHAIN, NR_CB
 };
 static const struct {
 	const char *name;
@@ -1148,6 +1148,7 @@ static const struct {
 	{ "witness-target", EACCES }, { "witness-exclude", EACCES },
 	{ "witness-stack", EACCES }, { "simd", EINVAL },
 	{ "kchain", EINVAL }, { "witness-kchain", EACCES },
+	{ "uchain", EINVAL }, { "witness-uchain", EACCES },
 };
 
 /* CONFIG at a bad address */
@@ -1179,7 +1180,7 @@ struct op {
 	bool data, part, keep;
 	int16_t cpu;		/* -1: every CPU mapped */
 	int16_t map;
-	uint32_t flags, pages, stack, wakeup, size, prot, n, cmd, simd, kchain;
+	uint32_t flags, pages, stack, wakeup, size, prot, n, cmd, simd, kchain, uchain;
 	uint64_t period, mask;
 	int64_t varg;
 };
@@ -1338,6 +1339,8 @@ static void fmt_op(const struct op *op, char *b, size_t len)
 			ADD(" simd=0x%x", op->simd);
 		if (op->kchain)
 			ADD(" kchain=%u", op->kchain);
+		if (op->uchain)
+			ADD(" uchain=%u", op->uchain);
 		if (op->size != sizeof(struct perfregs_config))
 			ADD(" size=%u", op->size);
 		break;
@@ -1477,6 +1480,8 @@ static int parse_op(char *line, struct op *op, char *why, size_t whylen)
 			op->simd = strtoul(val, NULL, 0);
 		} else if (!strcmp(key, "kchain")) {
 			op->kchain = strtoul(val, NULL, 0);
+		} else if (!strcmp(key, "uchain")) {
+			op->uchain = strtoul(val, NULL, 0);
 		} else if (!strcmp(key, "bad") && v == V_CONFIG_BAD) {
 			for (i = 0; i < NR_CB && strcmp(val, cfg_bad[i].name); i++)
 				;
@@ -1708,6 +1713,7 @@ static void build_config(struct walker *w, const struct op *op,
 	c->wakeup_bytes = op->wakeup;
 	c->simd_mask = op->simd;
 	c->kchain_max = op->kchain;
+	c->uchain_max = op->uchain;
 	/* the size CONFIG gets: the witness samples a chain only for VER2 */
 	c->size = op->size < sizeof(*c) ? op->size : sizeof(*c);
 	c->pid = target_pid(w, op->target);
@@ -1834,6 +1840,15 @@ static void do_config_bad(struct walker *w, struct wsess *s, const struct op *op
 	case CB_W_KCHAIN:	/* a witness without the call chain */
 		c.size = PERFREGS_CONFIG_SIZE_VER2;
 		c.kchain_max = 4;
+		own_witness = true;
+		break;
+	case CB_UCHAIN:		/* a user chain deeper than perf's deepest */
+		c.size = PERFREGS_CONFIG_SIZE_VER2;
+		c.uchain_max = PERFREGS_MAX_UCHAIN + 1;
+		break;
+	case CB_W_UCHAIN:	/* a witness without the user call chain */
+		c.size = PERFREGS_CONFIG_SIZE_VER2;
+		c.uchain_max = 4;
 		own_witness = true;
 		break;
 	case CB_STACK_HALF:	/* a record must fit in half the ring */
@@ -3094,6 +3109,13 @@ static void gen_config(struct walker *w, struct op *op)
 	if (!op->stack && !op->simd && !(op->flags & PERFREGS_CF_EXCLUDE_KERNEL) &&
 	    rnd(r) % 3 == 0)
 		op->kchain = 1 + rnd(r) % PERFREGS_MAX_KCHAIN;
+	/*
+	 * User call chains through the frame pointers (minor 3): whatever
+	 * the sampled tasks' frame pointers hold, in a ring whose half
+	 * holds both chains at their deepest beside a small stack.
+	 */
+	if (op->pages >= 2 && !op->simd && op->stack <= 512 && rnd(r) % 3 == 0)
+		op->uchain = 1 + rnd(r) % PERFREGS_MAX_UCHAIN;
 	if (rnd(r) % 8 == 0)	/* a bigger structure, zero beyond ours */
 		op->size = (const uint32_t[]){ 128, 256, 4096 }[rnd(r) % 3];
 	if (op->target == TGT_CPUS)

@@ -141,6 +141,14 @@ TEST_F(dev, config_good)
 	EXPECT_EQ(EINVAL, config_errno(self->fd, &c));
 	c.kchain_max = 0;
 	EXPECT_EQ(0, config_errno(self->fd, &c));
+	/* user call chains as deep as perf's, minor 3 */
+	c.data_pages = self->cfg.data_pages;
+	c.uchain_max = PERFREGS_MAX_UCHAIN;
+	c.kchain_max = PERFREGS_MAX_KCHAIN;
+	EXPECT_EQ(0, config_errno(self->fd, &c));
+	c.flags |= PERFREGS_CF_EXCLUDE_KERNEL;	/* a user chain alone, of user mode */
+	c.kchain_max = 0;
+	EXPECT_EQ(0, config_errno(self->fd, &c));
 }
 
 /* A caller of minor 1 passes the configuration without kchain_max. */
@@ -149,7 +157,7 @@ TEST_F(dev, config_ver1_size)
 	struct perfregs_config c = self->cfg;
 
 	c.size = PERFREGS_CONFIG_SIZE_VER1;
-	c.reserved1 = 1;
+	c.uchain_max = PERFREGS_MAX_UCHAIN + 1;
 	c.kchain_max = PERFREGS_MAX_KCHAIN + 1;	/* past its size: never read */
 	EXPECT_EQ(0, config_errno(self->fd, &c));
 }
@@ -320,9 +328,12 @@ TEST_F(dev, config_bad)
 #define V2 c.size = PERFREGS_CONFIG_SIZE_VER2
 	BAD((V2, c.kchain_max = PERFREGS_MAX_KCHAIN + 1), EINVAL);
 	BAD((V2, c.kchain_max = ~0U), EINVAL);
-	BAD((V2, c.reserved1 = 1), EINVAL);
+	BAD((V2, c.uchain_max = PERFREGS_MAX_UCHAIN + 1), EINVAL);
+	BAD((V2, c.uchain_max = ~0U), EINVAL);
 	BAD((V2, c.flags = PERFREGS_CF_EXCLUDE_KERNEL, c.kchain_max = 8), EINVAL);
 	BAD((V2, c.data_pages = 1, c.stack_bytes = 1024, c.kchain_max = PERFREGS_MAX_KCHAIN),
+	    EINVAL);
+	BAD((V2, c.data_pages = 1, c.stack_bytes = 1024, c.uchain_max = PERFREGS_MAX_UCHAIN),
 	    EINVAL);
 #undef V2
 #undef BAD

@@ -32,7 +32,10 @@ static int prf_fail(int err)
 void prf_config_default(struct perfregs_config *cfg)
 {
 	memset(cfg, 0, sizeof(*cfg));
-	/* kchain_max (minor 2) only when set: prf_config() sends the size it needs */
+	/*
+	 * kchain_max (minor 2) and uchain_max (minor 3) only when set:
+	 * prf_config() sends the size it needs
+	 */
 	cfg->size = PERFREGS_CONFIG_SIZE_VER1;
 	cfg->event = PERFREGS_EV_CPU_CLOCK;
 	cfg->data_pages = 64;
@@ -82,14 +85,17 @@ static int prf_witness_attr(const struct perfregs_config *cfg,
 		a->sample_regs_intr = a->sample_regs_user;
 	}
 	/*
-	 * Kernel call chains (minor 2): perf checks the depth against
-	 * kernel.perf_event_max_stack (EOVERFLOW) and, for a kernel chain,
-	 * perf_allow_kernel().  A config of an older size has no kchain_max.
+	 * Call chains, kernel (minor 2) and user (minor 3): perf checks the
+	 * depth against kernel.perf_event_max_stack (EOVERFLOW) and, for a
+	 * kernel chain, perf_allow_kernel().  A config of an older size has
+	 * neither.
 	 */
-	if (cfg->size >= PERFREGS_CONFIG_SIZE_VER2 && cfg->kchain_max) {
+	if (cfg->size >= PERFREGS_CONFIG_SIZE_VER2 && (cfg->kchain_max || cfg->uchain_max)) {
 		a->sample_type |= PERF_SAMPLE_CALLCHAIN;
-		a->exclude_callchain_user = 1;
-		a->sample_max_stack = (uint16_t)cfg->kchain_max;
+		a->exclude_callchain_user = !cfg->uchain_max;
+		a->exclude_callchain_kernel = !cfg->kchain_max;
+		a->sample_max_stack = (uint16_t)(cfg->kchain_max > cfg->uchain_max ?
+						 cfg->kchain_max : cfg->uchain_max);
 	}
 	if (cfg->event == PERFREGS_EV_BREAKPOINT) {
 		/* PERFREGS_BP_* have the values of HW_BREAKPOINT_* */
@@ -212,14 +218,14 @@ static void prf_unmap(struct prf_reader *r)
 
 /*
  * The size of cfg as it goes to the module: the 136 bytes of minor 2
- * only with kernel call chains (kchain_max), so that a module before
+ * only with call chains (kchain_max; uchain_max, minor 3), so that a module before
  * them, which takes what it knows and refuses nonzero bytes past it
  * (E2BIG), is sent nothing new without them; else cfg's own size, at
  * most that of minor 1 (a caller may have cut it to VER0 for minor 0).
  */
 static uint32_t prf_config_size(const struct perfregs_config *cfg)
 {
-	if (cfg->kchain_max || cfg->reserved1)
+	if (cfg->kchain_max || cfg->uchain_max)
 		return PERFREGS_CONFIG_SIZE_VER2;
 	return cfg->size < PERFREGS_CONFIG_SIZE_VER1 ? cfg->size : PERFREGS_CONFIG_SIZE_VER1;
 }

@@ -29,7 +29,7 @@
 #include <linux/ioctl.h>
 
 #define PERFREGS_ABI_MAJOR	2	/* incompatible changes */
-#define PERFREGS_ABI_MINOR	2	/* compatible additions */
+#define PERFREGS_ABI_MINOR	3	/* compatible additions */
 /*
  * Minor 1: the user frame's segment selectors where they are known,
  * its FS and GS base (PERFREGS_REG_FS_BASE, _GS_BASE), and SIMD state
@@ -40,6 +40,9 @@
  * hold a bit the reader does not know may be longer than the sections
  * it knows, and what follows them is to be skipped (later sections are
  * added after the stack).
+ * Minor 3: user call chains walked through frame pointers
+ * (perfregs_config.uchain_max, PERFREGS_SF_UCHAIN), the first section
+ * after the stack.
  */
 
 #define PERFREGS_DEVICE		"/dev/perfregs"
@@ -176,6 +179,9 @@ enum perfregs_event {
  * @reserved0: must be zero
  * @reserved: must be zero
  * @simd_mask: (minor 1) PERFREGS_SIMD_* of the user frame to record
+ * @kchain_max: (minor 2) kernel call chain entries, 0: none
+ * @uchain_max: (minor 3; reserved1 before, zero) user call chain
+ *	entries, 0: none
  *
  * PERFREGS_IOC_CONFIG configures the session (only while stopped and
  * unmapped).  Every field is checked; nonzero reserved fields, unknown
@@ -269,7 +275,7 @@ struct perfregs_config {
 	__u64 simd_mask;
 	/* minor 2 */
 	__u32 kchain_max;
-	__u32 reserved1;
+	__u32 uchain_max;	/* minor 3 */
 };
 #define PERFREGS_CONFIG_SIZE_VER0	120
 #define PERFREGS_CONFIG_SIZE_VER1	128
@@ -280,9 +286,27 @@ struct perfregs_config {
  * whose interrupt hit the kernel (PERFREGS_SF_KERNEL), walked at sample
  * time with the kernel's own unwinder, at most this many entries (the
  * interrupted IP included; perf's PERF_MAX_STACK_DEPTH); 0: none.  Not
- * with PERFREGS_CF_EXCLUDE_KERNEL (-EINVAL).  reserved1 must be 0.
+ * with PERFREGS_CF_EXCLUDE_KERNEL (-EINVAL).
  */
 #define PERFREGS_MAX_KCHAIN	127U
+
+/*
+ * perfregs_config.uchain_max (minor 3; a module of minor 2 calls the
+ * field reserved1 and gives -EINVAL when it is not 0): the user call
+ * chain of every sample with user registers, at most this many entries
+ * (the user IP included), walked at sample time through the frame
+ * pointers of the user stack by the ABI of the sample's user frame:
+ * { next frame pointer, return address } in 8-byte slots for a 64-bit
+ * code segment (x32 included), in 4-byte slots for a 32-bit one (an
+ * i386 task, or a 64-bit task's 32-bit code), as perf's
+ * perf_callchain_user() and perf_callchain_user32() walk it.  0: none.
+ * The witness (perf_fd) must sample PERF_SAMPLE_CALLCHAIN, not exclude
+ * the user part, with sample_max_stack at least uchain_max.  With
+ * stack_bytes, a reader can unwind the leaf's frame from the copied
+ * stack (its CFI) before it follows the chain: a function that keeps no
+ * frame pointer, or a sample in a prologue, then keeps its caller.
+ */
+#define PERFREGS_MAX_UCHAIN	127U
 
 /*
  * perfregs_config.simd_mask and perfregs_version.simd_offered: SIMD
@@ -456,6 +480,8 @@ enum perfregs_rec_type {
 #define PERFREGS_SF_SIMD		0x100U
 /* A kernel call chain follows the SIMD section: perfregs_rec_kchain. */
 #define PERFREGS_SF_KCHAIN		0x200U
+/* A user call chain follows the stack: struct perfregs_rec_uchain. */
+#define PERFREGS_SF_UCHAIN		0x400U
 
 /* perfregs_rec_sample.abi: the ABI of the user frame, from its CS. */
 enum perfregs_abi {
@@ -510,6 +536,7 @@ enum perfregs_abi {
  *	  char  stack[stack_size];		from the user SP up
  *	  __u64 stack_copied; }			bytes really copied; the rest
  *						of stack[] is zero
+ *	struct perfregs_rec_uchain uchain;	if PERFREGS_SF_UCHAIN
  * };
  *
  * The image fields name the file the task runs (mm->exe_file), so that
@@ -647,6 +674,35 @@ struct perfregs_rec_kchain {
 #define PERFREGS_KCHAIN_TRUNCATED	0x1U	/* kchain_max reached */
 #define PERFREGS_KCHAIN_UNRELIABLE	0x2U	/* the unwinder stopped early */
 #define PERFREGS_KCHAIN_NESTED		0x4U	/* samples nested too deep: none */
+
+/**
+ * struct perfregs_rec_uchain - the user call chain of a sample
+ * @nr: entries in @ips, 0 to perfregs_config.uchain_max
+ * @status: PERFREGS_UCHAIN_*: how the walk ended, if not at a zero
+ *	frame pointer or return address
+ * @ips: the user IP, then the return address of each frame the frame
+ *	pointers lead to, innermost first, as perf's PERF_CONTEXT_USER
+ *	part; zero-extended from 32 bits for a 32-bit frame
+ *
+ * In every sample with user registers of a session with a uchain_max
+ * (for a kernel-mode sample, those of the entry frame).  The walk reads
+ * the user stack with copy_from_user_nmi(), which never faults, and
+ * ends after uchain_max entries (TRUNCATED), at a frame it cannot read
+ * (FAULT: unmapped, or not in memory), or at a frame pointer that is
+ * not a user address, not aligned to its slots, or not above the one
+ * before (BAD_FRAME: the walk never loops).  The entries before are what
+ * the stack held: as for perf, a function that keeps no frame pointer
+ * leaves its caller's chain, or garbage, in the frame pointer.
+ */
+struct perfregs_rec_uchain {
+	__u32 nr;
+	__u32 status;
+	__u64 ips[];
+};
+#define PERFREGS_UCHAIN_TRUNCATED	0x1U	/* uchain_max reached */
+#define PERFREGS_UCHAIN_FAULT		0x2U	/* a frame could not be read */
+#define PERFREGS_UCHAIN_BAD_FRAME	0x4U	/* a frame pointer out of order */
+#define PERFREGS_UCHAIN_NESTED		0x8U	/* samples nested too deep: none */
 
 /**
  * struct perfregs_rec_lost - PERFREGS_REC_LOST: what was dropped
