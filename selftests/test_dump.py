@@ -611,7 +611,8 @@ def run_perf_conventions(spin):
         runs.append(open(f, "rb").read() if p.returncode == 0 and os.path.exists(f) else b"")
     if not runs[0] or not os.path.exists(f + ".old") or open(f + ".old", "rb").read() != runs[0]:
         why.append("the first recording is not FILE.old after the second -o FILE")
-    # -g is --call-graph dwarf; -I and --user-regs are --iregs and --uregs.
+    # -g is --call-graph fp (as perf's: the frame pointers walked, the
+    # leaf unwound by its CFI); -I and --user-regs are --iregs and --uregs.
     # Every sample of the spin loop must be unwound: a population fixed
     # by pid and address range.  The user samples of the rest of the run
     # (sh's and magic_64's start, and the tool's child before its exec,

@@ -8,7 +8,13 @@
  * /proc/PID/maps as -p starts it, and the process goes on.  A process
  * blocked in read() stops there, in libc, with its callers on the stack.
  *
- * usage: mksnap FILE STACK PID...
+ * With $MKSNAP_FP=N each sample also has a user call chain walked
+ * through the frame pointers, as the module walks it (module/uchain.c:
+ * 8-byte slots, 4-byte ones for 32-bit code; ended by a zero, an
+ * unreadable frame, or one not above the last), N entries at most; STACK
+ * may then be 0: no stack.
+ *
+ * usage: [MKSNAP_FP=N] mksnap FILE STACK PID...
  */
 #define _GNU_SOURCE	/* process_vm_readv */
 #include <errno.h>
@@ -79,22 +85,71 @@ static size_t peek(int pid, uint64_t addr, unsigned char *buf, size_t len)
 	return got;
 }
 
+/*
+ * The frame-pointer chain of pid from u, as module/uchain.c walks it,
+ * into ips (max entries, at least 1); its status into *status.  How many.
+ */
+static uint32_t fp_walk(int pid, const struct user_regs_struct *u, bool is32, uint64_t *ips,
+			uint32_t max, uint32_t *status)
+{
+	uint64_t fp = is32 ? (uint32_t)u->rbp : u->rbp, slot = is32 ? 4 : 8;
+	uint32_t n = 0;
+
+	*status = 0;
+	ips[n++] = is32 ? (uint32_t)u->rip : u->rip;
+	while (fp) {
+		unsigned char f[16];
+		uint64_t next = 0, ret = 0;
+
+		if (n >= max) {
+			*status |= PERFREGS_UCHAIN_TRUNCATED;
+			break;
+		}
+		if ((fp & (slot - 1)) || fp > (is32 ? 1ULL << 32 : 1ULL << 47) - 2 * slot) {
+			*status |= PERFREGS_UCHAIN_BAD_FRAME;
+			break;
+		}
+		if (peek(pid, fp, f, 2 * slot) != 2 * slot) {
+			*status |= PERFREGS_UCHAIN_FAULT;
+			break;
+		}
+		memcpy(&next, f, slot);
+		memcpy(&ret, f + slot, slot);
+		if (!ret)
+			break;
+		ips[n++] = ret;
+		if (next && next <= fp) {
+			*status |= PERFREGS_UCHAIN_BAD_FRAME;
+			break;
+		}
+		fp = next;
+	}
+	return n;
+}
+
 int main(int argc, char **argv)
 {
 	static struct session d;
 	uint64_t lostv[PERFREGS_LOST_MAX] = { 0 };
 	struct perfregs_config cfg;
 	struct recorder *r;
+	const char *fpv = getenv("MKSNAP_FP");
+	uint32_t fp_max = fpv ? (uint32_t)strtoul(fpv, NULL, 0) : 0;
 	size_t stack;
 	int i, n = 0;
 
-	if (argc < 4 || !(stack = strtoul(argv[2], NULL, 0)) || stack % 8 ||
-	    stack > PERFREGS_MAX_STACK_BYTES) {
-		fprintf(stderr, "usage: mksnap FILE STACK PID...  (STACK: bytes, a multiple of 8)\n");
+	if (argc < 4 || ((stack = strtoul(argv[2], NULL, 0)) == 0 && !fp_max) || stack % 8 ||
+	    stack > PERFREGS_MAX_STACK_BYTES || fp_max > PERFREGS_MAX_UCHAIN) {
+		fprintf(stderr, "usage: [MKSNAP_FP=N] mksnap FILE STACK PID...  (STACK: bytes, "
+			"a multiple of 8; N: 1 to %u)\n", PERFREGS_MAX_UCHAIN);
 		return 1;
 	}
 	prf_config_default(&cfg);
 	cfg.stack_bytes = (uint32_t)stack;
+	if (fp_max) {
+		cfg.size = PERFREGS_CONFIG_SIZE_VER2;
+		cfg.uchain_max = fp_max;
+	}
 	rec_cmdline(argc, argv);
 	r = rec_create(argv[1], &cfg, "cpu-clock");
 	if (!r) {
@@ -107,7 +162,8 @@ int main(int argc, char **argv)
 	for (i = 3; i < argc; i++) {
 		int pid = atoi(argv[i]), status;
 		size_t size = sizeof(struct perfregs_rec_sample) + 2 * 8 * PERFREGS_REG_MAX +
-			      16 + stack;
+			      16 + stack + sizeof(struct perfregs_rec_uchain) +
+			      8 * PERFREGS_MAX_UCHAIN;
 		struct perfregs_rec_sample *s = calloc(1, size);
 		struct user_regs_struct u;
 		char path[64], comm[32] = "";
@@ -130,7 +186,8 @@ int main(int argc, char **argv)
 		s->time = now_ns();
 		s->pid = s->tid = (uint32_t)pid;
 		s->cpu = 0;
-		s->flags = PERFREGS_SF_CTX_IRQ | PERFREGS_SF_UREGS_DIRECT | PERFREGS_SF_STACK;
+		s->flags = PERFREGS_SF_CTX_IRQ | PERFREGS_SF_UREGS_DIRECT |
+			   (stack ? PERFREGS_SF_STACK : 0) | (fp_max ? PERFREGS_SF_UCHAIN : 0);
 		s->abi = is32 ? PERFREGS_ABI_32 : PERFREGS_ABI_64;
 		snprintf(path, sizeof(path), "/proc/%d/comm", pid);
 		fp = fopen(path, "r");
@@ -150,10 +207,19 @@ int main(int argc, char **argv)
 		v += k;
 		k = regs_of(&u, is32, v, &s->uregs_mask);
 		v += k;
-		*v++ = stack;
-		copied = peek(pid, is32 ? (uint32_t)u.rsp : u.rsp, (unsigned char *)v, stack);
-		v += stack / 8;
-		*v++ = copied;
+		if (stack) {
+			*v++ = stack;
+			copied = peek(pid, is32 ? (uint32_t)u.rsp : u.rsp, (unsigned char *)v,
+				      stack);
+			v += stack / 8;
+			*v++ = copied;
+		}
+		if (fp_max) {
+			struct perfregs_rec_uchain *uc = (struct perfregs_rec_uchain *)v;
+
+			uc->nr = fp_walk(pid, &u, is32, (uint64_t *)uc->ips, fp_max, &uc->status);
+			v = (uint64_t *)(uc->ips + uc->nr);
+		}
 		s->header.size = (uint32_t)((char *)v - (char *)s);
 		space_seed(&d.m, (uint32_t)pid);
 		image_learn(&d.m, s);

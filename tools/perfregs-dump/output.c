@@ -238,7 +238,8 @@ static void text_frame(FILE *fp, uint64_t ip, const char *sym, size_t sym_len,
 /* Does sample r have a chain to show: a kernel call chain, or a stack to unwind? */
 static bool has_callchain(const struct session *d, const struct resolved *r)
 {
-	return (d->o.callgraph && r->st->data) || (!r->in_user && r->st->kchain.nr);
+	return (d->o.callgraph && (r->st->data || r->st->uchain.ips)) ||
+	       (!r->in_user && r->st->kchain.nr);
 }
 
 /*
@@ -267,8 +268,8 @@ static int out_kchain(struct session *d, struct dthread *t, const struct resolve
 }
 
 /*
- * The sample's chain: its kernel call chain, then (--call-graph dwarf)
- * each user frame unwound, after the functions inlined at its address
+ * The sample's chain: its kernel call chain, then (--call-graph) each
+ * user frame (unwind_user()), after the functions inlined at its address
  * (inline.c) with --inline, each a frame of its own; JSON gives every
  * user frame's source line, text with -F srcline.
  */
@@ -284,9 +285,7 @@ static void out_callchain(struct session *d, struct dthread *t, const struct res
 	int i, n = 0, k;
 	unsigned int j;
 
-	if (frames && d->o.callgraph && st->data)
-		n = unwind_sample(d, t, s, r->dd.layout, st->data, st->copied, frames,
-				  SAMPLE_USER_FRAMES);
+	n = unwind_user(d, t, s, r->dd.layout, st, frames, SAMPLE_USER_FRAMES);
 	if (json)
 		fputs(",\"callchain\":[", fp);
 	k = out_kchain(d, t, r);
@@ -712,6 +711,13 @@ static void out_sample(struct session *d, struct dthread *t,
 				st->kchain.status & PERFREGS_KCHAIN_TRUNCATED ? "true" : "false",
 				st->kchain.status & PERFREGS_KCHAIN_UNRELIABLE ? "true" : "false",
 				st->kchain.status & PERFREGS_KCHAIN_NESTED ? "true" : "false");
+		if (st->uchain.ips)
+			fprintf(fp, ",\"uchain\":{\"nr\":%u,\"truncated\":%s,\"fault\":%s,"
+				"\"bad_frame\":%s,\"nested\":%s}", st->uchain.nr,
+				st->uchain.status & PERFREGS_UCHAIN_TRUNCATED ? "true" : "false",
+				st->uchain.status & PERFREGS_UCHAIN_FAULT ? "true" : "false",
+				st->uchain.status & PERFREGS_UCHAIN_BAD_FRAME ? "true" : "false",
+				st->uchain.status & PERFREGS_UCHAIN_NESTED ? "true" : "false");
 		if (has_callchain(d, &r))
 			out_callchain(d, t, &r);
 		fputs("}\n", fp);

@@ -58,8 +58,10 @@
 
 #define REC_MAGIC	"PRFREC\0\0"
 /*
- * 2: several records per ITEM_KREC; 3: simd_mask; 4: kchain_max.  A
- * writer writes format 4 only for a session with kernel call chains,
+ * 2: several records per ITEM_KREC; 3: simd_mask; 4: kchain_max (and,
+ * since ABI minor 3, uchain_max where reserved1 was: a reader of format
+ * 4 before it skips the user chains as a newer module's section).  A
+ * writer writes format 4 only for a session with call chains,
  * else format 3 (rec_create()): a recording without them stays readable
  * by the tools before them.
  */
@@ -158,7 +160,7 @@ struct rec_file_header {
  * as the config of its format (struct rec_file_header has the longest a
  * reader knows, its tail zero when the file's is shorter).  Formats 1
  * and 2 end before simd_mask, format 3 before kchain_max, format 4
- * after reserved1.  Not sizeof(struct rec_file_header): that grows with
+ * after uchain_max.  Not sizeof(struct rec_file_header): that grows with
  * the uapi's config, the format must not.
  */
 #define REC_HEADER_VER0	(offsetof(struct rec_file_header, cfg) + PERFREGS_CONFIG_SIZE_VER0)

@@ -393,12 +393,12 @@ struct recorder *rec_create_fd(int fd, const char *path, const struct perfregs_c
 		      (r->start = lseek(r->fd, 0, SEEK_CUR)) >= 0;
 	pthread_mutex_init(&r->lock, NULL);
 	/*
-	 * Format 4 only with kernel call chains: without them, format 3,
+	 * Format 4 only with call chains: without them, format 3,
 	 * which the tools before them read (rec-format.h).
 	 */
-	r->header_size = cfg->kchain_max ? REC_HEADER_VER2 : REC_HEADER_VER1;
+	r->header_size = cfg->kchain_max || cfg->uchain_max ? REC_HEADER_VER2 : REC_HEADER_VER1;
 	h.header_size = r->header_size;
-	h.version = cfg->kchain_max ? 4 : 3;
+	h.version = cfg->kchain_max || cfg->uchain_max ? 4 : 3;
 	h.abi_major = PERFREGS_ABI_MAJOR;
 	h.abi_minor = PERFREGS_ABI_MINOR;
 	h.page_size = getpagesize();

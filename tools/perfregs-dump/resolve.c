@@ -90,7 +90,8 @@ unsigned int resolve_kchain(struct session *d, struct dthread *t, const struct r
  * A sample's frames, leaf first, the one rule of -f folded, the flame
  * graph, report, convert's perf.data and pprof: a kernel-mode sample's
  * kernel frames (resolve_kchain(): its call chain, or its kernel IP);
- * then, with --call-graph dwarf and a stack, the user frames unwound;
+ * then, with --call-graph, the user frames (unwind_user(): its user
+ * call chain, or those unwound from its stack);
  * if there are none (not asked, no stack, nothing unwound), a user-mode
  * sample's IP.  sym is the sampled IP's name (r->sym, or "" when no
  * writer shows it); r->st the sections sample_fits() found (st->data
@@ -109,9 +110,8 @@ unsigned int resolve_frames(struct session *d, struct dthread *t, const struct r
 	int i, nf = 0;
 
 	n = resolve_kchain(d, t, r, sym, f);
-	if (d->o.callgraph && st && st->data && frames)
-		nf = unwind_sample(d, t, s, r->dd.layout, st->data, st->copied, frames,
-				   SAMPLE_USER_FRAMES);
+	if (st)
+		nf = unwind_user(d, t, s, r->dd.layout, st, frames, SAMPLE_USER_FRAMES);
 	for (i = 0; i < nf; i++)
 		f[n++] = (struct sample_frame){ .ip = frames[i].ip, .lookup = frames[i].lookup,
 						.sym = frames[i].sym, .dso = frames[i].dso,

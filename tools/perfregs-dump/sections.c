@@ -2,7 +2,8 @@
 /*
  * A sample's sections checked against its size, in their order: the
  * registers, the SIMD section, the kernel call chain, the user stack,
- * and the tail of a newer module's sections, skipped.
+ * the user call chain, and the tail of a newer module's sections,
+ * skipped.
  */
 #include <string.h>
 #include "types.h"
@@ -15,29 +16,31 @@
  * known here may be longer than the sections known here: later sections
  * come after the stack, and are skipped (sample_fits()).
  */
-#define SF_KNOWN	((PERFREGS_SF_KCHAIN << 1) - 1)
+#define SF_KNOWN	((PERFREGS_SF_UCHAIN << 1) - 1)
 #define KCHAIN_KNOWN	(PERFREGS_KCHAIN_TRUNCATED | PERFREGS_KCHAIN_UNRELIABLE | \
 			 PERFREGS_KCHAIN_NESTED)
+#define UCHAIN_KNOWN	(PERFREGS_UCHAIN_TRUNCATED | PERFREGS_UCHAIN_FAULT | \
+			 PERFREGS_UCHAIN_BAD_FRAME | PERFREGS_UCHAIN_NESTED)
 
 /*
- * The kernel call chain section at p, of at most avail bytes: within
- * them, and no longer than the kernel makes one?  Into *kc (the status
- * bits this tool knows; the others are a newer module's, ignored), its
- * size into *len.
+ * The call chain section at p (kernel or user: one shape), of at most
+ * avail bytes: within them, and no longer than max, the most the kernel
+ * makes one?  Into *kc (the status bits of known; the others are a
+ * newer module's, ignored), its size into *len.
  */
-static bool kchain_fits(const unsigned char *p, size_t avail, struct sample_kchain *kc,
-			size_t *len)
+static bool chain_fits(const unsigned char *p, size_t avail, uint32_t max, uint32_t known,
+		       struct sample_kchain *kc, size_t *len)
 {
 	struct perfregs_rec_kchain h;
 
 	if (avail < sizeof(h))
 		return false;
 	memcpy(&h, p, sizeof(h));
-	if (h.nr > PERFREGS_MAX_KCHAIN || (avail - sizeof(h)) / 8 < h.nr)
+	if (h.nr > max || (avail - sizeof(h)) / 8 < h.nr)
 		return false;
 	kc->ips = (const uint64_t *)(p + sizeof(h));
 	kc->nr = h.nr;
-	kc->status = h.status & KCHAIN_KNOWN;
+	kc->status = h.status & known;
 	*len = sizeof(h) + 8 * (size_t)h.nr;
 	return true;
 }
@@ -66,7 +69,8 @@ static bool sample_head(const struct perfregs_rec_sample *s, size_t size,
 		*need += len;
 	}
 	if (s->flags & PERFREGS_SF_KCHAIN) {
-		if (!kchain_fits(p + *need, size - *need, &st->kchain, &len))
+		if (!chain_fits(p + *need, size - *need, PERFREGS_MAX_KCHAIN, KCHAIN_KNOWN,
+				&st->kchain, &len))
 			return false;
 		*need += len;
 	}
@@ -103,6 +107,14 @@ bool sample_fits(const struct perfregs_rec_sample *s, size_t size,
 		if (st->copied > stack_len)
 			return false;
 		need += 16 + stack_len;
+	}
+	if (s->flags & PERFREGS_SF_UCHAIN) {
+		size_t len;
+
+		if (!chain_fits(p + need, size - need, PERFREGS_MAX_UCHAIN, UCHAIN_KNOWN,
+				&st->uchain, &len))
+			return false;
+		need += len;
 	}
 	return size == need ||
 	       (size > need && (s->flags & ~SF_KNOWN) && (size - need) % 8 == 0);

@@ -72,7 +72,8 @@ struct sample_simd {
  * decode_record() checked it against the record's size: nr entries at
  * ips, in the record, the interrupted IP first, then return addresses,
  * innermost first.  nr 0: none (no section, or one the kernel left
- * empty: NESTED).
+ * empty: NESTED).  Its user call chain (PERFREGS_SF_UCHAIN, minor 3)
+ * has the same shape: the user IP first; status PERFREGS_UCHAIN_*.
  */
 struct sample_kchain {
 	const uint64_t *ips;		/* in the record; NULL: no section */
@@ -84,7 +85,8 @@ struct sample_kchain {
  * A sample's user stack, as decode_record() found it from the record's
  * size, read once: the output and the hooks take it from here, and read
  * none of the record's size fields again.  So are its SIMD section and
- * its kernel call chain, which lie before the stack.
+ * its kernel call chain, which lie before the stack, and its user call
+ * chain, after it.
  */
 struct sample_stack {
 	const unsigned char *data;	/* in the record; NULL: it has none */
@@ -92,6 +94,7 @@ struct sample_stack {
 	uint64_t copied;		/* of which the kernel could copy */
 	struct sample_simd simd;	/* the sample's SIMD state */
 	struct sample_kchain kchain;	/* its kernel call chain */
+	struct sample_kchain uchain;	/* its user call chain (after the stack) */
 };
 
 /* An executable, keyed by the (dev, ino) the kernel reports per sample. */

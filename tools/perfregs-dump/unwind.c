@@ -402,6 +402,10 @@ void unwind_free(struct session *d)
 }
 
 /* Thread t's frames, SAMPLE_FRAMES_MAX of them; NULL without memory. */
+static void name_frames(struct session *d, const struct perfregs_rec_sample *s,
+			const struct task_maps *tm, struct frame *frames, unsigned int from,
+			unsigned int n);
+
 struct frame *unwind_frames(struct dthread *t)
 {
 	if (!t->frames)
@@ -420,7 +424,7 @@ int unwind_sample(struct session *d, struct dthread *t,
 		.d = d, .t = t, .s = s, .layout = layout, .stack = stack,
 		.stack_len = stack_len, .frames = frames, .max = max,
 	};
-	unsigned int i, k = 0;
+	unsigned int k = 0;
 	struct unwinder *uw;
 	bool shared;
 	Dwfl *dwfl;
@@ -472,16 +476,30 @@ unwound:
 	c.n = uw->ctx.n;
 	if (shared)
 		pthread_mutex_unlock(&shared_lock);
+	name_frames(d, s, c.tm, frames, 0, c.n);
+	return c.n;
+}
 
-	for (i = 0; i < c.n; i++) {
+/*
+ * frames[from..n) named, each by the mapping of tm its lookup address is
+ * in (the symbols every process that maps the file shares), or by the
+ * perf map of its JIT code (jitmap.c).
+ */
+static void name_frames(struct session *d, const struct perfregs_rec_sample *s,
+			const struct task_maps *tm, struct frame *frames, unsigned int from,
+			unsigned int n)
+{
+	unsigned int i;
+
+	for (i = from; i < n; i++) {
 		unsigned int j;
 		size_t len;
 
 		frames[i].sym[0] = frames[i].dso[0] = 0;
 		frames[i].demangled = false;
 		frames[i].map = NULL;
-		for (j = 0; j < c.tm->n; j++) {
-			struct mapping *m = &c.tm->m[j];
+		for (j = 0; j < tm->n; j++) {
+			struct mapping *m = &tm->m[j];
 
 			if (frames[i].lookup < m->start || frames[i].lookup >= m->end)
 				continue;
@@ -501,13 +519,100 @@ unwound:
 			frames[i].dso[len] = 0;
 			break;
 		}
-		if (j == c.tm->n) {	/* in no file: JIT code, its perf map's (jitmap.c) */
+		if (j == tm->n) {	/* in no file: JIT code, its perf map's (jitmap.c) */
 			const char *dso = NULL;
 
-			if (!jitmap_symbol(&d->m, c.tm->pid, s->time, frames[i].lookup, frames[i].ip,
+			if (!jitmap_symbol(&d->m, tm->pid, s->time, frames[i].lookup, frames[i].ip,
 					   frames[i].sym, sizeof(frames[i].sym), &dso) && dso)
 				snprintf(frames[i].dso, sizeof(frames[i].dso), "%s", dso);
 		}
 	}
-	return c.n;
+}
+
+/*
+ * The leaf's frames unwound by CFI before the user call chain takes
+ * over: an i386 system call goes through two frames without a frame
+ * pointer of their own (the vDSO's __kernel_vsyscall and libc's
+ * wrapper) before its caller's.
+ */
+#define LEAF_CFI_FRAMES	4
+
+/*
+ * Where the CFI frames f[1..n) meet the chain's entries 1..: the first
+ * CFI frame i whose return address the chain also has, at *j; 0: none.
+ */
+static unsigned int chain_meets(const struct frame *f, unsigned int n,
+				const struct sample_kchain *uc, unsigned int *j)
+{
+	unsigned int i, k;
+
+	for (i = 1; i < n; i++)
+		for (k = 1; k < uc->nr && k <= LEAF_CFI_FRAMES; k++)
+			if (f[i].ip == uc->ips[k]) {
+				*j = k;
+				return i;
+			}
+	return 0;
+}
+
+/*
+ * The frames of a sample's user call chain (PERFREGS_SF_UCHAIN): its
+ * IP, then the return addresses the frame pointers led the kernel to.
+ * A leaf that keeps no frame pointer (libc's system call wrappers), or
+ * a sample in a prologue or epilogue, leaves the frame pointer at its
+ * caller's frame, so the chain's second entry is the caller's caller:
+ * with a stack, the leaf's frames are unwound first by their CFI, up to
+ * where they meet the chain (or, if they never do, the leaf's caller is
+ * kept when the chain lacks it), and the chain goes on from there.
+ * (perf record -g of main > ra > rb > read(): every kernel-mode sample's
+ * user chain lacked rb.)
+ */
+static int unwind_fp_chain(struct session *d, struct dthread *t,
+			   const struct perfregs_rec_sample *s, enum layout layout,
+			   const struct sample_stack *st, struct frame *frames, unsigned int max)
+{
+	const struct sample_kchain *uc = &st->uchain;
+	const struct task_maps *tm;
+	unsigned int i, j = 1, n = 0, named;
+
+	if (!uc->nr || layout == LAYOUT_NONE || !max)
+		return 0;
+	if (st->data && max > LEAF_CFI_FRAMES) {
+		n = (unsigned int)unwind_sample(d, t, s, layout, st->data, st->copied, frames,
+						LEAF_CFI_FRAMES);
+		i = chain_meets(frames, n, uc, &j);
+		if (i)
+			n = i;		/* the CFI's frames up to the chain's */
+		else if (n >= 2 && uc->nr >= 2 && frames[1].ip != uc->ips[1])
+			n = 2;		/* the leaf's caller, which the chain lacks */
+		else if (n)
+			n = 1;
+	}
+	if (!n)
+		frames[n++] = (struct frame){ .ip = uc->ips[0], .lookup = uc->ips[0] };
+	named = st->data ? n : 0;
+	for (i = j; i < uc->nr && n < max; i++)
+		frames[n++] = (struct frame){ .ip = uc->ips[i],
+					      /* a return address: look up the call */
+					      .lookup = uc->ips[i] ? uc->ips[i] - 1 : 0 };
+	tm = maps_for_sample(&d->m, s);
+	if (tm)
+		name_frames(d, s, tm, frames, named, n);
+	else
+		for (i = named; i < n; i++)
+			frames[i].sym[0] = frames[i].dso[0] = 0;
+	return (int)n;
+}
+
+int unwind_user(struct session *d, struct dthread *t, const struct perfregs_rec_sample *s,
+		enum layout layout, const struct sample_stack *st, struct frame *frames,
+		unsigned int max)
+{
+	if (!frames || !d->o.callgraph)
+		return 0;
+	if (st->uchain.ips)
+		return unwind_fp_chain(d, t, s, layout, st, frames, max);
+	if (st->data)
+		return unwind_sample(d, t, s, layout, st->data, st->copied, frames, max);
+	return 0;
 }

@@ -11,6 +11,16 @@ int unwind_sample(struct session *d, struct dthread *t,
 		  const unsigned char *stack, uint64_t stack_len, struct frame *frames,
 		  unsigned int max);
 
+/*
+ * A sample's user frames, leaf first, with --call-graph (d->o.callgraph):
+ * its user call chain's (--call-graph fp), the leaf unwound by its CFI
+ * from the stack first, or those unwound from its stack (dwarf); 0
+ * without either.  At most max.
+ */
+int unwind_user(struct session *d, struct dthread *t, const struct perfregs_rec_sample *s,
+		enum layout layout, const struct sample_stack *st, struct frame *frames,
+		unsigned int max);
+
 /* A frame of a sample as every output takes it (resolve_frames()). */
 struct sample_frame {
 	uint64_t ip;		/* as found: the IP, or a return address */

@@ -39,10 +39,17 @@ enum {
 	  "$PERFREGS_BUILDID_DIR/HEX and /usr/lib/debug)", 0 }
 
 const struct opt decode_symbol_opts[] = {
-	{ K_CALLGRAPH, 0, "call-graph", ARG_REQUIRED, "dwarf[,SIZE]",
-	  "unwind each sample's user stack with DWARF CFI\n"
-	  "from SIZE bytes of it (default 8192)", 0 },
-	{ K_CG_G, 'g', NULL, ARG_NONE, NULL, "--call-graph dwarf", 0 },
+	{ K_CALLGRAPH, 0, "call-graph", ARG_REQUIRED, "fp[,N]|dwarf[,SIZE]",
+	  "fp: walk each sample's user stack through its\n"
+	  "frame pointers as it is taken (N frames at most,\n"
+	  "default 127), with its kernel call chain; the\n"
+	  "leaf's own frame is unwound with DWARF CFI from\n"
+	  "the top 512 bytes of the stack.  dwarf: unwind\n"
+	  "each sample's user stack with DWARF CFI from SIZE\n"
+	  "bytes of it (default 8192)", 0 },
+	{ K_CG_G, 'g', NULL, ARG_NONE, NULL,
+	  "--call-graph fp, as perf record -g (decoding a\n"
+	  "recording: show the chains it has)", 0 },
 	{ K_NO_CALLGRAPH, 0, "no-call-graph", ARG_NONE, NULL,
 	  "do not unwind a recording's stacks (script and\n"
 	  "convert unwind them by default, as perf does)", 0 },
@@ -131,19 +138,47 @@ void decode_opts_init(struct decode_opts *d, struct sample_opts *s)
 	d->s = s;
 }
 
+/*
+ * --call-graph fp[,N]: the module walks the frame pointers, N deep; the
+ * top of the stack is copied for the leaf's CFI, and the kernel call
+ * chain is walked too where the session may see the kernel (live.c).
+ */
+static int parse_callgraph_fp(const char *arg, struct decode_opts *d)
+{
+	uint64_t v = PERFREGS_MAX_UCHAIN;
+
+	if (arg[2] == ',' && (parse_u64(arg + 3, &v) || !v || v > PERFREGS_MAX_UCHAIN)) {
+		fprintf(stderr, "perfregs-dump: --call-graph fp,N takes 1 to %u frames, "
+			"not '%s'\n", PERFREGS_MAX_UCHAIN, arg + 3);
+		return EXIT_USAGE;
+	}
+	d->s->cfg.uchain_max = (uint32_t)v;
+	d->s->cfg.stack_bytes = FP_LEAF_STACK;
+	d->s->fp_kchain = true;
+	d->o.callgraph = true;
+	d->no_callgraph = false;
+	if (arg[2] == ',' && !d->s->sampling_opt)	/* how deep: sampling */
+		d->s->sampling_opt = "--call-graph fp,N";
+	return GO_ON;
+}
+
 /* --call-graph dwarf[,SIZE]: unwind, and copy SIZE bytes of stack */
 static int parse_callgraph(const char *arg, struct decode_opts *d)
 {
 	const char *size = NULL;
 	uint64_t v = 8192;
 
+	if (!strcmp(arg, "fp") || !strncmp(arg, "fp,", 3))
+		return parse_callgraph_fp(arg, d);
 	if (!strncmp(arg, "dwarf,", 6))
 		size = arg + 6;
 	else if (strcmp(arg, "dwarf")) {
-		fprintf(stderr, "perfregs-dump: --call-graph takes dwarf[,SIZE], not '%s'\n",
-			arg);
+		fprintf(stderr, "perfregs-dump: --call-graph takes fp[,N] or dwarf[,SIZE], "
+			"not '%s'\n", arg);
 		return EXIT_USAGE;
 	}
+	d->s->cfg.uchain_max = 0;	/* the last one wins */
+	d->s->fp_kchain = false;
 	if (size && (parse_u64(size, &v) || !v || v % 8 || v > PERFREGS_MAX_STACK_BYTES)) {
 		fprintf(stderr, "perfregs-dump: --call-graph dwarf,SIZE wants a multiple "
 			"of 8 up to %u\n", PERFREGS_MAX_STACK_BYTES);
@@ -183,7 +218,7 @@ int decode_opt(void *state, const struct opt *o, const char *as_typed, const cha
 
 	switch (o->key) {
 	case K_CG_G:
-		return parse_callgraph("dwarf", d);
+		return parse_callgraph("fp", d);
 	case K_CALLGRAPH:
 		return parse_callgraph(arg, d);
 	case K_F_PID: case K_F_TID: case K_F_COMM: case K_F_CPU: case K_F_TIME:

@@ -126,11 +126,15 @@ const char *witness_hint(int err, const struct perfregs_config *cfg, char *buf, 
 /* -v: the session as configured (live) or as recorded (-i). */
 void verbose_session(const struct perfregs_config *cfg, const char *event)
 {
-	char simd[64], kchain[64] = "";
+	char simd[64], kchain[128] = "";
+	int n = 0;
 
 	if (cfg->kchain_max)
-		snprintf(kchain, sizeof(kchain), ", kernel call chains of %u entries at most",
-			 cfg->kchain_max);
+		n = snprintf(kchain, sizeof(kchain), ", kernel call chains of %u entries at most",
+			     cfg->kchain_max);
+	if (cfg->uchain_max && n >= 0 && (size_t)n < sizeof(kchain))
+		snprintf(kchain + n, sizeof(kchain) - n,
+			 ", frame-pointer user chains of %u entries at most", cfg->uchain_max);
 	fprintf(stderr, "perfregs-dump: session: event %s, %s %" PRIu64 "%s, iregs 0x%" PRIx64
 		", uregs 0x%" PRIx64 " (64-bit) 0x%" PRIx64 " (32-bit), SIMD %s, user stack %u "
 		"bytes, %u pages per CPU%s%s%s%s\n", event,

@@ -156,6 +156,10 @@ static int live_prepare(struct live_args *o, struct live *lv)
 		fprintf(stderr, "perfregs-dump: --nmi-unknown goes with -e nmi\n");
 		return EXIT_USAGE;
 	}
+	/* -g's kernel chains, as perf record -g's: where the kernel is sampled */
+	if (o->s->fp_kchain && !o->s->kchain_set &&
+	    !(o->s->cfg.flags & PERFREGS_CF_EXCLUDE_KERNEL))
+		o->s->cfg.kchain_max = o->s->cfg.uchain_max;
 	if (o->s->cfg.kchain_max && (o->s->cfg.flags & PERFREGS_CF_EXCLUDE_KERNEL)) {
 		fprintf(stderr, "perfregs-dump: --kernel-callchain walks the kernel's stack of "
 			"kernel-mode samples, and %s:u samples user mode only: drop one\n",
@@ -292,12 +296,13 @@ static bool user_only_fallback(const struct live_args *o, struct live *lv,
 
 	if (!run->r.witness_errno || (ret != -EACCES && ret != -EPERM) || o->s->mode_set ||
 	    (cfg->flags & (PERFREGS_CF_EXCLUDE_KERNEL | PERFREGS_CF_EXCLUDE_USER)) ||
-	    cfg->kchain_max)	/* asked for kernel chains: no fallback without them */
+	    (cfg->kchain_max && o->s->kchain_set))	/* asked for kernel chains by name */
 		return false;
 	read_line("/proc/sys/kernel/perf_event_paranoid", paranoid, sizeof(paranoid));
 	if (atoi(paranoid) <= 1 || lockdown_confidentiality())
 		return false;
 	cfg->flags |= PERFREGS_CF_EXCLUDE_KERNEL;
+	cfg->kchain_max = 0;	/* -g's: user chains only, as perf's fallback */
 	if (!lv->d.o.quiet)
 		fprintf(stderr, "perfregs-dump: kernel.perf_event_paranoid is %s: sampling "
 			"user mode only (%s:u), as perf record falls back; CAP_PERFMON or a "
@@ -359,6 +364,12 @@ static int module_fit(struct live_args *o, struct live *lv, const struct prf_rea
 	}
 	if (cfg->kchain_max && v->minor < 2) {
 		kchain_refused(v->minor);
+		return EXIT_SETUP;
+	}
+	if (cfg->uchain_max && v->minor < 3) {
+		fprintf(stderr, "perfregs-dump: this perfregs module (ABI minor %u) has no "
+			"frame-pointer call chains: load a newer one, or use --call-graph "
+			"dwarf\n", v->minor);
 		return EXIT_SETUP;
 	}
 	if (o->s->simd_all) {

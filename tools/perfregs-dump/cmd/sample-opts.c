@@ -467,6 +467,7 @@ static int parse_amount(const char *arg, int key, struct sample_opts *s)
 			return EXIT_USAGE;
 		}
 		s->cfg.kchain_max = (uint32_t)v;
+		s->kchain_set = true;
 		break;
 	case K_STACK:
 		if (parse_u64(arg, &v) || v % 8 || v > PERFREGS_MAX_STACK_BYTES) {
@@ -550,6 +551,7 @@ int sample_opt(void *state, const struct opt *o, const char *as_typed, const cha
 		return parse_amount(arg, o->key, s);
 	case K_NO_KCHAIN:
 		s->cfg.kchain_max = 0;
+		s->kchain_set = true;
 		break;
 	case K_NMI_UNKNOWN:
 		s->cfg.flags |= PERFREGS_CF_NMI_UNKNOWN;

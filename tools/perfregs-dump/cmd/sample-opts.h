@@ -24,9 +24,18 @@ struct sample_opts {
 	bool simd_all;			/* --simd all: what the module offers */
 	bool period_set;		/* -c or --freq given: -e keeps it */
 	bool freq_is_F;			/* -F is --freq in this command */
+	bool kchain_set;		/* --kernel-callchain or --no-kernel-callchain given */
+	bool fp_kchain;			/* --call-graph fp: kernel chains too, if allowed */
 	const char *sampling_opt;	/* the first option that only sets up sampling */
 	char sampling_buf[64];		/* its name, when made here */
 };
+
+/*
+ * The user stack --call-graph fp copies for the leaf's CFI: the words
+ * from the SP up to the leaf's return address (a system call wrapper
+ * has none, a small leaf a few), and a frameless leaf's locals.
+ */
+#define FP_LEAF_STACK	512
 
 /* What the tables give the handler: sample_opt(). */
 extern const struct opt sample_opts_F[];	/* -F is --freq (record, none) */
