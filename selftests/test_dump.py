@@ -787,7 +787,9 @@ def run_pre_exec(spin):
     rec = os.path.join(d, "pre.prf")
     why, said = [], []
     for how in ("live", "recorded"):
-        cmd = [os.path.abspath(TOOL), "-q", "-g", "-e", "page-faults:u", "-c", "1"]
+        # DWARF: the tool's own code keeps no frame pointers (-g's walk)
+        cmd = [os.path.abspath(TOOL), "-q", "--call-graph", "dwarf", "-e", "page-faults:u",
+               "-c", "1"]
         cmd += ["-f", "json"] if how == "live" else ["-o", rec]
         # bounded, watched, and read line by line from a file
         out = os.path.join(d, f"{how}.json")

@@ -10,6 +10,10 @@
 #   $(ST_DIR)/entry_race_64, _32  entry_race.c: every way into the kernel
 #   $(ST_DIR)/xmagic_64, _32  xmagic.c: vector registers, selectors, bases
 #   $(ST_DIR)/readzero_64, _32  readzero.c: read() of /dev/zero, kernel chains
+#   $(ST_DIR)/fpchain_64, _32  fpchain.c: main > fp_a > fp_b > fp_c with frame
+#                         pointers, fp user chains (test_fpchain.py)
+#   $(ST_DIR)/mixed_fp_64  mixed_fp.c, -m64 -no-pie: a 32-bit frame chain in
+#                         mixed mode
 #
 # ST_WORKLOADS lists the ones this compiler can build.  As CAN_BUILD_I386
 # in the kernel's selftests/x86, a -m32 or -mx32 build is probed first
@@ -39,14 +43,15 @@ WL_CAN_I386	:= $(call wl_can_build,-m32)
 WL_CAN_X32	:= $(call wl_can_build,-mx32)
 
 ST_WORKLOADS	:= $(ST_DIR)/magic_64 $(ST_DIR)/mixed_64 $(ST_DIR)/chain_64 \
-		   $(ST_DIR)/entry_race_64 $(ST_DIR)/xmagic_64 $(ST_DIR)/readzero_64
+		   $(ST_DIR)/entry_race_64 $(ST_DIR)/xmagic_64 $(ST_DIR)/readzero_64 \
+		   $(ST_DIR)/fpchain_64 $(ST_DIR)/mixed_fp_64
 WL_SKIPPED	:=
 ifeq ($(WL_CAN_I386),y)
 ST_WORKLOADS	+= $(ST_DIR)/magic_32 $(ST_DIR)/chain_32 $(ST_DIR)/entry_race_32 \
-		   $(ST_DIR)/xmagic_32 $(ST_DIR)/readzero_32
+		   $(ST_DIR)/xmagic_32 $(ST_DIR)/readzero_32 $(ST_DIR)/fpchain_32
 else
 WL_SKIPPED	+= $(ST_DIR)/magic_32 $(ST_DIR)/chain_32 $(ST_DIR)/entry_race_32 \
-		   $(ST_DIR)/xmagic_32 $(ST_DIR)/readzero_32
+		   $(ST_DIR)/xmagic_32 $(ST_DIR)/readzero_32 $(ST_DIR)/fpchain_32
 endif
 ifeq ($(WL_CAN_X32),y)
 ST_WORKLOADS	+= $(ST_DIR)/magic_x32 $(ST_DIR)/chain_x32
@@ -104,6 +109,26 @@ $(ST_DIR)/readzero_32: selftests/readzero.c $(WL_DEPS)
 $(ST_DIR)/mixed_64: selftests/mixed.c $(WL_DEPS)
 	@mkdir -p $(@D)
 	$(CC) -m64 $(WL_CFLAGS) -no-pie -o $@ $<
+
+# Frame-pointer user chains (test_fpchain.py): the WL_CFLAGS with the
+# frame pointer kept in every function, leaves included.
+FP_CFLAGS	:= $(WL_CFLAGS) -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer
+$(ST_DIR)/fpchain_64: selftests/fpchain.c $(WL_DEPS)
+	@mkdir -p $(@D)
+	$(CC) -m64 $(FP_CFLAGS) -o $@ $<
+
+$(ST_DIR)/mixed_fp_64: selftests/mixed_fp.c $(WL_DEPS)
+	@mkdir -p $(@D)
+	$(CC) -m64 $(WL_CFLAGS) -no-pie -o $@ $<
+
+ifeq ($(WL_CAN_I386),y)
+$(ST_DIR)/fpchain_32: selftests/fpchain.c $(WL_DEPS)
+	@mkdir -p $(@D)
+	$(CC) -m32 $(FP_CFLAGS) -o $@ $<
+else
+$(ST_DIR)/fpchain_32:
+	@echo "workloads: $(CC) cannot build -m32 static programs (install gcc-multilib)" >&2; exit 1
+endif
 
 ifeq ($(WL_CAN_I386),y)
 $(ST_DIR)/magic_32: selftests/magic.c $(WL_DEPS)
