@@ -55,7 +55,9 @@ fp_hostile_N: fpchain_N hostile SECS (bp pointing at itself, into the
   unmapped page, at a misaligned self-pointing word; a kind each 100 ms):
   the run ends in time and perfregs-dump exits 0; at least MIN_SAMPLES
   samples in the corrupt spin, at least KIND_MIN of each kind (told by
-  the sample's user bp); no sample's user chain longer than HANDFUL
+  the sample's user bp), of which at least FULL% say how the walk ended
+  (the JSON's uchain: bad_frame for the self, kernel and misaligned
+  kinds, fault for the unmapped one); no sample's user chain longer than HANDFUL
   frames (perf's chains of the self and misaligned kinds are 127 frames
   deep, its limit: on the host 462 of 963 -m64 samples, 497 of 998
   -m32); the kernel log (/dev/kmsg from before the run to after it) has
@@ -101,6 +103,10 @@ KIND_MIN = 5		# 2 s: 5 windows of 100 ms of each kind
 KERNEL_MIN = 0xffff800000000000
 WANT = ["fp_c", "fp_b", "fp_a", "main"]
 KINDS = ("self", "kernel", "unmapped", "misaligned")
+# the status bit each kind must end with (6.12, 2026-12-07: every sample
+# of each kind, 391 to 475 of them, -m64 and -m32)
+KIND_STATUS = {"self": "bad_frame", "kernel": "bad_frame", "unmapped": "fault",
+               "misaligned": "bad_frame"}
 KEEP = os.environ.get("PERFREGS_FPCHAIN_KEEP")
 results = []
 TMP = None
@@ -454,6 +460,10 @@ def hostile(abi, wl, name):
     ok = measure(f"fp_hostile_{abi}_longest_chain", longest, "<=", HANDFUL) and ok
     for k in KINDS:
         ok = measure(f"fp_hostile_{abi}_{k}", len(per_kind[k]), ">=", KIND_MIN) and ok
+        # how the module says the walk ended (struct perfregs_rec_uchain)
+        said = sum(1 for x in per_kind[k] if KIND_STATUS[k] in x.ustat)
+        ok = measure(f"fp_hostile_{abi}_{k}_{KIND_STATUS[k]}_pct",
+                     100.0 * said / max(len(per_kind[k]), 1), ">=", FULL) and ok
     kinds = "; ".join(
         f"{k} {len(v)} (chain lengths {sorted({len(s.uchain) for s in v})}, "
         f"status {statuses(v)})" for k, v in per_kind.items())
