@@ -1,6 +1,7 @@
 # shellcheck shell=bash
 # Host tests, part of tests/host_tests.sh (which sets B, T, SECS,
-# I386_SKIP and m32_part, and runs the parts in order): debuginfod.  A
+# I386_SKIP and m32_part, and runs the parts in order): debuginfod, and
+# the local search for debug files that stands in for libdwfl's.  A
 # real server (Debian's debuginfod, started here on a free local port)
 # serves the debug file of a stripped workload; the decoder asks it only
 # with --debuginfod, says once that a server cannot be reached, and the
@@ -266,6 +267,51 @@ if [ "$di_rc" = 1 ] && grep -q "a live run never waits on a server" <<< "$di_out
 	echo "ok - debuginfod: a live run refuses --debuginfod"
 else
 	echo "not ok - debuginfod: a live run with --debuginfod: exit $di_rc, '$di_out'"
+fi
+
+# With no server to ask, no debuginfod client either: libdwfl's standard
+# search would dlopen libdebuginfod (and libcurl with 30 more libraries,
+# 8 MiB of RSS) for every stripped file.  Its local search stays: a
+# .gnu_debuglink file under the debug path (--symfs's here) is taken when
+# its build-id is the file's, and one of another build-id is not.
+what="debug files: a stripped file's .gnu_debuglink file under --symfs/usr/lib/debug names it, one of another build-id does not, and libdebuginfod is never loaded"
+dl="$T/dlink"
+rm -rf "$dl"
+if mkdir -p "$dl/root$dl" "$dl/root/usr/lib/debug$dl" &&
+   cc -O1 -g -fPIE -pie -o "$dl/wl" tests/dbg_target.c &&
+   objcopy --only-keep-debug "$dl/wl" "$dl/wl.debug" && strip -s "$dl/wl" &&
+   objcopy --add-gnu-debuglink="$dl/wl.debug" "$dl/wl" &&
+   cc -O2 -g -o "$dl/other" tests/dbg_target.c; then
+	mkfifo "$dl/in"
+	"$dl/wl" < "$dl/in" > "$dl/out" &
+	dl_w=$!
+	exec 8> "$dl/in"
+	for _ in $(seq 100); do
+		read -r dl_sc _ < "/proc/$dl_w/syscall"
+		[ "$dl_sc" = 0 ] && break	# in read()
+		sleep 0.05
+	done
+	"$B/mkmaps" "$dl/at.prf" "$dl_w" "$(head -1 "$dl/out")" 1 > /dev/null
+	exec 8>&-
+	wait "$dl_w"
+	cp "$dl/wl" "$dl/root$dl/wl"
+	dl_dec() {	# the chain with the debug file at its debuglink place
+		env -u DEBUGINFOD_URLS LD_DEBUG=files "$B/perfregs-dump" script -q -i "$dl/at.prf" \
+			--symfs "$dl/root" -F sym 2> "$dl/ld.txt"
+	}
+	cp "$dl/wl.debug" "$dl/root/usr/lib/debug$dl/wl.debug"
+	dl_good=$(dl_dec)
+	objcopy --only-keep-debug "$dl/other" "$dl/root/usr/lib/debug$dl/wl.debug"
+	dl_bad=$(dl_dec)	# none found: where libdwfl would ask its client
+	dl_libs=$(grep -cE "file=lib(debuginfod|curl)" "$dl/ld.txt")
+	if grep -q "wait_line" <<< "$dl_good" && ! grep -q "wait_line" <<< "$dl_bad" &&
+	   [ "$dl_libs" = 0 ]; then
+		echo "ok - $what"
+	else
+		echo "not ok - $what: $dl_libs libraries of debuginfod loaded; with the file: $(tr '\n' ' ' <<< "$dl_good" | head -c 300); another's: $(tr '\n' ' ' <<< "$dl_bad" | head -c 300)"
+	fi
+else
+	echo "not ok - $what: the stripped program and its debug file could not be made"
 fi
 di_stop
 # shellcheck disable=SC2064 # the previous trap, as it was

@@ -23,6 +23,11 @@ int debuginfo_find(Dwfl_Module *mod, void **userdata, const char *modname,
 		   GElf_Word debuglink_crc, char **debuginfo_file_name);
 int debuginfo_find_elf(Dwfl_Module *mod, void **userdata, const char *modname,
 		       Dwarf_Addr base, char **file_name, Elf **elfp);
+/*
+ * The debug path the Dwfls' callbacks have (files.c) and the --symfs
+ * root (or NULL), for the search here; NULL: none any more.
+ */
+void debuginfo_local_path(const char *path, const char *symfs);
 /* dwfl_begin(), its debuginfod client (when asked for) held to the deadline */
 Dwfl *debuginfo_dwfl_begin(const Dwfl_Callbacks *cbs);
 

@@ -320,6 +320,7 @@ char **dwfl_debuginfo_path_locked(struct machine *mach)
 		else
 			snprintf(buf, sizeof(buf), "-/usr/lib/debug");
 		mach->debuginfo_path = strdup(buf);
+		debuginfo_local_path(mach->debuginfo_path, mach->symfs);
 	}
 	return &mach->debuginfo_path;
 }
@@ -341,6 +342,7 @@ void files_free(struct machine *mach)
 	debuginfo_server_end(mach);
 	while (mach->nheld)
 		close(mach->held[--mach->nheld].fd);
+	debuginfo_local_path(NULL, NULL);
 	free(mach->debuginfo_path);
 	mach->debuginfo_path = NULL;
 }
