@@ -467,6 +467,21 @@ void prf_ring_write_stack(struct prf_handle *h, unsigned long start,
 }
 
 /**
+ * prf_ring_zero_rest() - zero what is left of a reservation
+ * @h: the reservation, written up to h->offset
+ *
+ * For a writer that found its reservation not what it planned (a bug):
+ * no stale byte of the ring reaches the reader.
+ *
+ * Context: a writer, any context (NMI too).
+ */
+void prf_ring_zero_rest(struct prf_handle *h)
+{
+	prf_ring_zero(h->rb, h->offset, h->end - h->offset);
+	h->offset = h->end;
+}
+
+/**
  * prf_ring_emit_lost() - a LOST record for what was dropped since the last
  * @rb: the ring
  * @extra: bytes that must stay free after it

@@ -96,6 +96,7 @@ void prf_ring_lost(struct prf_ring *rb, enum perfregs_lost_cause cause);
 void prf_ring_write(struct prf_handle *h, const void *src, size_t len);
 void prf_ring_write_stack(struct prf_handle *h, unsigned long start,
 			  const void __user *src, u64 len, u32 tail);
+void prf_ring_zero_rest(struct prf_handle *h);
 void prf_ring_kmsan_check(const struct prf_handle *h, unsigned long start);
 void prf_ring_make_room(struct prf_ring *rb, unsigned long head);
 void prf_ring_emit_lost(struct prf_ring *rb, u32 extra, bool nested);

@@ -756,9 +756,13 @@ static __always_inline void prf_sample_write(const struct prf_session *s,
 		prf_ring_write_stack(h, start,
 				     (const void __user *)ctx->uregs->sp,
 				     plan->stack_size, plan->uchain_size);
-	/* (after a reservation prf_ring_write_stack() found wrong: none) */
-	if (plan->uchain_size && h->end - h->offset == plan->uchain_size)
-		prf_uchain_write(h, ch);
+	if (plan->uchain_size) {
+		/* the rest is the section, unless the reservation went wrong */
+		if (!WARN_ON_ONCE(h->end - h->offset != plan->uchain_size))
+			prf_uchain_write(h, ch);
+		else if (h->end > h->offset)	/* no stale byte out */
+			prf_ring_zero_rest(h);
+	}
 	prf_ring_check_written(h, start);
 
 	/*
