@@ -12,7 +12,9 @@
  * through the frame pointers, as the module walks it (module/uchain.c:
  * 8-byte slots, 4-byte ones for 32-bit code; ended by a zero, an
  * unreadable frame, or one not above the last), N entries at most; STACK
- * may then be 0: no stack.
+ * may then be 0: no stack.  $MKSNAP_UREGS=MASK keeps only those user
+ * registers (perf's numbering); $MKSNAP_FP_NESTED makes each chain the
+ * empty one of a sample nested too deep (status NESTED).
  *
  * usage: [MKSNAP_FP=N] mksnap FILE STACK PID...
  */
@@ -37,7 +39,7 @@
 
 /* user_regs_struct in perfregs' order, and which of them a frame has */
 static unsigned int regs_of(const struct user_regs_struct *u, bool is32, uint64_t *v,
-			    __u64 *mask)
+			    __u64 *mask, __u64 only)
 {
 	const uint64_t all[PERFREGS_REG_MAX] = {
 		[PERFREGS_REG_AX] = u->rax, [PERFREGS_REG_BX] = u->rbx,
@@ -57,6 +59,7 @@ static unsigned int regs_of(const struct user_regs_struct *u, bool is32, uint64_
 	*mask = (R(SS) << 1) - 1;	/* ax .. ss */
 	if (!is32)
 		*mask |= PERFREGS_MASK_64 & ~PERFREGS_MASK_32;
+	*mask &= only;
 	for (r = 0; r < PERFREGS_REG_MAX; r++)
 		if (*mask & (1ULL << r))
 			v[n++] = all[r];
@@ -133,7 +136,8 @@ int main(int argc, char **argv)
 	uint64_t lostv[PERFREGS_LOST_MAX] = { 0 };
 	struct perfregs_config cfg;
 	struct recorder *r;
-	const char *fpv = getenv("MKSNAP_FP");
+	const char *fpv = getenv("MKSNAP_FP"), *um = getenv("MKSNAP_UREGS");
+	__u64 uregs_only = um ? strtoull(um, NULL, 0) : ~0ULL;
 	uint32_t fp_max = fpv ? (uint32_t)strtoul(fpv, NULL, 0) : 0;
 	size_t stack;
 	int i, n = 0;
@@ -203,9 +207,9 @@ int main(int argc, char **argv)
 			s->image_ino = st.st_ino;
 		}
 		v = (uint64_t *)s->regs;
-		k = regs_of(&u, is32, v, &s->iregs_mask);
+		k = regs_of(&u, is32, v, &s->iregs_mask, ~0ULL);
 		v += k;
-		k = regs_of(&u, is32, v, &s->uregs_mask);
+		k = regs_of(&u, is32, v, &s->uregs_mask, uregs_only);
 		v += k;
 		if (stack) {
 			*v++ = stack;
@@ -218,6 +222,10 @@ int main(int argc, char **argv)
 			struct perfregs_rec_uchain *uc = (struct perfregs_rec_uchain *)v;
 
 			uc->nr = fp_walk(pid, &u, is32, (uint64_t *)uc->ips, fp_max, &uc->status);
+			if (getenv("MKSNAP_FP_NESTED")) {	/* as the module nested too deep */
+				uc->nr = 0;
+				uc->status = PERFREGS_UCHAIN_NESTED;
+			}
 			v = (uint64_t *)(uc->ips + uc->nr);
 		}
 		s->header.size = (uint32_t)((char *)v - (char *)s);

@@ -18,6 +18,13 @@ uchain_N: with the stack, script -f json -g's user frames are, from the
   fp_b, fp_a, main; -f folded has main;fp_a;fp_b;fp_c in that order.
 uchain_N_nostack: without it, the same chain lacks fp_c and has fp_b
   after the read path (what the leaf's CFI adds is not in the chain).
+uchain_N_nocfi: a sample without its user SP (mksnap's
+  MKSNAP_UREGS), whose leaf nothing can unwind: each frame of the chain
+  still names its file, and the first four their functions (the leaf's
+  too; libc's start of an i386 program has no symbol there).
+uchain_N_nested: a sample whose chain the module could not walk
+  (NESTED, no entry) is unwound from its stack by CFI alone: the read
+  path, fp_c, fp_b, fp_a, main.
 uchain_N_perf: through convert, perf script of the perf.data names
   fp_c, fp_b, fp_a and main in that order (skipped without perf).
 uchain_hostile: a chain section whose nr is past PERFREGS_MAX_UCHAIN,
@@ -49,13 +56,17 @@ def bare(sym):
     return re.sub(r"\+0x[0-9a-f]+$", "", sym or "")
 
 
-def snapshot(prog, stack, out):
+def snapshot(prog, stack, out, uregs=None, nested=False):
     """prog stopped in its read(), as a sample with a frame-pointer chain"""
     proc = subprocess.Popen([prog], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
     try:
         proc.stdout.readline()		# "ready": in fp_c, about to read
         time.sleep(0.2)			# blocked in read() now
         env = dict(os.environ, MKSNAP_FP="127")
+        if uregs is not None:
+            env["MKSNAP_UREGS"] = hex(uregs)
+        if nested:
+            env["MKSNAP_FP_NESTED"] = "1"
         return subprocess.run([os.path.join(B, "mksnap"), out, str(stack), str(proc.pid)],
                               env=env, capture_output=True, text=True).returncode == 0
     finally:
@@ -100,6 +111,23 @@ def check(abi, prog):
     report(k0 >= 1 and rest0[:3] == CHAIN[1:] and "fp_c" not in names0,
            f"uchain_{abi}_nostack: without the stack the chain goes from the read path "
            f"to fp_b, as perf's", f"frames {names0}, uchain {uc0}")
+    nest = os.path.join(T, f"uc{abi}_nested.prf")
+    snapshot(prog, 512, nest, nested=True)
+    names2, uc2 = user_frames(nest)
+    k2, rest2 = read_path(names2)
+    report(k2 >= 1 and rest2[:4] == CHAIN and uc2 and uc2["nr"] == 0 and uc2["nested"],
+           f"uchain_{abi}_nested: a chain not walked (NESTED) leaves the stack to CFI",
+           f"frames {names2}, uchain {uc2}")
+    nosp = os.path.join(T, f"uc{abi}_nosp.prf")
+    snapshot(prog, 512, nosp, ~(1 << 7) & ((1 << 24) - 1))	# all but sp (7)
+    p = subprocess.run([TOOL, "script", "-q", "-i", nosp, "-f", "json", "-g"],
+                       capture_output=True, text=True)
+    chain = next((r.get("callchain", []) for r in map(json.loads, p.stdout.splitlines())
+                  if r.get("type") == "sample"), [])
+    report(len(chain) >= 4 and all(f.get("dso") for f in chain) and
+           all(f.get("sym") for f in chain[:4]),
+           f"uchain_{abi}_nocfi: a sample without its SP: every frame of the chain names its "
+           f"file, the leaf and its callers their functions", f"exit {p.returncode}, chain {chain}")
     perf = shutil.which("perf")
     if not perf:
         print(f"ok - uchain_{abi}_perf # SKIP no perf here")
@@ -156,7 +184,7 @@ for abi in ("64", "32"):
     if abi in built:
         check(abi, built[abi])
     else:
-        for t in ("", "_nostack", "_perf"):
+        for t in ("", "_nostack", "_nested", "_nocfi", "_perf"):
             print(f"ok - uchain_32{t} # SKIP gcc -m32 cannot build here (gcc-multilib)")
 hostile(os.path.join(T, "uc64.prf"))
 sys.exit(1 if failed else 0)

@@ -5,7 +5,7 @@
 # by its CFI up to the chain, in script, folded and through convert in
 # perf script; hostile chain sections.
 
-# a frame-pointer program stopped in read(), -m64 and -m32 (tests/uchain_check.py: seven lines)
+# a frame-pointer program stopped in read(), -m64 and -m32 (tests/uchain_check.py: eleven lines)
 if [ -x "$B/mksnap" ]; then
 	/usr/bin/python3 tests/uchain_check.py "$B" "$T"
 else

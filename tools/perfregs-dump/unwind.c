@@ -573,10 +573,13 @@ static int unwind_fp_chain(struct session *d, struct dthread *t,
 {
 	const struct sample_kchain *uc = &st->uchain;
 	const struct task_maps *tm;
-	unsigned int i, j = 1, n = 0, named;
+	unsigned int i, j = 1, n = 0, named = 0;
 
-	if (!uc->nr || layout == LAYOUT_NONE || !max)
+	if (layout == LAYOUT_NONE || !max)
 		return 0;
+	if (!uc->nr)	/* not walked (NESTED): the stack's CFI alone, if any */
+		return st->data ? unwind_sample(d, t, s, layout, st->data, st->copied, frames,
+						max) : 0;
 	if (st->data && max > LEAF_CFI_FRAMES) {
 		n = (unsigned int)unwind_sample(d, t, s, layout, st->data, st->copied, frames,
 						LEAF_CFI_FRAMES);
@@ -587,10 +590,10 @@ static int unwind_fp_chain(struct session *d, struct dthread *t,
 			n = 2;		/* the leaf's caller, which the chain lacks */
 		else if (n)
 			n = 1;
+		named = n;	/* unwind_sample() named them */
 	}
 	if (!n)
 		frames[n++] = (struct frame){ .ip = uc->ips[0], .lookup = uc->ips[0] };
-	named = st->data ? n : 0;
 	for (i = j; i < uc->nr && n < max; i++)
 		frames[n++] = (struct frame){ .ip = uc->ips[i],
 					      /* a return address: look up the call */

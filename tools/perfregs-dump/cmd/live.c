@@ -362,11 +362,11 @@ static int module_fit(struct live_args *o, struct live *lv, const struct prf_rea
 		}
 		cfg->size = PERFREGS_CONFIG_SIZE_VER0;	/* the configuration it knows */
 	}
-	if (cfg->kchain_max && v->minor < 2) {
+	if (cfg->kchain_max && v->minor < 2 && o->s->kchain_set) {
 		kchain_refused(v->minor);
 		return EXIT_SETUP;
 	}
-	if (cfg->uchain_max && v->minor < 3) {
+	if (cfg->uchain_max && v->minor < 3) {	/* -g's kernel chains came with it */
 		fprintf(stderr, "perfregs-dump: this perfregs module (ABI minor %u) has no "
 			"frame-pointer call chains: load a newer one, or use --call-graph "
 			"dwarf\n", v->minor);
