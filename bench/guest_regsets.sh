@@ -24,7 +24,7 @@ echo "cpu_flags_simd=$(grep -m1 '^flags' /proc/cpuinfo | grep -oE '\b(xsave|xsav
 # the workloads run from tmpfs: the guest's root is 9p
 W=/tmp/perfregs-regsets
 mkdir -p $W
-cp $B/bench/work $B/selftests/xmagic_64 $W/ || exit 1
+cp $B/bench/work $B/selftests/xmagic_64 $B/selftests/fpchain_64 $W/ || exit 1
 
 if ! grep -qw function_graph $T/available_tracers 2>/dev/null; then
 	echo "error=no function_graph tracer" >> "$raw"
@@ -80,5 +80,23 @@ ours gp_xmm_ymm "$W/work $ITER" --uregs=$REGS --simd xmm,ymm
 # its initial state), every sample in its user-mode loop
 ours avx_gp "$W/xmagic_64 spin 3" --uregs=$REGS
 ours avx_xmm_ymm "$W/xmagic_64 spin 3" --uregs=$REGS --simd xmm,ymm
+# call chains: -g of each tool (perf: the kernel chain and the user
+# chain through the frame pointers; ours the same, and 256 bytes of
+# stack for the leaf's CFI) on selftests/fpchain.c, main > fp_a > fp_b
+# > fp_c with frame pointers: spinning in fp_c (user-mode samples, a
+# user chain of 5 frames) and in read() of /dev/zero under it (nearly
+# every sample in the kernel: a kernel chain of about 10 frames and the
+# user chain from the entry frame); without -g the same, for the cost
+# of the chains alone
+for mode in spin read; do
+	cost perf_gp_$mode perf perf_event_output_forward "$OUT/perf.data" $PERF record -q \
+		-e cpu-clock -c 250000 --user-regs=$PREGS --intr-regs=$PREGS \
+		-o "$OUT/perf.data" -- $W/fpchain_64 $mode 3
+	cost perf_g_$mode perf perf_event_output_forward "$OUT/perf.data" $PERF record -q \
+		-e cpu-clock -c 250000 --user-regs=$PREGS --intr-regs=$PREGS -g \
+		-o "$OUT/perf.data" -- $W/fpchain_64 $mode 3
+	ours gp_$mode "$W/fpchain_64 $mode 3" --uregs=$REGS
+	ours g_$mode "$W/fpchain_64 $mode 3" --uregs=$REGS -g
+done
 rmmod perfregs
 echo "done=1" >> "$raw"

@@ -5,7 +5,7 @@ decoded: tests/fpchain_target.c, built -O1 -fno-omit-frame-pointer for
 -m64 (a PIE) and -m32 (if the compiler can), blocks in read() under
 fp_c, called by fp_b, fp_a and main.  tests/mksnap stops it there
 with ptrace and walks its frame pointers as the module does
-(MKSNAP_FP), with 512 bytes of stack (what --call-graph fp copies) and
+(MKSNAP_FP), with 256 bytes of stack (what --call-graph fp copies) and
 without.  Libc's read() keeps no frame pointer (and an i386 read goes
 through the vDSO's __kernel_vsyscall too), so the frame pointer names
 fp_c's frame and the chain alone goes from the leaf to fp_b, as perf
@@ -95,7 +95,7 @@ def read_path(names):
 
 def check(abi, prog):
     with_st, no_st = os.path.join(T, f"uc{abi}.prf"), os.path.join(T, f"uc{abi}_0.prf")
-    if not snapshot(prog, 512, with_st) or not snapshot(prog, 0, no_st):
+    if not snapshot(prog, 256, with_st) or not snapshot(prog, 0, no_st):
         report(False, f"uchain_{abi}: mksnap failed")
         return
     names, uc = user_frames(with_st)
@@ -112,14 +112,14 @@ def check(abi, prog):
            f"uchain_{abi}_nostack: without the stack the chain goes from the read path "
            f"to fp_b, as perf's", f"frames {names0}, uchain {uc0}")
     nest = os.path.join(T, f"uc{abi}_nested.prf")
-    snapshot(prog, 512, nest, nested=True)
+    snapshot(prog, 256, nest, nested=True)
     names2, uc2 = user_frames(nest)
     k2, rest2 = read_path(names2)
     report(k2 >= 1 and rest2[:4] == CHAIN and uc2 and uc2["nr"] == 0 and uc2["nested"],
            f"uchain_{abi}_nested: a chain not walked (NESTED) leaves the stack to CFI",
            f"frames {names2}, uchain {uc2}")
     nosp = os.path.join(T, f"uc{abi}_nosp.prf")
-    snapshot(prog, 512, nosp, ~(1 << 7) & ((1 << 24) - 1))	# all but sp (7)
+    snapshot(prog, 256, nosp, ~(1 << 7) & ((1 << 24) - 1))	# all but sp (7)
     p = subprocess.run([TOOL, "script", "-q", "-i", nosp, "-f", "json", "-g"],
                        capture_output=True, text=True)
     chain = next((r.get("callchain", []) for r in map(json.loads, p.stdout.splitlines())

@@ -44,7 +44,7 @@ const struct opt decode_symbol_opts[] = {
 	  "frame pointers as it is taken (N frames at most,\n"
 	  "default 127), with its kernel call chain; the\n"
 	  "leaf's own frame is unwound with DWARF CFI from\n"
-	  "the top 512 bytes of the stack.  dwarf: unwind\n"
+	  "the top 256 bytes of the stack.  dwarf: unwind\n"
 	  "each sample's user stack with DWARF CFI from SIZE\n"
 	  "bytes of it (default 8192)", 0 },
 	{ K_CG_G, 'g', NULL, ARG_NONE, NULL,
