@@ -1,7 +1,8 @@
 # shellcheck shell=bash
 # Host tests, part of tests/host_tests.sh (which sets B, T, SECS,
 # I386_SKIP and m32_part, and runs the parts in order): inline frames
-# from DWARF (inline.c) in every output, against perf; a hostile nesting.
+# from DWARF (inline.c) in every output, against perf; a hostile nesting;
+# a unit's index within the budget.
 
 # a program whose hot code is inlined, live (tests/inline_check.py: four lines)
 if gcc -O2 -g -fno-optimize-sibling-calls -fPIE -pie -o "$T/inl_prog" \
@@ -47,6 +48,39 @@ else
 	echo "not ok - $what (no program built, or no recording)"
 fi
 
+
+# A unit of 400 functions under a budget of 4 KiB: its index of
+# function ranges holds what the budget has room for, not the whole
+# unit first; the function past them shows no inline frames, said once.
+what="inline frames: a unit's index of functions stays within the budget (PERFREGS_INLINE_BYTES=4096), its cut said once"
+{
+	printf '#include <stdio.h>\nstatic volatile int v;\n'
+	printf '__attribute__((noinline)) static void *at(void) { __asm__ volatile(""); return (char *)__builtin_return_address(0) - 1; }\n'
+	printf 'static inline __attribute__((always_inline)) int step(int x) { if (x == 7) printf("%%p\\n", at()); return x + v; }\n'
+	for i in $(seq 0 399); do
+		printf '__attribute__((noinline)) int f%d(int x) { return step(x + %d) * 3; }\n' "$i" "$i"
+	done
+	printf 'int main(void) { return f0(7) == 1; }\n'
+} > "$T/inl_many.c"
+if gcc -O2 -g -no-pie -o "$T/inl_many" "$T/inl_many.c" 2>/dev/null &&
+   a=$("$T/inl_many") && "$B/mkhostile" "$T/inl_many.prf" -a "$a" -m "$T/inl_many"; then
+	inl_names() {	# the inline frames of the sample, with a budget of $1 bytes
+		PERFREGS_INLINE_BYTES=$1 "$B/perfregs-dump" script -i "$T/inl_many.prf" -f json \
+			2> "$T/inl_many.err" | head -1 | /usr/bin/python3 -c '
+import json, sys
+print(" ".join(f["sym"] for f in json.loads(sys.stdin.readline()).get("inline", [])) or "-")'
+	}
+	full=$(inl_names 0)
+	small=$(inl_names 4096)
+	said=$(grep -c "more functions than its index may hold" "$T/inl_many.err")
+	if [ "$full" = step ] && [ "$small" = - ] && [ "$said" = 1 ]; then
+		echo "ok - $what"
+	else
+		echo "not ok - $what: inline frames '$full' with the whole budget, '$small' with 4 KiB, said $said times"
+	fi
+else
+	echo "not ok - $what (no program built, or no recording)"
+fi
 
 # A C++ function inlined: named by its linkage name demangled as perf
 # demangles (no parameters), the DWARF's name in sym_raw; --no-demangle

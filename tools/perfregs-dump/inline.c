@@ -62,6 +62,7 @@ struct cu_index {
 	Dwarf_Off cu;		/* the unit's offset */
 	struct cu_index *next;
 	size_t n, cap;
+	bool cut;		/* it holds fewer functions than the unit */
 	struct cu_range {
 		Dwarf_Addr lo, hi;
 		Dwarf_Off die;
@@ -76,6 +77,8 @@ struct inlines {
 	struct cu_index *units[CU_BUCKETS];
 	size_t bytes;		/* of the entries, chains and indexes */
 	bool full;		/* the budget was reached: said */
+	const struct dso *cut;	/* its unit's index was cut: to be said */
+	bool cut_said;
 };
 
 /*
@@ -253,12 +256,15 @@ static bool child_at(Dwarf_Die *parent, Dwarf_Addr pc, Dwarf_Die *out, int depth
 	return false;
 }
 
-/* The functions of parent's children into x (cu_index). */
-static void index_add(struct cu_index *x, Dwarf_Die *parent, int depth)
+/*
+ * The functions of parent's children into x (cu_index), at most limit
+ * ranges in all (x->cut: there were more).
+ */
+static void index_add(struct cu_index *x, Dwarf_Die *parent, int depth, size_t limit)
 {
 	Dwarf_Die die;
 
-	if (depth > 16 || dwarf_child(parent, &die) != 0)
+	if (x->cut || depth > 16 || dwarf_child(parent, &die) != 0)
 		return;
 	do {
 		Dwarf_Addr base, lo, hi;
@@ -267,12 +273,16 @@ static void index_add(struct cu_index *x, Dwarf_Die *parent, int depth)
 		switch (dwarf_tag(&die)) {
 		case DW_TAG_subprogram:
 			while ((off = dwarf_ranges(&die, off, &base, &lo, &hi)) > 0) {
+				if (x->n == limit) {
+					x->cut = true;
+					return;
+				}
 				if (x->n == x->cap) {
 					size_t cap = x->cap ? x->cap * 2 : 64;
 					struct cu_range *r;
 
-					if (cap > CU_RANGES_MAX)
-						return;
+					if (cap > limit)
+						cap = limit;
 					r = realloc(x->r, cap * sizeof(*r));
 					if (!r)
 						return;
@@ -287,11 +297,13 @@ static void index_add(struct cu_index *x, Dwarf_Die *parent, int depth)
 		case DW_TAG_class_type:
 		case DW_TAG_structure_type:
 		case DW_TAG_union_type:
-			index_add(x, &die, depth + 1);
+			index_add(x, &die, depth + 1, limit);
 			break;
 		}
 	} while (dwarf_siblingof(&die, &die) == 0);
 }
+
+static size_t inline_budget(void);
 
 static int range_cmp(const void *a, const void *b)
 {
@@ -303,6 +315,10 @@ static int range_cmp(const void *a, const void *b)
 /*
  * The function of e's unit cudie at pc into *fn, from the unit's index
  * (made now if it is not yet): true if there is one.  Under the lock.
+ * An index holds at most CU_RANGES_MAX ranges, and no more than the
+ * budget has room for (a unit of a million functions made 24 MiB of
+ * index before the budget was looked at again); one that had to be cut
+ * is noted in t->cut, for the caller to say.
  */
 static bool function_at(struct inlines *t, const struct dso *e, Dwarf_Die *cudie,
 			Dwarf_Addr pc, Dwarf_Die *fn)
@@ -310,8 +326,8 @@ static bool function_at(struct inlines *t, const struct dso *e, Dwarf_Die *cudie
 	Dwarf_Off cu = dwarf_dieoffset(cudie);
 	unsigned int h = (unsigned int)((cu ^ (uintptr_t)e * 31) * 0x9e3779b97f4a7c15ULL >> 40) %
 			 CU_BUCKETS;
+	size_t lo = 0, hi, i, left, budget = inline_budget();
 	struct cu_index *x;
-	size_t lo = 0, hi, i;
 
 	for (x = t->units[h]; x && (x->e != e || x->cu != cu); x = x->next)
 		;
@@ -321,7 +337,11 @@ static bool function_at(struct inlines *t, const struct dso *e, Dwarf_Die *cudie
 			return false;
 		x->e = e;
 		x->cu = cu;
-		index_add(x, cudie, 0);
+		left = budget > t->bytes + sizeof(*x) ?
+		       (budget - t->bytes - sizeof(*x)) / sizeof(*x->r) : 0;
+		index_add(x, cudie, 0, left < CU_RANGES_MAX ? left : CU_RANGES_MAX);
+		if (x->cut)
+			t->cut = e;
 		if (x->n)
 			qsort(x->r, x->n, sizeof(*x->r), range_cmp);
 		x->next = t->units[h];
@@ -463,6 +483,13 @@ static const struct inl_chain *chain_locked(struct machine *mach, struct dso *e,
 			diag(mach, "inline frames: more than %d nested at 0x%llx of %s: "
 				   "the innermost %d shown", INLINE_DEPTH_MAX,
 			     (unsigned long long)addr, dso_path(e), INLINE_DEPTH_MAX);
+		if (t->cut && !t->cut_said)
+			diag(mach, "inline frames: a unit of %s has more functions than its "
+				   "index may hold (%u, or what is left of the %zu KiB budget): "
+				   "those past them show no inline frames", dso_path(t->cut),
+			     CU_RANGES_MAX, inline_budget() >> 10);
+		t->cut_said |= t->cut != NULL;
+		t->cut = NULL;
 		if (n || raw[0].file[0])
 			x->c = chain_make(mach, raw, n, &bytes);
 	}
