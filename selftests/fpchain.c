@@ -2,9 +2,10 @@
 /*
  * fpchain: a known frame-pointer call path for --call-graph fp
  * (test_fpchain.py): main > fp_a > fp_b > fp_c, built -O1 -g
- * -fno-omit-frame-pointer -static, -m64 and -m32.  Every function of the
- * path keeps a frame ({saved bp, return address} at bp), none is inlined,
- * cloned or tail-called (each uses its callee's result).
+ * -fno-omit-frame-pointer -static, -m64, -mx32 and -m32.  Every function
+ * of the path keeps a frame ({saved bp, return address} at bp; x32's in
+ * 8-byte slots of 32-bit values), none is inlined, cloned or tail-called
+ * (each uses its callee's result).
  *
  *   usage: fpchain spin|read|hostile SECONDS
  *
@@ -54,12 +55,16 @@
 #define ABI "64"
 #define BP "%%rbp"
 #define KERNEL_BP 0xffffffff81000000UL
+#elif defined(__x86_64__)	/* x32: 64-bit frames of 32-bit pointers */
+#define ABI "x32"
+#define BP "%%ebp"		/* a write of ebp zero-extends into rbp */
+#define KERNEL_BP 0xfffffffcUL	/* no kernel address fits: past 4 GiB */
 #elif defined(__i386__)
 #define ABI "32"
 #define BP "%%ebp"
 #define KERNEL_BP 0xfffffffcUL
 #else
-#error "fpchain.c is built -m64 or -m32"
+#error "fpchain.c is built -m64, -mx32 or -m32"
 #endif
 
 #define NOIPA __attribute__((noinline, noclone, used))

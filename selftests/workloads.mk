@@ -10,7 +10,7 @@
 #   $(ST_DIR)/entry_race_64, _32  entry_race.c: every way into the kernel
 #   $(ST_DIR)/xmagic_64, _32  xmagic.c: vector registers, selectors, bases
 #   $(ST_DIR)/readzero_64, _32  readzero.c: read() of /dev/zero, kernel chains
-#   $(ST_DIR)/fpchain_64, _32  fpchain.c: main > fp_a > fp_b > fp_c with frame
+#   $(ST_DIR)/fpchain_64, _32, _x32  fpchain.c: main > fp_a > fp_b > fp_c with frame
 #                         pointers, fp user chains (test_fpchain.py)
 #   $(ST_DIR)/mixed_fp_64  mixed_fp.c, -m64 -no-pie: a 32-bit frame chain in
 #                         mixed mode
@@ -54,9 +54,9 @@ WL_SKIPPED	+= $(ST_DIR)/magic_32 $(ST_DIR)/chain_32 $(ST_DIR)/entry_race_32 \
 		   $(ST_DIR)/xmagic_32 $(ST_DIR)/readzero_32 $(ST_DIR)/fpchain_32
 endif
 ifeq ($(WL_CAN_X32),y)
-ST_WORKLOADS	+= $(ST_DIR)/magic_x32 $(ST_DIR)/chain_x32
+ST_WORKLOADS	+= $(ST_DIR)/magic_x32 $(ST_DIR)/chain_x32 $(ST_DIR)/fpchain_x32
 else
-WL_SKIPPED	+= $(ST_DIR)/magic_x32 $(ST_DIR)/chain_x32
+WL_SKIPPED	+= $(ST_DIR)/magic_x32 $(ST_DIR)/chain_x32 $(ST_DIR)/fpchain_x32
 endif
 
 # The call-chain workload: CFI only, no frame pointers.
@@ -120,6 +120,10 @@ $(ST_DIR)/fpchain_64: selftests/fpchain.c $(WL_DEPS)
 $(ST_DIR)/mixed_fp_64: selftests/mixed_fp.c $(WL_DEPS)
 	@mkdir -p $(@D)
 	$(CC) -m64 $(WL_CFLAGS) -no-pie -o $@ $<
+
+$(ST_DIR)/fpchain_x32: selftests/fpchain.c $(WL_DEPS)
+	@mkdir -p $(@D)
+	$(CC) -mx32 $(FP_CFLAGS) -o $@ $<
 
 ifeq ($(WL_CAN_I386),y)
 $(ST_DIR)/fpchain_32: selftests/fpchain.c $(WL_DEPS)
