@@ -413,10 +413,15 @@ struct frame *unwind_frames(struct dthread *t)
 	return t->frames;
 }
 
-int unwind_sample(struct session *d, struct dthread *t,
-		  const struct perfregs_rec_sample *s, enum layout layout,
-		  const unsigned char *stack, uint64_t stack_len, struct frame *frames,
-		  unsigned int max)
+/*
+ * The frames unwound from the stack by CFI, their ip and lookup only
+ * (name_frames() names them); the sample's maps into *tm.  How many.
+ */
+static unsigned int unwind_raw(struct session *d, struct dthread *t,
+			       const struct perfregs_rec_sample *s, enum layout layout,
+			       const unsigned char *stack, uint64_t stack_len,
+			       struct frame *frames, unsigned int max,
+			       const struct task_maps **tm)
 {
 	const uint64_t *u = (const uint64_t *)s->regs +
 			    prf_popcount(s->iregs_mask);
@@ -440,7 +445,7 @@ int unwind_sample(struct session *d, struct dthread *t,
 		return 0;
 	c.sp = layout == LAYOUT_I386 ? (uint32_t)c.regs[PERFREGS_REG_SP] :
 				       c.regs[PERFREGS_REG_SP];
-	c.tm = maps_for_sample(&d->m, s);
+	c.tm = *tm = maps_for_sample(&d->m, s);
 	if (!c.tm)
 		return 0;
 	/* more modules than this thread's share: the shared unwinders' */
@@ -476,8 +481,20 @@ unwound:
 	c.n = uw->ctx.n;
 	if (shared)
 		pthread_mutex_unlock(&shared_lock);
-	name_frames(d, s, c.tm, frames, 0, c.n);
 	return c.n;
+}
+
+int unwind_sample(struct session *d, struct dthread *t,
+		  const struct perfregs_rec_sample *s, enum layout layout,
+		  const unsigned char *stack, uint64_t stack_len, struct frame *frames,
+		  unsigned int max)
+{
+	const struct task_maps *tm = NULL;
+	unsigned int n = unwind_raw(d, t, s, layout, stack, stack_len, frames, max, &tm);
+
+	if (n)
+		name_frames(d, s, tm, frames, 0, n);
+	return (int)n;
 }
 
 /*
@@ -572,8 +589,8 @@ static int unwind_fp_chain(struct session *d, struct dthread *t,
 			   const struct sample_stack *st, struct frame *frames, unsigned int max)
 {
 	const struct sample_kchain *uc = &st->uchain;
-	const struct task_maps *tm;
-	unsigned int i, j = 1, n = 0, named = 0;
+	const struct task_maps *tm = NULL;
+	unsigned int i, j = 1, n = 0;
 
 	if (layout == LAYOUT_NONE || !max)
 		return 0;
@@ -581,8 +598,9 @@ static int unwind_fp_chain(struct session *d, struct dthread *t,
 		return st->data ? unwind_sample(d, t, s, layout, st->data, st->copied, frames,
 						max) : 0;
 	if (st->data && max > LEAF_CFI_FRAMES) {
-		n = (unsigned int)unwind_sample(d, t, s, layout, st->data, st->copied, frames,
-						LEAF_CFI_FRAMES);
+		/* named once cut, with the chain's frames: each looked up once */
+		n = unwind_raw(d, t, s, layout, st->data, st->copied, frames, LEAF_CFI_FRAMES,
+			       &tm);
 		i = chain_meets(frames, n, uc, &j);
 		if (i)
 			n = i;		/* the CFI's frames up to the chain's */
@@ -590,7 +608,6 @@ static int unwind_fp_chain(struct session *d, struct dthread *t,
 			n = 2;		/* the leaf's caller, which the chain lacks */
 		else if (n)
 			n = 1;
-		named = n;	/* unwind_sample() named them */
 	}
 	if (!n)
 		frames[n++] = (struct frame){ .ip = uc->ips[0], .lookup = uc->ips[0] };
@@ -598,11 +615,12 @@ static int unwind_fp_chain(struct session *d, struct dthread *t,
 		frames[n++] = (struct frame){ .ip = uc->ips[i],
 					      /* a return address: look up the call */
 					      .lookup = uc->ips[i] ? uc->ips[i] - 1 : 0 };
-	tm = maps_for_sample(&d->m, s);
+	if (!tm)
+		tm = maps_for_sample(&d->m, s);
 	if (tm)
-		name_frames(d, s, tm, frames, named, n);
+		name_frames(d, s, tm, frames, 0, n);
 	else
-		for (i = named; i < n; i++)
+		for (i = 0; i < n; i++)
 			frames[i].sym[0] = frames[i].dso[0] = 0;
 	return (int)n;
 }
