@@ -718,7 +718,11 @@ static bool wait_asleep(pid_t pid, int ms)
 		p = strrchr(buf, ')');
 		if (p && p[1] == ' ' && p[2] == 'S' &&
 		    proc_read(pid, "syscall", buf, sizeof(buf)) &&
-		    atoi(buf) == __NR_wait4)
+		    (atoi(buf) == __NR_wait4
+#ifdef __NR_waitpid
+		     || atoi(buf) == __NR_waitpid	/* an i386 build's waitpid() */
+#endif
+		    ))
 			return true;
 		usleep(10000);
 	} while (now_ns() < end);

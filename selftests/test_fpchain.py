@@ -534,12 +534,17 @@ def mixed(perf, why_no_perf):
 
 
 def x32_runs(wl):
-    """Does this kernel run x32 programs?  (Debian's need syscall.x32=y.)"""
+    """Does this kernel run x32 programs?  (Debian's need syscall.x32=y.)
+    No when it cannot exec one, kills it, or it cannot say its first
+    line; a program that starts and then fails is for the test to fail."""
     try:
-        return subprocess.run([wl, "spin", "0"], capture_output=True,
-                              timeout=30 * TSCALE).returncode == 0
-    except (OSError, subprocess.TimeoutExpired):
+        p = subprocess.run([wl, "spin", "0"], capture_output=True, text=True,
+                           timeout=30 * TSCALE)
+    except OSError:
         return False
+    except subprocess.TimeoutExpired:
+        return True
+    return p.returncode >= 0 and "fpchain abi=x32" in p.stdout
 
 
 def main():
